@@ -1,0 +1,35 @@
+"""uno_env: UNO for reinforcement learning.
+
+The official Mattel rules, the UNO TMNT edition and a house-rules variant, as a pure rules
+engine (:mod:`uno_env.engine`) with a PettingZoo AEC environment (:mod:`uno_env.aec_env`)
+and a Gymnasium single-agent view (``gymnasium.make("uno_env/Uno-v0")``) over it.
+
+    import uno_env
+    env = uno_env.env(rules="classic", num_players=4)
+    env.reset(seed=0)
+    for agent in env.agent_iter():
+        obs, reward, terminated, truncated, info = env.last()
+        ...
+
+Importing the package registers ``"uno_env/uno-v0"`` with ``pettingzoo.make("aec", ...)``
+and ``"uno_env/Uno-v0"`` with ``gymnasium.make``.
+"""
+
+from uno_env.aec_env import env, raw_env
+from uno_env.rules import PRESETS, Rules, make_rules
+
+__version__ = "0.1.0"
+__all__ = ["env", "raw_env", "Rules", "make_rules", "PRESETS", "__version__"]
+
+
+def _register() -> None:
+    import gymnasium
+    import pettingzoo
+
+    if "uno_env/uno-v0" not in pettingzoo.aec_registry:
+        pettingzoo.register("aec", "uno_env/uno-v0", entry_point="uno_env.aec_env:env")
+    if "uno_env/Uno-v0" not in gymnasium.registry:
+        gymnasium.register("uno_env/Uno-v0", entry_point="uno_env.gym_env:UnoGymEnv")
+
+
+_register()

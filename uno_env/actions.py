@@ -1,0 +1,69 @@
+"""The action layout: one ``Discrete(NUM_ACTIONS)`` space for every ruleset and player count.
+
+=========  =====  ==========================================================
+ids        count  action
+=========  =====  ==========================================================
+0-51       52     ``play <card>``: a coloured card (id = card kind)
+52-67      16     ``play <wild-kind> <colour>``: 52 + 4 * wild_index + colour,
+                  wild_index 0 wild, 1 wild-draw4, 2 team-attack, 3 from-the-sewers
+68         1      ``draw`` (draw a card; with a penalty pending: take it)
+69         1      ``pass`` (keep the drawn card, don't jump in / catch / offer / take,
+                  stop discarding villains)
+70         1      ``challenge`` (a Wild Draw Four)
+71         1      ``uno`` (call UNO, explicit mode)
+72         1      ``catch`` (catch a player who did not call UNO)
+73-76      4      ``color <colour>`` (colour choice outside a play: first card wild)
+77-128     52     ``discard <card>`` (Team Attack villain discard; id = 77 + kind)
+129        1      ``ask`` (giving cards: ask the others for a card)
+130-185    56     ``offer <card>`` (id = 130 + kind)
+186-194    9      ``take <k>``: take the offer of the player k seats to the asker's left
+=========  =====  ==========================================================
+"""
+
+from __future__ import annotations
+
+from uno_env import cards
+
+PLAY_COLORED = 0
+PLAY_WILD = cards.NUM_COLORED  # 52
+DRAW = PLAY_WILD + 4 * cards.NUM_COLORS  # 68
+PASS = DRAW + 1  # 69
+CHALLENGE = PASS + 1  # 70
+UNO = CHALLENGE + 1  # 71
+CATCH = UNO + 1  # 72
+COLOR = CATCH + 1  # 73
+DISCARD = COLOR + cards.NUM_COLORS  # 77
+ASK = DISCARD + cards.NUM_COLORED  # 129
+OFFER = ASK + 1  # 130
+TAKE = OFFER + cards.NUM_KINDS  # 186
+MAX_TAKE = 9
+NUM_ACTIONS = TAKE + MAX_TAKE  # 195
+
+
+def play_action(kind: int, color: int = 0) -> int:
+    """Action id that plays ``kind`` (with ``color`` chosen if it is a wild)."""
+    if kind < cards.NUM_COLORED:
+        return PLAY_COLORED + kind
+    return PLAY_WILD + 4 * (kind - cards.NUM_COLORED) + color
+
+
+def played_kind(action: int) -> int:
+    """Card kind played by a play action id."""
+    if action < PLAY_WILD:
+        return action
+    return cards.NUM_COLORED + (action - PLAY_WILD) // 4
+
+
+def action_names(colors: tuple[str, ...]) -> tuple[str, ...]:
+    """Name of every action id for a deck's colour names."""
+    names = [f"play {cards.card_name(k, colors)}" for k in range(cards.NUM_COLORED)]
+    for w in cards.WILD_KINDS:
+        names += [f"play {cards.WILD_NAMES[w]} {c}" for c in colors]
+    names += ["draw", "pass", "challenge", "uno", "catch"]
+    names += [f"color {c}" for c in colors]
+    names += [f"discard {cards.card_name(k, colors)}" for k in range(cards.NUM_COLORED)]
+    names += ["ask"]
+    names += [f"offer {cards.card_name(k, colors)}" for k in range(cards.NUM_KINDS)]
+    names += [f"take {k}" for k in range(1, MAX_TAKE + 1)]
+    assert len(names) == NUM_ACTIONS
+    return tuple(names)

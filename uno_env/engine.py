@@ -1,0 +1,688 @@
+"""The UNO rules engine: pure game logic, no agents, spaces or rewards.
+
+Implements ``RULES.md`` sections 2-8 for every preset (``classic``, ``tmnt``, ``house``)
+through the options of :class:`uno_env.rules.Rules`. The API is small::
+
+    engine = Engine(rules, num_players)
+    state = engine.new_state(rng, deck=None, dealer=None)   # shuffle (or stack) and deal
+    engine.legal_actions(state) -> list[int]                # for state.actor, in state.phase
+    engine.step(state, action)                              # ValueError if illegal
+    state.game_over, state.winner, state.scores, ...
+
+Every decision is a *phase* with its own legal actions (ids in :mod:`uno_env.actions`);
+``state.actor`` is the seat that decides next.
+
+========== ==================================================================
+phase      decision of ``state.actor``
+========== ==================================================================
+TURN       a turn: play a matching card, ``draw``, ``uno``, ``ask``; with a pending
+           stacked penalty (stacking): stack the same kind or ``draw`` (take it all)
+DRAWN      after drawing (or taking an offer of) a playable card: play it, or
+           ``pass`` (keep it; after a taken offer: ``draw`` by the draw rule)
+CHALLENGE  victim of a Wild Draw Four: ``challenge`` or ``draw`` (or stack one)
+COLOR      colour choice for a wild turned up as first card
+DISCARD    after a Team Attack: ``discard`` a villain (up to three) or ``pass``
+CATCH      explicit UNO: a player did not call UNO; each other player ``catch``/``pass``
+JUMP       jump-in: a player holding a card identical to the top plays it or ``pass``
+OFFER      giving cards: each other player with 2+ cards ``offer``\\s a card or ``pass``
+TAKE       giving cards: the asker ``take``\\s one offer or ``pass``
+OVER       the episode is over (no decision)
+========== ==================================================================
+
+Decisions taken where RULES.md leaves room (all documented there or here):
+
+* Windows (CATCH, JUMP, OFFER) ask players one at a time in seat order from the next
+  player; the answers are stored and resolved only when everyone has answered, so no
+  player's observation shows another's answer. After a card is played the CATCH window
+  (if the player did not call UNO) comes first, then the JUMP window, then the card's
+  effect reaches the next player.
+* The effect of a card waits until its windows close: a jump-in onto a Draw Two / Draw
+  Four / SEWERS adds to the pending count (with or without ``stacking``); a jump-in Skip
+  still skips one player; each jump-in Reverse reverses again.
+* A player facing a stacked penalty that it cannot stack (and cannot challenge) takes it
+  automatically: there is no decision to make.
+* A wild kind turned up as the first card (Wild, Team Attack, or with stacking a Wild
+  Draw Four, SEWERS) first lets the first player choose the colour; then its effect
+  applies to that player. Without stacking a first Wild Draw Four goes back into the DRAW
+  pile, which is reshuffled, and a new card is turned.
+* ``uno`` may be called with two cards in hand in any phase where the actor may play.
+  ``state.uno_called[p]`` is cleared whenever ``p`` receives cards.
+* Next round (``episode`` ``game``/``rounds``): the deal passes left; with
+  ``winner_starts`` the dealer is the seat to the right of the previous winner.
+* When both piles are empty a player who must draw draws nothing.
+
+Version history: 0 (first release).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from uno_env import actions as A
+from uno_env import cards as C
+from uno_env.rules import Rules
+
+# Phases.
+TURN, DRAWN, CHALLENGE, COLOR, DISCARD, CATCH, JUMP, OFFER, TAKE, OVER = range(10)
+PHASE_NAMES = ("turn", "drawn", "challenge", "color", "discard", "catch", "jump", "offer",
+               "take", "over")
+NUM_PHASES = len(PHASE_NAMES)
+
+# Kinds of pending penalty (the card kind that stacks on it).
+NO_PENDING = -1
+PENDING_DRAW2 = 0
+PENDING_DRAW4 = 1
+PENDING_SEWERS = 2
+NUM_PENDING_KINDS = 3
+
+# --- precomputed bit tables over card kinds ---
+_ALL_WILD_BITS = sum(1 << w for w in C.WILD_KINDS)
+COLOR_BITS = tuple(sum(1 << C.kind_of(c, f) for f in range(C.NUM_FACES)) for c in range(C.NUM_COLORS))
+FACE_BITS = tuple(sum(1 << C.kind_of(c, f) for c in range(C.NUM_COLORS)) for f in range(C.NUM_FACES)) + (0,)
+# PLAYABLE_BITS[color][top_face]: kinds playable on that colour and face (wilds included).
+PLAYABLE_BITS = tuple(tuple(COLOR_BITS[c] | FACE_BITS[f] | _ALL_WILD_BITS for f in range(C.NUM_FACES + 1))
+                      for c in range(C.NUM_COLORS))
+STACK_BITS = (FACE_BITS[C.FACE_DRAW2], 1 << C.WILD_DRAW4, 1 << C.SEWERS)
+_PENDING_OF_KIND = {C.WILD_DRAW4: PENDING_DRAW4, C.SEWERS: PENDING_SEWERS}
+_PLAY_IDS = tuple((k,) if k < C.NUM_COLORED else tuple(A.play_action(k, c) for c in range(C.NUM_COLORS))
+                  for k in range(C.NUM_KINDS))
+
+
+def iter_bits(bits: int):
+    """Yield the indices of the set bits of ``bits`` in increasing order."""
+    while bits:
+        low = bits & -bits
+        yield low.bit_length() - 1
+        bits ^= low
+
+
+@dataclass(eq=False)
+class State:
+    """The whole state of an episode. Seats are 0..n-1; seat i+1 is left of seat i."""
+
+    n: int  # number of players
+    rng: np.random.Generator  # the env's one RNG (shuffles, random picks)
+    hands: np.ndarray  # (n, NUM_KINDS) int16: count of each card kind in each hand
+    held: list  # per seat: bitset over kinds, bit k set iff hands[seat, k] > 0
+    hand_size: list  # per seat: number of cards
+    draw_pile: list  # card kinds; the top (next card drawn) is the LAST element
+    discard: list  # card kinds; the top card is the LAST element
+    played: np.ndarray  # (NUM_KINDS,) int16: cards of each kind played since the last reshuffle
+    known: np.ndarray  # (n, n, NUM_KINDS) int16: [observer, seat, kind] cards the observer knows seat holds
+    known_any: bool = False  # any entry of `known` non-zero (skips work in the hot path)
+    color: int = -1  # current colour index (-1: not chosen yet)
+    direction: int = 1  # +1 clockwise (increasing seats), -1 counter-clockwise
+    dealer: int = 0
+    turn: int = 0  # seat whose regular turn it is (or who played last)
+    actor: int = 0  # seat that decides now
+    phase: int = TURN
+    pending: int = 0  # pending penalty: cards to draw (SEWERS: number of SEWERS stacked)
+    pending_kind: int = NO_PENDING
+    skip: bool = False  # the card being resolved skips the next player
+    last_player: int = -1  # seat that played the card being resolved
+    wd4_player: int = -1  # seat that played the challengeable Wild Draw Four (-1: none)
+    wd4_guilty: bool = False  # that player held a card of the colour current before it
+    drawn: int = -1  # DRAWN phase: the card kind that may be played
+    drawn_from_offer: bool = False  # DRAWN phase: the card came from an offer (alternative: draw)
+    asked: bool = False  # the turn player has asked for cards this turn
+    discards_left: int = 0  # DISCARD phase: villains that may still be discarded
+    queue: list = field(default_factory=list)  # window: seats still to answer (next first)
+    answers: list = field(default_factory=list)  # window: (seat, action) of players who acted
+    offers: list = field(default_factory=list)  # per seat: kind offered in the open offer window, -1 none
+    uno_called: list = field(default_factory=list)  # per seat: UNO called for the current hand
+    offender: int = -1  # CATCH window: the seat that did not call UNO
+    scores: list = field(default_factory=list)  # per seat: game score (alternative scoring: tally)
+    round: int = 0  # rounds finished in this episode
+    round_points: list = field(default_factory=list)  # per seat: points of the last finished round
+    round_winner: int = -1  # winner of the last finished round
+    steps: int = 0  # decisions taken in this episode
+    turns: int = 0  # regular turns begun in this episode
+    game_over: bool = False
+    winner: int = -1  # winner of the episode (-1 while running)
+    legal_cache: list | None = None  # legal actions of the current decision, or None
+
+
+class Engine:
+    """The rules of one ruleset for a fixed number of players."""
+
+    def __init__(self, rules: Rules, num_players: int):
+        if not isinstance(num_players, (int, np.integer)) or isinstance(num_players, bool) \
+                or not 2 <= num_players <= 10:
+            raise ValueError(f"num_players must be an integer in 2..10, got {num_players!r}")
+        self.rules = rules
+        self.n = int(num_players)
+        self.deck_counts = rules.deck_counts()
+        self.deck = [k for k in range(C.NUM_KINDS) for _ in range(self.deck_counts[k])]
+        if len(self.deck) < self.n * rules.hand_size + 1:
+            raise ValueError(f"a deck of {len(self.deck)} cards cannot deal {rules.hand_size} cards "
+                             f"to {self.n} players")
+        self.villain_bits = sum(1 << k for k in rules.villain_kinds())
+        self.points = [C.card_points(k, rules.sewers_points) for k in range(C.NUM_KINDS)]
+        self.explicit_uno = rules.uno_call == "explicit"
+
+    # ------------------------------------------------------------------ set-up
+    def new_state(self, rng: np.random.Generator, deck: list[int] | None = None,
+                  dealer: int | None = None) -> State:
+        """A new episode: shuffle (or take ``deck``, kinds top first) and deal round 1."""
+        n = self.n
+        if deck is not None:
+            self.check_deck(deck)
+        if dealer is None:
+            dealer = int(rng.integers(n))
+        elif not 0 <= dealer < n:
+            raise ValueError(f"dealer must be a seat in 0..{n - 1}, got {dealer}")
+        s = State(n=n, rng=rng, hands=np.zeros((n, C.NUM_KINDS), np.int16), held=[0] * n,
+                  hand_size=[0] * n, draw_pile=[], discard=[],
+                  played=np.zeros(C.NUM_KINDS, np.int16),
+                  known=np.zeros((n, n, C.NUM_KINDS), np.int16),
+                  offers=[-1] * n, uno_called=[False] * n, scores=[0] * n, round_points=[0] * n)
+        self._deal(s, list(deck) if deck is not None else None, dealer)
+        return s
+
+    def check_deck(self, deck: list[int]) -> None:
+        """``ValueError`` unless ``deck`` (kinds) is exactly this ruleset's deck."""
+        counts = [0] * C.NUM_KINDS
+        for k in deck:
+            if not 0 <= k < C.NUM_KINDS:
+                raise ValueError(f"deck holds an unknown card kind {k}")
+            counts[k] += 1
+        if counts != self.deck_counts:
+            names = C.card_names(self.rules.color_names)
+            extra = [f"{names[k]} x{counts[k] - self.deck_counts[k]}" for k in range(C.NUM_KINDS)
+                     if counts[k] > self.deck_counts[k]]
+            missing = [f"{names[k]} x{self.deck_counts[k] - counts[k]}" for k in range(C.NUM_KINDS)
+                       if counts[k] < self.deck_counts[k]]
+            raise ValueError(f"deck is not the {self.rules.name!r} deck of {len(self.deck)} cards "
+                             f"(got {len(deck)}): extra {extra[:8] or 'none'}, missing {missing[:8] or 'none'}")
+
+    def _deal(self, s: State, order: list[int] | None, dealer: int) -> None:
+        n, r = s.n, self.rules
+        if order is None:
+            order = list(self.deck)
+            s.rng.shuffle(order)
+        s.hands[:] = 0
+        s.held = [0] * n
+        s.hand_size = [0] * n
+        s.known[:] = 0
+        s.known_any = False
+        s.played[:] = 0
+        s.uno_called = [False] * n
+        s.offers = [-1] * n
+        s.direction, s.dealer = 1, dealer
+        s.pending, s.pending_kind, s.skip = 0, NO_PENDING, False
+        s.wd4_player, s.drawn, s.drawn_from_offer = -1, -1, False
+        pos = 0
+        for _ in range(r.hand_size):
+            for j in range(n):
+                self._add(s, (dealer + 1 + j) % n, order[pos])
+                pos += 1
+        first = order[pos]
+        s.draw_pile = order[:pos:-1]  # the rest, top (next card drawn) last
+        s.discard = []
+        first_player = (dealer + 1) % n
+        while first == C.WILD_DRAW4 and not r.stacking:  # back into the deck, reshuffle, turn again
+            s.draw_pile.append(first)
+            s.rng.shuffle(s.draw_pile)
+            first = s.draw_pile.pop()
+        s.discard.append(first)
+        s.played[first] += 1
+        s.last_player = dealer
+        s.turn = first_player
+        s.legal_cache = None
+        if C.is_wild(first):
+            s.color = -1
+            s.phase, s.actor = COLOR, first_player
+            return
+        s.color = C.color_of(first)
+        face = C.face_of(first)
+        if face == 7 and r.seven_slap:
+            self._slap(s, -1, first_player)
+        if face == C.FACE_DRAW2:
+            s.pending, s.pending_kind = 2, PENDING_DRAW2
+            self._face_penalty(s, first_player)
+        elif face == C.FACE_SKIP or (face == C.FACE_REVERSE and n == 2 and r.two_player_reverse_skips):
+            self._start_turn(s, self._next(s, first_player))
+        elif face == C.FACE_REVERSE:
+            s.direction = -1
+            self._start_turn(s, dealer)
+        else:
+            self._start_turn(s, first_player)
+
+    # ------------------------------------------------------------------ card movement
+    def _add(self, s: State, p: int, k: int) -> None:
+        s.hands[p, k] += 1
+        s.held[p] |= 1 << k
+        s.hand_size[p] += 1
+        s.uno_called[p] = False
+
+    def _remove(self, s: State, p: int, k: int) -> None:
+        hands = s.hands
+        hands[p, k] -= 1
+        if hands[p, k] == 0:
+            s.held[p] &= ~(1 << k)
+        s.hand_size[p] -= 1
+        if s.known_any:
+            col = s.known[:, p, k]
+            np.maximum(col - 1, 0, out=col)
+
+    def _reveal(self, s: State, p: int, k: int) -> None:
+        """Card ``k`` in ``p``'s hand becomes known to every other player."""
+        col = s.known[:, p, k]
+        col += 1
+        col[p] = 0
+        s.known_any = True
+
+    def _draw_one(self, s: State, p: int) -> int:
+        """Move the top of DRAW to ``p``'s hand (reshuffling if needed); the kind, or -1."""
+        if not s.draw_pile:
+            if len(s.discard) <= 1:
+                return -1
+            top = s.discard.pop()
+            s.draw_pile = s.discard
+            s.rng.shuffle(s.draw_pile)
+            s.discard = [top]
+            s.played[:] = 0
+            s.played[top] = 1
+        k = s.draw_pile.pop()
+        self._add(s, p, k)
+        return k
+
+    def _draw(self, s: State, p: int, count: int) -> None:
+        for _ in range(count):
+            if self._draw_one(s, p) < 0:
+                return
+
+    def _take_pending(self, s: State, victim: int) -> None:
+        """``victim`` draws the pending penalty; the count resets."""
+        if s.pending_kind == PENDING_SEWERS:
+            self._sewers_draw(s, victim, s.pending)
+        else:
+            self._draw(s, victim, s.pending)
+        s.pending, s.pending_kind, s.wd4_player = 0, NO_PENDING, -1
+
+    def _sewers_draw(self, s: State, p: int, k: int) -> None:
+        """Draw until holding at least ``k`` cards of each colour; the drawn cards are shown."""
+        per_color = [int(s.hands[p, c * C.NUM_FACES:(c + 1) * C.NUM_FACES].sum()) for c in range(C.NUM_COLORS)]
+        while min(per_color) < k:
+            card = self._draw_one(s, p)
+            if card < 0:
+                return
+            self._reveal(s, p, card)
+            if card < C.NUM_COLORED:
+                per_color[card // C.NUM_FACES] += 1
+
+    def _playable(self, s: State, p: int, k: int) -> bool:
+        if not (PLAYABLE_BITS[s.color][C.face_of(s.discard[-1])] >> k) & 1:
+            return False
+        return k != C.WILD_DRAW4 or self.rules.wd4_bluff or not s.held[p] & COLOR_BITS[s.color]
+
+    # ------------------------------------------------------------------ turn flow
+    def _next(self, s: State, p: int) -> int:
+        return (p + s.direction) % s.n
+
+    def _order_from_next(self, s: State, p: int) -> list[int]:
+        """Every other seat, in play order starting with the next player after ``p``."""
+        return [(p + s.direction * i) % s.n for i in range(1, s.n)]
+
+    def _start_turn(self, s: State, p: int) -> None:
+        s.turn = s.actor = p
+        s.phase = TURN
+        s.asked = False
+        s.drawn, s.drawn_from_offer = -1, False
+        if self.rules.giving:
+            s.offers = [-1] * s.n
+        s.turns += 1
+
+    def _face_penalty(self, s: State, victim: int) -> None:
+        """The pending penalty reaches ``victim``: challenge, stack, or take it."""
+        if s.pending_kind == PENDING_DRAW4 and self.rules.challenge and s.wd4_player >= 0:
+            s.turn = s.actor = victim
+            s.phase = CHALLENGE
+            s.asked, s.drawn = False, -1
+        elif self.rules.stacking and self._can_stack(s, victim):
+            self._start_turn(s, victim)
+        else:
+            self._take_pending(s, victim)
+            self._start_turn(s, self._next(s, victim))
+
+    def _can_stack(self, s: State, p: int) -> bool:
+        bits = s.held[p] & STACK_BITS[s.pending_kind]
+        if bits == 1 << C.WILD_DRAW4 and not self.rules.wd4_bluff and s.held[p] & COLOR_BITS[s.color]:
+            return False
+        return bool(bits)
+
+    def _play(self, s: State, p: int, k: int, color: int) -> None:
+        """``p`` plays card ``k`` (choosing ``color`` for a wild) from its hand."""
+        r = self.rules
+        prev_color = s.color
+        self._remove(s, p, k)
+        s.discard.append(k)
+        s.played[k] += 1
+        s.last_player = s.turn = p
+        if k < C.NUM_COLORED:
+            s.color = k // C.NUM_FACES
+            face = k % C.NUM_FACES
+            if face == C.FACE_DRAW2:
+                s.pending += 2
+                s.pending_kind = PENDING_DRAW2
+            elif face == C.FACE_SKIP:
+                s.skip = True
+            elif face == C.FACE_REVERSE:
+                if s.n == 2 and r.two_player_reverse_skips:
+                    s.skip = True
+                else:
+                    s.direction = -s.direction
+            elif face == 7 and r.seven_slap:
+                self._slap(s, p, p)
+        else:
+            s.color = color
+            if k == C.WILD_DRAW4:
+                s.pending += 4
+                s.pending_kind = PENDING_DRAW4
+                s.wd4_player = p
+                s.wd4_guilty = bool(s.held[p] & COLOR_BITS[prev_color])
+            elif k == C.SEWERS:
+                s.pending += 1
+                s.pending_kind = PENDING_SEWERS
+        if s.hand_size[p] == 0:
+            self._end_round(s, p)
+        elif k == C.TEAM_ATTACK and s.held[p] & self.villain_bits:
+            s.phase, s.actor, s.discards_left = DISCARD, p, 3
+        else:
+            self._after_play(s)
+
+    def _slap(self, s: State, player: int, first: int) -> None:
+        """SEVEN slap: the slowest player draws one card per 7 in a row on the pile."""
+        sevens = 0
+        for k in reversed(s.discard):
+            if k >= C.NUM_COLORED or k % C.NUM_FACES != 7:
+                break
+            sevens += 1
+        others = [q for q in range(s.n) if q != player]
+        if self.rules.seven_slap_random:
+            victim = others[int(s.rng.integers(len(others)))]
+        else:
+            victim = self._next(s, first) if player >= 0 else first
+        self._draw(s, victim, sevens)
+
+    def _after_play(self, s: State) -> None:
+        """A card has been played: open the catch window, then the jump-in window."""
+        p = s.last_player
+        if self.explicit_uno and s.hand_size[p] == 1 and not s.uno_called[p]:
+            s.offender = p
+            self._open_window(s, CATCH, self._order_from_next(s, p))
+        else:
+            self._open_jump(s)
+
+    def _open_window(self, s: State, phase: int, queue: list[int]) -> None:
+        s.phase, s.queue, s.answers = phase, queue, []
+        s.actor = queue[0]
+
+    def _open_jump(self, s: State) -> None:
+        if self.rules.jump_in:
+            top = s.discard[-1]
+            queue = [q for q in self._order_from_next(s, s.last_player) if s.hands[q, top] > 0]
+            if queue:
+                self._open_window(s, JUMP, queue)
+                return
+        self._resolve(s)
+
+    def _resolve(self, s: State) -> None:
+        """The played card's effect reaches the next player; the next turn begins."""
+        nxt = self._next(s, s.last_player)
+        if s.skip:
+            s.skip = False
+            self._start_turn(s, self._next(s, nxt))
+        elif s.pending:
+            self._face_penalty(s, nxt)
+        else:
+            self._start_turn(s, nxt)
+
+    def _draw_for_turn(self, s: State, p: int) -> None:
+        """``p`` draws by the draw rule; a playable card may then be played (DRAWN)."""
+        until_playable = self.rules.draw_rule == "until_playable"
+        while True:
+            k = self._draw_one(s, p)
+            if k < 0:
+                break
+            if self._playable(s, p, k):
+                s.phase, s.actor, s.drawn, s.drawn_from_offer = DRAWN, p, k, False
+                return
+            if not until_playable:
+                break
+        self._start_turn(s, self._next(s, p))
+
+    def _end_round(self, s: State, winner: int) -> None:
+        r = self.rules
+        if s.pending:  # a last Draw Two / Draw Four / SEWERS still hits the next player
+            self._take_pending(s, self._next(s, winner))
+        left = [int(np.dot(s.hands[q], self.points)) for q in range(s.n)]
+        s.round_points = [0] * s.n
+        if r.scoring == "standard":
+            s.round_points[winner] = sum(left)
+            s.scores[winner] += sum(left)
+        else:
+            s.round_points = left
+            s.scores = [a + b for a, b in zip(s.scores, left)]
+        s.round += 1
+        s.round_winner = winner
+        if r.episode == "round" or (r.episode == "rounds" and s.round >= r.num_rounds):
+            over, champion = True, winner
+            if r.episode == "rounds":
+                best = max(s.scores) if r.scoring == "standard" else min(s.scores)
+                champion = s.scores.index(best)
+        elif r.scoring == "standard":
+            over, champion = s.scores[winner] >= r.target_score, winner
+        else:
+            over = max(s.scores) >= r.target_score
+            champion = s.scores.index(min(s.scores))
+        if over:
+            s.game_over, s.winner = True, champion
+            s.phase, s.actor = OVER, -1
+            return
+        dealer = (winner - 1) % s.n if r.winner_starts else (s.dealer + 1) % s.n
+        self._deal(s, None, dealer)
+
+    # ------------------------------------------------------------------ decisions
+    def legal_actions(self, s: State) -> list[int]:
+        """Legal action ids of ``s.actor`` in the current phase (never empty before OVER)."""
+        if s.legal_cache is not None:
+            return s.legal_cache
+        phase, p, r = s.phase, s.actor, self.rules
+        out: list[int] = []
+        may_uno = self.explicit_uno and s.hand_size[p] == 2 and not s.uno_called[p]
+        if phase == TURN:
+            if s.pending:
+                if self._can_stack(s, p):
+                    for k in iter_bits(s.held[p] & STACK_BITS[s.pending_kind]):
+                        out.extend(_PLAY_IDS[k])
+                out.append(A.DRAW)
+            else:
+                bits = s.held[p] & PLAYABLE_BITS[s.color][C.face_of(s.discard[-1])]
+                if bits >> C.WILD_DRAW4 & 1 and not r.wd4_bluff and s.held[p] & COLOR_BITS[s.color]:
+                    bits &= ~(1 << C.WILD_DRAW4)
+                for k in iter_bits(bits):
+                    out.extend(_PLAY_IDS[k])
+                out.append(A.DRAW)
+                if r.giving and not s.asked and any(
+                        s.hand_size[q] >= 2 for q in range(s.n) if q != p):
+                    out.append(A.ASK)
+            if may_uno:
+                out.append(A.UNO)
+        elif phase == DRAWN:
+            out.extend(_PLAY_IDS[s.drawn])
+            out.append(A.DRAW if s.drawn_from_offer else A.PASS)
+            if may_uno:
+                out.append(A.UNO)
+        elif phase == CHALLENGE:
+            if r.stacking and self._can_stack(s, p):
+                out.extend(_PLAY_IDS[C.WILD_DRAW4])
+            out += [A.DRAW, A.CHALLENGE]
+            if may_uno and r.stacking:
+                out.append(A.UNO)
+        elif phase == COLOR:
+            out = [A.COLOR + c for c in range(C.NUM_COLORS)]
+        elif phase == DISCARD:
+            out = [A.DISCARD + k for k in iter_bits(s.held[p] & self.villain_bits)]
+            out.append(A.PASS)
+            if may_uno:
+                out.append(A.UNO)
+        elif phase == CATCH:
+            out = [A.PASS, A.CATCH]
+        elif phase == JUMP:
+            out = list(_PLAY_IDS[s.discard[-1]])
+            out.append(A.PASS)
+            if may_uno:
+                out.append(A.UNO)
+        elif phase == OFFER:
+            out = [A.OFFER + k for k in iter_bits(s.held[p])]
+            out.append(A.PASS)
+        elif phase == TAKE:
+            out = [A.PASS]
+            out += [A.TAKE + i - 1 for i in range(1, s.n) if s.offers[(p + i) % s.n] >= 0]
+        out.sort()
+        s.legal_cache = out
+        return out
+
+    def step(self, s: State, action: int) -> None:
+        """Apply ``action`` for ``s.actor``. ``ValueError`` (state unchanged) if it is illegal."""
+        if s.game_over:
+            raise ValueError("the episode is over; reset before stepping")
+        legal = self.legal_actions(s)
+        if action not in legal:
+            raise ValueError(f"illegal action {action} ({self.describe(s, action)}) in phase "
+                             f"{PHASE_NAMES[s.phase]!r} for seat {s.actor}; legal: {legal}")
+        s.legal_cache = None
+        s.steps += 1
+        p, phase = s.actor, s.phase
+        if action == A.UNO:
+            s.uno_called[p] = True
+            s.legal_cache = None
+            return
+        if action < A.DRAW:  # a play (turn, drawn card, challenge stack, jump-in)
+            k = A.played_kind(action)
+            color = (action - A.PLAY_WILD) % 4 if action >= A.PLAY_WILD else -1
+            if phase == JUMP:
+                s.answers.append((p, action))
+                self._next_in_window(s)
+            else:
+                self._play(s, p, k, color)
+            return
+        if phase == TURN:
+            if action == A.DRAW:
+                if s.pending:
+                    self._take_pending(s, p)
+                    self._start_turn(s, self._next(s, p))
+                else:
+                    self._draw_for_turn(s, p)
+            else:  # ASK
+                s.asked = True
+                self._open_window(s, OFFER, [q for q in self._order_from_next(s, p) if s.hand_size[q] >= 2])
+        elif phase == DRAWN:
+            if action == A.DRAW:
+                self._draw_for_turn(s, p)
+            else:  # PASS: keep the drawn card
+                self._start_turn(s, self._next(s, p))
+        elif phase == CHALLENGE:
+            if action == A.DRAW:
+                self._take_pending(s, p)
+                self._start_turn(s, self._next(s, p))
+            else:
+                self._challenge(s, p)
+        elif phase == COLOR:
+            s.color = action - A.COLOR
+            top = s.discard[-1]
+            if top in _PENDING_OF_KIND:  # stacking: a first Draw Four / SEWERS hits the first player
+                s.pending = 4 if top == C.WILD_DRAW4 else 1
+                s.pending_kind = _PENDING_OF_KIND[top]
+                s.wd4_player = -1
+                self._face_penalty(s, p)
+            else:
+                self._start_turn(s, p)
+        elif phase == DISCARD:
+            if action == A.PASS:
+                self._after_play(s)
+            else:
+                k = action - A.DISCARD
+                self._remove(s, p, k)
+                s.discard.insert(len(s.discard) - 1, k)
+                s.played[k] += 1
+                s.discards_left -= 1
+                if s.hand_size[p] == 0:
+                    self._end_round(s, p)
+                elif s.discards_left == 0 or not s.held[p] & self.villain_bits:
+                    self._after_play(s)
+        elif phase in (CATCH, JUMP, OFFER):
+            if action != A.PASS:
+                s.answers.append((p, action))
+            self._next_in_window(s)
+        elif phase == TAKE:
+            if action == A.PASS:
+                self._draw_for_turn(s, p)
+            else:
+                giver = (p + action - A.TAKE + 1) % s.n
+                k = s.offers[giver]
+                self._remove(s, giver, k)
+                self._add(s, p, k)
+                self._reveal(s, p, k)
+                s.offers = [-1] * s.n
+                if self._playable(s, p, k):
+                    s.phase, s.drawn, s.drawn_from_offer = DRAWN, k, True
+                else:
+                    self._draw_for_turn(s, p)
+
+    def _next_in_window(self, s: State) -> None:
+        s.queue.pop(0)
+        if s.queue:
+            s.actor = s.queue[0]
+            return
+        answers, phase = s.answers, s.phase
+        s.answers = []
+        if phase == CATCH:
+            if answers:
+                self._draw(s, s.offender, self.rules.uno_penalty)
+            s.offender = -1
+            self._open_jump(s)
+        elif phase == JUMP:
+            if not answers:
+                self._resolve(s)
+                return
+            pick = int(s.rng.integers(len(answers))) if self.rules.jump_in_random_pick else 0
+            jumper, action = answers[pick]
+            k = A.played_kind(action)
+            self._play(s, jumper, k, (action - A.PLAY_WILD) % 4 if action >= A.PLAY_WILD else -1)
+        else:  # OFFER
+            asker = s.turn
+            for q, action in answers:
+                k = action - A.OFFER
+                s.offers[q] = k
+                self._reveal(s, q, k)
+            if answers:
+                s.phase, s.actor = TAKE, asker
+            else:
+                self._draw_for_turn(s, asker)
+
+    def _challenge(self, s: State, p: int) -> None:
+        offender = s.wd4_player
+        s.known[p, offender] = s.hands[offender]
+        s.known_any = True
+        if s.wd4_guilty:
+            self._draw(s, offender, s.pending)
+            s.pending, s.pending_kind, s.wd4_player = 0, NO_PENDING, -1
+            self._start_turn(s, p)
+        else:
+            s.pending += 2
+            self._take_pending(s, p)
+            self._start_turn(s, self._next(s, p))
+
+    # ------------------------------------------------------------------ helpers
+    def describe(self, s: State, action: int) -> str:
+        names = A.action_names(self.rules.color_names)
+        return names[action] if isinstance(action, (int, np.integer)) and 0 <= action < A.NUM_ACTIONS \
+            else "not an action id"
+
+    def hand_cards(self, s: State, p: int) -> list[int]:
+        """``p``'s hand as a sorted list of kinds."""
+        return [k for k in iter_bits(s.held[p]) for _ in range(int(s.hands[p, k]))]

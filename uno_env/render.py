@@ -1,0 +1,35 @@
+"""Text rendering of the table: the public information plus one player's hand."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from uno_env.engine import PHASE_NAMES
+
+_ANSI = {"red": "31", "yellow": "33", "green": "32", "blue": "34", "orange": "38;5;208",
+         "purple": "35"}
+
+
+def paint(card: str, color: bool) -> str:
+    """``card`` wrapped in its ANSI colour when ``color`` is true."""
+    if not color:
+        return card
+    code = _ANSI.get(card.split("-")[0])
+    return f"\x1b[{code}m{card}\x1b[0m" if code else f"\x1b[1m{card}\x1b[0m"
+
+
+def render_table(env: Any, seat: int, color: bool = False) -> str:
+    """The public table and ``seat``'s hand of a ``raw_env`` as text."""
+    s, names, agents = env.state, env.card_names, env.possible_agents
+    lines = [
+        f"round {s.round + 1}  step {s.steps}  phase {PHASE_NAMES[s.phase]}  "
+        f"direction {'clockwise' if s.direction > 0 else 'counter-clockwise'}",
+        f"top {paint(names[s.discard[-1]], color)}  colour "
+        f"{env.colors[s.color] if s.color >= 0 else '-'}  pending {s.pending}  draw pile {len(s.draw_pile)}",
+    ]
+    for i, a in enumerate(agents):
+        marks = (" <- turn" if i == s.turn else "") + (" UNO" if s.uno_called[i] else "")
+        lines.append(f"  {a}: {s.hand_size[i]:3d} cards  score {s.scores[i]}{marks}")
+    hand = env.engine.hand_cards(s, seat)
+    lines.append(f"{agents[seat]} hand: " + " ".join(paint(names[k], color) for k in hand))
+    return "\n".join(lines)

@@ -1,0 +1,216 @@
+"""Rule options: one typed, validated, frozen config with named presets.
+
+``make_rules`` accepts a preset name (``classic``, ``tmnt``, ``house``), a path to a YAML
+file, a dict, or an existing :class:`Rules`, plus keyword overrides on top. An unknown
+key or a bad value raises ``ValueError`` naming it. A YAML file may name a ``preset`` to
+start from; its other keys override that preset.
+
+Every **Decision** of ``RULES.md`` is the default of an option here (see the field
+comments), so it can be changed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from dataclasses import dataclass, field, fields
+from typing import Any, Mapping
+
+from uno_env import cards
+
+CONFIG_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                          "configs", "rules")
+
+_CHOICES = {
+    "colors": tuple(cards.COLOR_SETS),
+    "uno_call": ("auto", "explicit"),
+    "draw_rule": ("one", "until_playable"),
+    "episode": ("round", "game", "rounds"),
+    "scoring": ("standard", "alternative"),
+}
+
+
+@dataclass(frozen=True)
+class Rules:
+    """All rule options. Defaults are the official Mattel rules (preset ``classic``)."""
+
+    name: str = "classic"
+    # --- deck (RULES.md 1) ---
+    colors: str = "classic"  # colour names: "classic" (red, yellow, green, blue) or "tmnt"
+    count_zero: int = 1  # copies of each 0 per colour
+    count_number: int = 2  # copies of each 1-9 per colour
+    count_draw2: int = 2  # per colour
+    count_reverse: int = 2  # per colour
+    count_skip: int = 2  # per colour
+    count_wild: int = 4
+    count_wild_draw4: int = 4
+    count_team_attack: int = 0  # tmnt: 4
+    count_sewers: int = 0  # house: 20 (Decision: the sheet gives no count)
+    # --- setup and turn (RULES.md 2, 3) ---
+    hand_size: int = 7
+    winner_starts: bool = False  # house: the previous round's winner starts the next round
+    draw_rule: str = "one"  # "one" (official) or "until_playable" (house)
+    wd4_bluff: bool = True  # an illegal Wild Draw Four may be played (and challenged)
+    challenge: bool = True  # the victim of a Wild Draw Four may challenge it
+    two_player_reverse_skips: bool = True  # Decision: Reverse with 2 players acts as a Skip
+    # --- action cards (RULES.md 4) ---
+    villain_faces: tuple[str, ...] = ("1", "2", "3")  # Decision: villain number faces (tmnt)
+    sewers_points: int = 50  # Decision: points of a FROM THE SEWERS card
+    # --- house rules (RULES.md 6) ---
+    stacking: bool = False
+    jump_in: bool = False
+    jump_in_random_pick: bool = True  # Decision: several jumpers -> one at random (else first in seat order)
+    seven_slap: bool = False
+    seven_slap_random: bool = True  # Decision: slowest player = random other player (else next player)
+    giving: bool = False
+    # --- UNO call (RULES.md 7) ---
+    uno_call: str = "auto"  # "auto" or "explicit"
+    uno_penalty: int = 2
+    # --- end and scoring (RULES.md 8) ---
+    episode: str = "round"  # "round", "game" (to target_score) or "rounds" (num_rounds)
+    num_rounds: int = 1  # rounds per episode when episode == "rounds"
+    target_score: int = 500
+    scoring: str = "standard"  # "standard" or "alternative" (lowest tally wins)
+    max_steps: int = 10_000  # decision steps per episode before truncation
+
+    def __post_init__(self) -> None:
+        _validate(self)
+
+    # ------------------------------------------------------------------ derived facts
+    @property
+    def color_names(self) -> tuple[str, ...]:
+        return cards.COLOR_SETS[self.colors]
+
+    def deck_counts(self) -> list[int]:
+        """Copies of each card kind in the full deck, indexed by kind."""
+        counts = [0] * cards.NUM_KINDS
+        per_face = [self.count_zero] + [self.count_number] * 9 + [
+            self.count_draw2, self.count_reverse, self.count_skip]
+        for color in range(cards.NUM_COLORS):
+            for face in range(cards.NUM_FACES):
+                counts[cards.kind_of(color, face)] = per_face[face]
+        counts[cards.WILD] = self.count_wild
+        counts[cards.WILD_DRAW4] = self.count_wild_draw4
+        counts[cards.TEAM_ATTACK] = self.count_team_attack
+        counts[cards.SEWERS] = self.count_sewers
+        return counts
+
+    def deck_size(self) -> int:
+        return sum(self.deck_counts())
+
+    def villain_kinds(self) -> tuple[int, ...]:
+        """Kinds that a Team Attack lets a player discard."""
+        faces = [cards.FACE_NAMES.index(f) for f in self.villain_faces]
+        return tuple(sorted(cards.kind_of(c, f) for c in range(cards.NUM_COLORS) for f in faces))
+
+    def to_dict(self) -> dict[str, Any]:
+        d = dataclasses.asdict(self)
+        d["villain_faces"] = list(self.villain_faces)
+        return d
+
+    def replace(self, **overrides: Any) -> "Rules":
+        return make_rules(self, **overrides)
+
+
+def _validate(r: Rules) -> None:
+    for f in fields(r):
+        value = getattr(r, f.name)
+        expected = f.type
+        if expected == "bool" and not isinstance(value, bool):
+            raise ValueError(f"rule {f.name!r} must be true or false, got {value!r}")
+        if expected == "int" and (isinstance(value, bool) or not isinstance(value, int)):
+            raise ValueError(f"rule {f.name!r} must be an integer, got {value!r}")
+        if expected == "str" and not isinstance(value, str):
+            raise ValueError(f"rule {f.name!r} must be a string, got {value!r}")
+        if f.name in _CHOICES and value not in _CHOICES[f.name]:
+            raise ValueError(f"rule {f.name!r} must be one of {list(_CHOICES[f.name])}, got {value!r}")
+    for name in ("count_zero", "count_number", "count_draw2", "count_reverse", "count_skip",
+                 "count_wild", "count_wild_draw4", "count_team_attack", "count_sewers",
+                 "uno_penalty", "sewers_points"):
+        if getattr(r, name) < 0:
+            raise ValueError(f"rule {name!r} must be >= 0, got {getattr(r, name)}")
+    if not 1 <= r.hand_size <= 50:
+        raise ValueError(f"rule 'hand_size' must be in 1..50, got {r.hand_size}")
+    if r.target_score < 1 or r.num_rounds < 1 or r.max_steps < 1:
+        raise ValueError("rules 'target_score', 'num_rounds' and 'max_steps' must be >= 1")
+    bad = [f for f in r.villain_faces if f not in cards.FACE_NAMES]
+    if bad:
+        raise ValueError(f"rule 'villain_faces' has unknown faces {bad}; faces are {list(cards.FACE_NAMES)}")
+    if r.deck_size() < 2 * r.hand_size + 2:
+        raise ValueError(f"deck of {r.deck_size()} cards is too small for hand_size {r.hand_size}")
+
+
+_HOUSE_DECK = dict(count_zero=5, count_number=10, count_draw2=10, count_reverse=10, count_skip=10,
+                   count_wild=40, count_wild_draw4=20, count_sewers=20)
+
+PRESETS: dict[str, dict[str, Any]] = {
+    "classic": {"name": "classic"},
+    "tmnt": {"name": "tmnt", "colors": "tmnt", "count_team_attack": 4},
+    "house": {"name": "house", **_HOUSE_DECK, "stacking": True, "jump_in": True,
+              "seven_slap": True, "giving": True, "draw_rule": "until_playable",
+              "winner_starts": True},
+}
+
+
+def _field_names() -> set[str]:
+    return {f.name for f in fields(Rules)}
+
+
+def _coerce(key: str, value: Any) -> Any:
+    if key == "villain_faces":
+        if isinstance(value, str):
+            value = [value]
+        return tuple(str(v) for v in value)
+    return value
+
+
+def _from_mapping(base: Rules, mapping: Mapping[str, Any], source: str) -> Rules:
+    names = _field_names()
+    unknown = sorted(k for k in mapping if k not in names)
+    if unknown:
+        raise ValueError(f"unknown rule key(s) {unknown} in {source}; known keys: {sorted(names)}")
+    values = base.to_dict()
+    values.update({k: _coerce(k, v) for k, v in mapping.items()})
+    values["villain_faces"] = tuple(values["villain_faces"])
+    return Rules(**values)
+
+
+def load_yaml(path: str) -> Rules:
+    """Rules from a YAML file; ``preset: <name>`` in it selects the base preset."""
+    import yaml
+
+    with open(path, encoding="utf-8") as fh:
+        data = yaml.safe_load(fh) or {}
+    if not isinstance(data, dict):
+        raise ValueError(f"rules file {path!r} must hold a mapping of rule options")
+    data = dict(data)
+    base = preset(data.pop("preset", "classic"))
+    return _from_mapping(base, data, f"rules file {path!r}")
+
+
+def preset(name: str) -> Rules:
+    """A named preset: ``classic``, ``tmnt`` or ``house`` (or a YAML file in configs/rules)."""
+    if name in PRESETS:
+        return Rules(**PRESETS[name])
+    path = os.path.join(CONFIG_DIR, f"{name}.yaml")
+    if os.path.isfile(path):
+        return load_yaml(path)
+    raise ValueError(f"unknown rules preset {name!r}; presets: {sorted(PRESETS)} "
+                     f"or a YAML file (path, or a name in {CONFIG_DIR})")
+
+
+def make_rules(rules: "str | Mapping[str, Any] | Rules | None" = "classic", **overrides: Any) -> Rules:
+    """Build validated :class:`Rules` from a preset name, YAML path, dict or Rules, plus overrides."""
+    if rules is None:
+        base = preset("classic")
+    elif isinstance(rules, Rules):
+        base = rules
+    elif isinstance(rules, str):
+        base = load_yaml(rules) if rules.endswith((".yaml", ".yml")) else preset(rules)
+    elif isinstance(rules, Mapping):
+        mapping = dict(rules)
+        start = preset(mapping.pop("preset", "classic"))
+        base = _from_mapping(start, mapping, "rules dict")
+    else:
+        raise ValueError(f"rules must be a preset name, YAML path, dict or Rules, got {type(rules).__name__}")
+    return _from_mapping(base, overrides, "keyword overrides") if overrides else base
