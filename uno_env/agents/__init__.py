@@ -1,0 +1,6 @@
+"""Agents: the shared interface (:mod:`.base`) and the scripted bots."""
+
+from uno_env.agents.base import Agent, agent_specs, make_agent, register_agent
+from uno_env.agents import bots as _bots  # noqa: F401  (registers random, greedy, heuristic)
+
+__all__ = ["Agent", "make_agent", "register_agent", "agent_specs"]
