@@ -96,6 +96,7 @@ class raw_env(AECEnv, EzPickle):
         self.card_names = C.card_names(self.colors)
         self._card_ids = {name: k for k, name in enumerate(self.card_names)}
         self.np_random, self.np_random_seed = seeding.np_random(None)
+        self._max_steps = self.rules.max_steps
         self.state = None
         self.history: list[tuple[int, int]] = []  # (seat, action) of every decision this episode
 
@@ -144,7 +145,7 @@ class raw_env(AECEnv, EzPickle):
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         s, seat = self.state, self.agent_seat[agent]
         mask = np.zeros(A.NUM_ACTIONS, np.int8)
-        if s.actor == seat and not s.game_over and not self.truncations[agent]:
+        if s.actor == seat and s.steps < self._max_steps:  # actor is -1 once the game is over
             mask[self.engine.legal_actions(s)] = 1
         return {"observation": self.encoder.encode(s, seat), "action_mask": mask}
 
@@ -162,10 +163,10 @@ class raw_env(AECEnv, EzPickle):
         s = self.state
         if action is None:
             raise ValueError(f"action None for live agent {agent} in phase {PHASE_NAMES[s.phase]!r}")
-        seat = s.actor
+        seat, action = s.actor, int(action)
         self._cumulative_rewards[agent] = 0.0
-        self.engine.step(s, int(action))
-        self.history.append((seat, int(action)))
+        self.engine.step(s, action)
+        self.history.append((seat, action))
         if s.round != self._last_round:
             self._last_round = s.round
             for i, a in enumerate(self.agents):
@@ -178,7 +179,7 @@ class raw_env(AECEnv, EzPickle):
                 self.terminations[a] = True
             self._accumulate_rewards()
             self.agent_selection = self.possible_agents[seat]
-        elif s.steps >= self.rules.max_steps:
+        elif s.steps >= self._max_steps:
             for a in self.agents:
                 self.truncations[a] = True
             self.agent_selection = self.possible_agents[s.actor]

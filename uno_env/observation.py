@@ -64,15 +64,20 @@ class ObservationEncoder:
         self.deck_size = float(len(engine.deck))
         self.target = float(r.target_score)
         self.giving = r.giving
-        self.rule_flags = np.array([r.stacking, r.jump_in, r.seven_slap, r.giving,
+        self.explicit_uno = r.uno_call == "explicit"
+        self.multi_round = r.episode != "round"
+        rule_flags = np.array([r.stacking, r.jump_in, r.seven_slap, r.giving,
                                     r.draw_rule == "until_playable", r.uno_call == "explicit",
                                     r.wd4_bluff, r.challenge, r.colors == "tmnt", n / 10], np.float32)
+        self._template = np.zeros(OBS_SIZE, np.float32)  # the constant part: presence and rules
+        self._template[RULES:] = rule_flags
+        self._template[OPPONENTS:OPPONENTS + (n - 1) * OPP_FIELDS:OPP_FIELDS] = 1.0
         # _others[p]: seats to p's left, j = 1..n-1
         self._others = [[(p + j) % n for j in range(1, n)] for p in range(n)]
         self._others_np = [np.array(o, np.intp) for o in self._others]
 
     def encode(self, s: State, p: int) -> np.ndarray:
-        obs = np.zeros(OBS_SIZE, np.float32)
+        obs = self._template.copy()
         obs[HAND:HAND + C.NUM_KINDS] = s.hands[p]
         obs[TOP + s.discard[-1]] = 1.0
         if s.color >= 0:
@@ -87,16 +92,17 @@ class ObservationEncoder:
         obs[DRAW_SIZE] = len(s.draw_pile) / self.deck_size
         obs[PLAYED:PLAYED + C.NUM_KINDS] = s.played
         obs[TURN + (s.turn - p) % self.n] = 1.0
-        obs[SELF] = s.uno_called[p]
-        obs[SELF + 1] = s.scores[p] / self.target
         others = self._others[p]
-        base = OPPONENTS
+        base = OPPONENTS + 1
         for q in others:
-            obs[base] = 1.0
-            obs[base + 1] = s.hand_size[q]
-            obs[base + 2] = s.scores[q] / self.target
-            obs[base + 3] = s.uno_called[q]
+            obs[base] = s.hand_size[q]
             base += OPP_FIELDS
+        if self.explicit_uno:  # UNO flags (always false in auto mode)
+            obs[SELF] = s.uno_called[p]
+            obs[OPPONENTS + 3:RULES:OPP_FIELDS][:self.n - 1] = [s.uno_called[q] for q in others]
+        if self.multi_round:  # scores (always zero inside a one-round episode)
+            obs[SELF + 1] = s.scores[p] / self.target
+            obs[OPPONENTS + 2:RULES:OPP_FIELDS][:self.n - 1] = [s.scores[q] / self.target for q in others]
         if s.known_any or self.giving:
             block = obs[OPPONENTS:RULES].reshape(MAX_OPPONENTS, OPP_FIELDS)
             if s.known_any:
@@ -105,5 +111,4 @@ class ObservationEncoder:
                 for j, q in enumerate(others):
                     if s.offers[q] >= 0:
                         block[j, OPP_OFFER + s.offers[q]] = 1.0
-        obs[RULES:] = self.rule_flags
         return obs

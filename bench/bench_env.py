@@ -1,0 +1,126 @@
+"""Throughput of random legal play: engine alone, ``raw_env``, ``env()`` and (if installed) RLCard.
+
+    python bench/bench_env.py                 # classic and house, 2 and 4 players
+    python bench/bench_env.py --seconds 3 --rules classic --players 2
+
+Each case plays uniformly random legal actions for ``--seconds`` of wall time on one core
+and prints decision steps/s, games/s and steps per game. The ``raw_env`` and ``env()`` loops
+call ``last()`` (full observation + mask) before every ``step()``, as a learner would.
+With ``rlcard`` installed, RLCard's UNO (2 players, its own simpler rules) runs through its
+env API in the same process and the ratio raw_env / RLCard is printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import time
+
+import numpy as np
+
+import uno_env
+from uno_env.actions import DRAW
+from uno_env.engine import Engine
+from uno_env.rules import make_rules
+
+
+def choose(legal, pick: random.Random, policy: str) -> int:
+    """``uniform``: any legal action; ``player``: a random playable card when there is one
+    (how the ``random`` bot plays), else any legal action."""
+    if policy == "player" and legal[0] < DRAW:
+        plays = [a for a in legal if a < DRAW]
+        return plays[pick.randrange(len(plays))]
+    return legal[pick.randrange(len(legal))]
+
+
+def bench_engine(rules: str, players: int, seconds: float, policy: str) -> tuple[int, int, float]:
+    engine = Engine(make_rules(rules), players)
+    rng = np.random.default_rng(0)
+    pick = random.Random(0)
+    steps = games = 0
+    limit = engine.rules.max_steps
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        s = engine.new_state(rng)
+        legal_actions, step = engine.legal_actions, engine.step
+        while not s.game_over and s.steps < limit:
+            step(s, choose(legal_actions(s), pick, policy))
+        steps += s.steps
+        games += 1
+    return steps, games, time.perf_counter() - t0
+
+
+def bench_aec(make, seconds: float, policy: str) -> tuple[int, int, float]:
+    e = make()
+    pick = random.Random(0)
+    steps = games = 0
+    seed = 0
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        e.reset(seed=seed)
+        seed += 1
+        while True:
+            obs, _, term, trunc, _ = e.last()
+            if term or trunc:
+                break
+            e.step(int(choose(obs["action_mask"].nonzero()[0], pick, policy)))
+            steps += 1
+        games += 1
+    return steps, games, time.perf_counter() - t0
+
+
+def bench_rlcard(seconds: float) -> tuple[int, int, float] | None:
+    try:
+        import rlcard
+    except ImportError:
+        return None
+    e = rlcard.make("uno", config={"seed": 0})
+    pick = random.Random(0)
+    steps = games = 0
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        state, player = e.reset()
+        while not e.is_over():
+            legal = list(state["legal_actions"])
+            state, player = e.step(legal[pick.randrange(len(legal))])
+            steps += 1
+        games += 1
+    return steps, games, time.perf_counter() - t0
+
+
+def row(name: str, result: tuple[int, int, float]) -> float:
+    steps, games, dt = result
+    rate = steps / dt
+    print(f"| {name:<34} | {rate:>10,.0f} | {games / dt:>8,.1f} | {steps / max(games, 1):>9,.0f} |")
+    return rate
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seconds", type=float, default=3.0)
+    ap.add_argument("--rules", nargs="+", default=["classic", "house"])
+    ap.add_argument("--players", nargs="+", type=int, default=[2, 4])
+    ap.add_argument("--policy", choices=["uniform", "player"], default="uniform",
+                    help="uniform random legal actions (RLCard-style) or random playable cards first")
+    args = ap.parse_args()
+    print(f"policy: {args.policy}, {args.seconds:g} s per case")
+    print("| case | steps/s | games/s | steps/game |\n|---|---:|---:|---:|")
+    raw_rates = {}
+    for rules in args.rules:
+        for n in args.players:
+            row(f"engine {rules} {n}p", bench_engine(rules, n, args.seconds, args.policy))
+            raw_rates[rules, n] = row(f"raw_env {rules} {n}p", bench_aec(
+                lambda: uno_env.raw_env(rules=rules, num_players=n), args.seconds, args.policy))
+            row(f"env() {rules} {n}p", bench_aec(
+                lambda: uno_env.env(rules=rules, num_players=n), args.seconds, args.policy))
+    rl = bench_rlcard(args.seconds)
+    if rl is None:
+        print("\nrlcard not installed: skipping the RLCard comparison (pip install rlcard)")
+        return
+    rl_rate = row("RLCard uno 2p (env API)", rl)
+    for (rules, n), rate in raw_rates.items():
+        print(f"raw_env {rules} {n}p / RLCard: {rate / rl_rate:.2f}x")
+
+
+if __name__ == "__main__":
+    main()
