@@ -46,7 +46,9 @@ Decisions taken where RULES.md leaves room (all documented there or here):
   applies to that player. Without stacking a first Wild Draw Four goes back into the DRAW
   pile, which is reshuffled, and a new card is turned.
 * ``uno`` may be called with two cards in hand in any phase where the actor may play.
-  ``state.uno_called[p]`` is cleared whenever ``p`` receives cards.
+  ``state.uno_called[p]`` is cleared whenever ``p`` receives cards. A call made in a JUMP
+  window is a hidden answer: it takes effect only if that player's jump-in is the one
+  played (a public flag would show who was asked).
 * Next round (``episode`` ``game``/``rounds``): the deal passes left; with
   ``winner_starts`` the dealer is the seat to the right of the previous winner.
 * When both piles are empty a player who must draw draws nothing.
@@ -423,7 +425,8 @@ class Engine:
     def _open_jump(self, s: State) -> None:
         if self.rules.jump_in:
             top = s.discard[-1]
-            queue = [q for q in self._order_from_next(s, s.last_player) if s.hands[q, top] > 0]
+            queue = [q for q in self._order_from_next(s, s.last_player) if s.held[q] >> top & 1
+                     and (top != C.WILD_DRAW4 or self._playable(s, q, top))]  # wd4_bluff off
             if queue:
                 self._open_window(s, JUMP, queue)
                 return
@@ -473,6 +476,8 @@ class Engine:
             if r.episode == "rounds":
                 best = max(s.scores) if r.scoring == "standard" else min(s.scores)
                 champion = s.scores.index(best)
+        elif r.episode == "rounds":  # a fixed number of rounds: target_score does not end it
+            over, champion = False, winner
         elif r.scoring == "standard":
             over, champion = s.scores[winner] >= r.target_score, winner
         else:
@@ -534,7 +539,7 @@ class Engine:
         elif phase == JUMP:
             out = list(_PLAY_IDS[s.discard[-1]])
             out.append(A.PASS)
-            if may_uno:
+            if may_uno and (p, A.UNO) not in s.answers:  # a call here stays private (see step)
                 out.append(A.UNO)
         elif phase == OFFER:
             out = [A.OFFER + k for k in iter_bits(s.held[p])]
@@ -558,6 +563,9 @@ class Engine:
         s.steps += 1
         p, phase = s.actor, s.phase
         if action == A.UNO:
+            if phase == JUMP:  # kept with the hidden answers: a public flag would show who was asked
+                s.answers.append((p, A.UNO))
+                return
             s.uno_called[p] = True
             s.legal_cache = None
             return
@@ -646,11 +654,14 @@ class Engine:
             s.offender = -1
             self._open_jump(s)
         elif phase == JUMP:
-            if not answers:
+            jumps = [(q, a) for q, a in answers if a != A.UNO]
+            if not jumps:
                 self._resolve(s)
                 return
-            pick = int(s.rng.integers(len(answers))) if self.rules.jump_in_random_pick else 0
-            jumper, action = answers[pick]
+            pick = int(s.rng.integers(len(jumps))) if self.rules.jump_in_random_pick else 0
+            jumper, action = jumps[pick]
+            if (jumper, A.UNO) in answers:  # the jumper's UNO call counts; the others' lapse
+                s.uno_called[jumper] = True
             k = A.played_kind(action)
             self._play(s, jumper, k, (action - A.PLAY_WILD) % 4 if action >= A.PLAY_WILD else -1)
         else:  # OFFER
@@ -658,7 +669,12 @@ class Engine:
             for q, action in answers:
                 k = action - A.OFFER
                 s.offers[q] = k
-                self._reveal(s, q, k)
+                # an offer shows a card already in q's hand: at least one k is known (it may be
+                # the same card as one shown before, so no count is added)
+                col = s.known[:, q, k]
+                np.maximum(col, 1, out=col)
+                col[q] = 0
+                s.known_any = True
             if answers:
                 s.phase, s.actor = TAKE, asker
             else:

@@ -1,0 +1,264 @@
+"""The terminal program ``python -m uno_env.play``: driven through a pseudo-terminal (pexpect)
+and, for coverage of every decision kind, in-process with scripted input."""
+
+from __future__ import annotations
+
+import os
+import random
+import subprocess
+import sys
+
+import pexpect
+import pytest
+
+import uno_env
+from uno_env.agents import make_agent
+from uno_env.engine import PHASE_NAMES
+from uno_env.gamelog import read_log, replay
+from uno_env.play import HUMAN, TerminalGame
+
+from helpers import stacked_deck
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PY = sys.executable
+PROMPT = r"Your move \((\d+)(?:-(\d+))?, \? for help\): "
+END = [r"Game over after \d+ steps\.", r"Game stopped after \d+ steps"]
+
+
+def spawn(args: str, timeout: float = 30) -> pexpect.spawn:
+    env = dict(os.environ, PYTHONPATH=ROOT, TERM="dumb")
+    env.pop("NO_COLOR", None)
+    child = pexpect.spawn(f"{PY} -m uno_env.play {args}", cwd=ROOT, env=env, encoding="utf-8",
+                          timeout=timeout, dimensions=(50, 200))
+    child.delaybeforesend = None  # pexpect waits 50 ms before every send by default
+    return child
+
+
+def n_choices(child: pexpect.spawn) -> int:
+    lo, hi = child.match.group(1), child.match.group(2)
+    return int(hi or lo)
+
+
+def play_through(child: pexpect.spawn, choose, max_prompts: int = 5000) -> tuple[int, str]:
+    """Answer every prompt with ``choose(n_choices)`` until the game ends; (prompts, end text)."""
+    prompts = 0
+    while True:
+        i = child.expect([PROMPT] + END)
+        if i > 0:
+            ended = child.after
+            child.expect(pexpect.EOF)
+            child.close()
+            return prompts, ended
+        prompts += 1
+        assert prompts <= max_prompts
+        child.sendline(choose(n_choices(child)))
+
+
+# ---------------------------------------------------------------------------- pexpect
+def test_full_game_against_bots_answering_1():
+    child = spawn("--rules classic --opponents random --seed 3 --no-color")
+    child.expect(r"UNO, classic rules, 2 players: player_0 \(you\), player_1 \(random\)\. Seed 3\.")
+    prompts, ended = play_through(child, lambda n: "1")
+    assert prompts > 0 and ended.startswith("Game over")
+    assert child.exitstatus == 0
+
+
+def test_full_house_game_random_answers_with_log_replays(tmp_path):
+    log = tmp_path / "house.jsonl"
+    rng = random.Random(1)
+    child = spawn(f"--rules house --set uno_call=explicit --set max_steps=1500 --opponents random random "
+                  f"--seat 1 --seed 11 --no-color --log {log}")
+    prompts, _ = play_through(child, lambda n: str(rng.randint(1, n)))
+    assert child.exitstatus == 0 and prompts > 0
+    game = read_log(log)
+    assert game.header["specs"] == ["random", HUMAN, "random"]
+    assert game.end["status"] in ("finished", "truncated")
+    env = replay(game)
+    assert env.snapshot() == game.end["snapshot"]
+
+
+def test_invalid_input_is_answered_and_asked_again():
+    child = spawn("--rules classic --opponents random --seed 3 --no-color")
+    child.expect(PROMPT)
+    n = n_choices(child)
+    child.sendline("xyzzy")
+    child.expect(r"Unknown input 'xyzzy': enter a number from 1 to \d+")
+    child.expect(PROMPT)
+    child.sendline(str(n + 5))
+    child.expect(rf"There is no action {n + 5}: enter a number from 1 to {n}\.")
+    child.expect(PROMPT)
+    child.sendline("0")
+    child.expect(r"There is no action 0")
+    child.expect(PROMPT)
+    child.sendline("play red-9")  # seed 3: player_0 does not hold red-9
+    child.expect(r"'play red-9' is not possible now: you do not hold red-9\.")
+    child.expect(PROMPT)
+    child.sendline("play blue-2")  # held, but does not match yellow-6
+    child.expect(r"'play blue-2' is not possible now: blue-2 does not match the top card yellow-6")
+    child.expect(PROMPT)
+    child.sendline("challenge")
+    child.expect(r"'challenge' is not possible now")
+    child.expect(PROMPT)
+    child.sendline("?")
+    child.expect("Enter the number of an action, or its name")
+    child.expect(PROMPT)
+    child.sendline("yellow-5")  # a card name alone plays it
+    child.expect(r"you played yellow-5")
+    child.expect(PROMPT)
+    child.sendline("draw")
+    child.expect(r"you drew \[you \+1 card: \S+\]")
+    child.sendeof()
+    child.expect("Game abandoned")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+
+
+def test_eof_ends_cleanly_and_log_is_aborted(tmp_path):
+    log = tmp_path / "g.jsonl"
+    child = spawn(f"--opponents random --seed 4 --no-color --log {log}")
+    child.expect(PROMPT)
+    child.sendline("1")
+    child.expect(PROMPT)
+    child.sendeof()
+    child.expect("Game abandoned. Bye!")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    game = read_log(log)
+    assert game.end["status"] == "aborted" and len(game.actions) >= 1
+    assert replay(game).snapshot() == game.end["snapshot"]
+
+
+def test_ctrl_c_ends_cleanly():
+    child = spawn("--opponents random --seed 4")
+    child.expect(PROMPT)
+    child.sendintr()
+    child.expect("Game abandoned. Bye!")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+
+
+def test_colours_on_a_tty_and_quit_command():
+    child = spawn("--opponents random --seed 3")
+    child.expect(r"Your hand \(7\): ")
+    child.expect(PROMPT)
+    assert "\x1b[" in child.before  # cards are painted
+    child.sendline("quit")
+    child.expect("Game abandoned")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+
+
+def test_bad_arguments_exit_2():
+    for args in (["--seat", "3", "--opponents", "random"], ["--rules", "nope"],
+                 ["--opponents", "nobody"], ["--set", "stacking"], ["--set", "hand_size=0"]):
+        r = subprocess.run([PY, "-m", "uno_env.play", *args], cwd=ROOT, capture_output=True, text=True,
+                           env=dict(os.environ, PYTHONPATH=ROOT), stdin=subprocess.DEVNULL, timeout=30)
+        assert r.returncode == 2, (args, r.stdout, r.stderr)
+        assert "error" in r.stderr
+
+
+# ---------------------------------------------------------------------------- in-process
+class Scripted:
+    """Answers prompts for TerminalGame: by number or by action name, recording phases."""
+
+    def __init__(self, game_ref, seed, names=True, answers=()):
+        self.game_ref = game_ref
+        self.rng = random.Random(seed)
+        self.names = names
+        self.answers = list(answers)
+        self.phases = set()
+        self.prompts = 0
+
+    def __call__(self, prompt):
+        game = self.game_ref[0]
+        u = game.u
+        self.prompts += 1
+        self.phases.add(PHASE_NAMES[u.state.phase])
+        if self.answers:
+            return self.answers.pop(0)
+        legal = u.legal_actions()
+        i = self.rng.randrange(len(legal))
+        return u.action_names[legal[i]] if self.names and self.rng.random() < 0.5 else str(i + 1)
+
+
+def run_game(rules, n, seed, human=0, max_steps=3000, names=True, answers=(), deck=None, dealer=None,
+             specs=None, **overrides):
+    env = uno_env.raw_env(rules=rules, num_players=n, max_steps=max_steps, **overrides)
+    specs = list(specs or ["random"] * n)
+    specs[human] = HUMAN
+    agents = {i: make_agent(specs[i], env.rules, n, seed=seed + i) for i in range(n) if i != human}
+    out: list[str] = []
+    ref: list = []
+    reader = Scripted(ref, seed, names, answers)
+    game = TerminalGame(env, human, agents, specs, seed, read=reader, write=out.append,
+                        dealer=dealer, deck=deck)
+    ref.append(game)
+    assert game.run() == 0
+    return game, reader, "\n".join(out)
+
+
+def test_every_decision_kind_is_asked():
+    """Across the rulesets, the human is asked every kind of decision and answers by number
+    or by action name; every game ends."""
+    seen: set[str] = set()
+    cases = [("house", 4, dict(uno_call="explicit")), ("tmnt", 3, dict(uno_call="explicit")),
+             ("classic", 3, dict(uno_call="explicit", episode="game", target_score=100))]
+    for rules, n, ov in cases:
+        for seed in range(6):
+            game, reader, text = run_game(rules, n, seed, human=seed % n, **ov)
+            assert "Game over" in text or "Game stopped" in text
+            seen |= reader.phases
+    missing = set(PHASE_NAMES) - {"over", "color"} - seen  # colour: test_first_card_wild_asks_colour
+    assert not missing, f"never asked: {missing}"
+
+
+def test_first_card_wild_asks_colour():
+    deck = stacked_deck("classic", 2, dealer=1, hands={}, first="wild")
+    game, reader, text = run_game("classic", 2, 0, deck=deck, dealer=1, answers=["colour green"])
+    assert "The first card is wild: choose the colour." in text
+    assert "color" in reader.phases
+    assert "you chose colour green" in text
+
+
+def test_challenge_with_reasons():
+    """player_1 (random) can only play its Wild Draw Four; the human is asked to challenge."""
+    hands = {0: ["red-1", "red-2", "yellow-3", "yellow-4", "green-5", "green-6", "blue-7"],
+             1: ["wild-draw4", "blue-1", "blue-2", "green-3", "green-4", "yellow-6", "yellow-7"]}
+    deck = stacked_deck("classic", 2, dealer=0, hands=hands, first="red-5")
+    game, reader, text = run_game("classic", 2, 0, deck=deck, dealer=0, max_steps=3,
+                                  answers=["play red-1", "draw 4", "challenge"])
+    assert "player_1 played a Wild Draw Four on you: challenge it, or draw 4." in text
+    assert "'play red-1' is not possible now: you may only challenge, draw." in text
+    assert "Unknown input 'draw 4'" in text
+    # player_1 held no card of the colour before (red): the challenge fails, +6 for the human
+    assert "you challenged the Wild Draw Four of player_1 [you +6 cards: " in text
+    assert "Game stopped after 3 steps" in text
+
+
+def test_game_against_a_checkpoint(tmp_path):
+    """``checkpoint:<dir>`` opponents play through the terminal (an untrained tiny model)."""
+    pytest.importorskip("sb3_contrib")
+    import gymnasium
+    from sb3_contrib import MaskablePPO
+
+    from uno_env.checkpoint import make_card, save_checkpoint
+
+    env = gymnasium.make("uno_env/Uno-v0", rules="classic", num_players=2, opponents=["random"])
+    model = MaskablePPO("MlpPolicy", env, n_steps=16, batch_size=16, seed=0,
+                        policy_kwargs={"net_arch": [8]}, device="cpu")
+    ckpt = tmp_path / "ckpt"
+    save_checkpoint(model, str(ckpt), make_card(rules=uno_env.make_rules("classic"), num_players=2,
+                                                total_steps=0, wall_time_s=0.0))
+    log = tmp_path / "g.jsonl"
+    child = spawn(f"--rules classic --opponents checkpoint:{ckpt} --seed 5 --no-color --log {log}",
+                  timeout=120)
+    child.expect(r"player_1 \(checkpoint:")
+    prompts, ended = play_through(child, lambda n: "1")
+    assert child.exitstatus == 0 and ended.startswith("Game over")
+    game = read_log(log)
+    assert game.header["specs"][1] == f"checkpoint:{ckpt}"
+    assert replay(game).snapshot() == game.end["snapshot"]

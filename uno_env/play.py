@@ -1,0 +1,535 @@
+"""Play UNO in the terminal against scripted bots and trained agents.
+
+    python -m uno_env.play --rules classic --opponents heuristic checkpoint:checkpoints/classic-2p
+    uno-play --rules house --opponents random greedy heuristic --seat 2 --seed 7 --log game.jsonl
+    uno-play --rules tmnt --set uno_call=explicit --set episode=game --opponents heuristic
+
+One human seat (``--seat``, default 0) and one seat per ``--opponents`` spec (any agent
+spec: ``random``, ``greedy``, ``heuristic``, ``checkpoint:<dir>``), so the player count is
+1 + the number of opponents. ``--rules`` is a preset (``classic``, ``tmnt``, ``house``) or a
+YAML file; ``--set key=value`` (repeatable) overrides single rule options (values are read as
+YAML: ``true``, ``3``, ``explicit``).
+
+At each decision the program shows the table (top card and colour, direction, pending
+penalty, every hand size, UNO calls, scores), what the others did since your last decision,
+your hand, and your legal actions, numbered. Answer with a number or an action name:
+``play red-5`` (or just ``red-5``), ``play wild blue`` (or ``wild blue``), ``draw``,
+``pass``, ``uno``, ``challenge``, ``catch``, ``color red``, ``discard red-1``, ``ask``,
+``offer red-3``, ``take 1``. ``?`` shows help, ``hand`` / ``table`` show them again, ``quit``
+(or end of input, or Ctrl-C) ends the game. Every decision of every ruleset (challenges,
+colour choices, UNO catch windows, jump-ins, Team Attack discards, offers) is asked when it
+arises. ``--log game.jsonl`` writes a game log (:mod:`uno_env.gamelog`) that
+``python -m uno_env.replay`` replays. The exit code is 0 unless the arguments are wrong (2).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import secrets
+import sys
+from collections import Counter
+from typing import Any, Callable, Sequence
+
+from uno_env import actions as A
+from uno_env import cards as C
+from uno_env.engine import (CATCH, CHALLENGE, COLOR, DISCARD, DRAWN, JUMP, OFFER, PENDING_DRAW2,
+                            PENDING_DRAW4, PENDING_SEWERS, PHASE_NAMES, TAKE, TURN)
+from uno_env.gamelog import WINDOW_PHASES, GameRecorder, reset_env
+from uno_env.render import paint
+
+HUMAN = "human"
+_PENDING_NAMES = {PENDING_DRAW2: "Draw Two", PENDING_DRAW4: "Wild Draw Four",
+                  PENDING_SEWERS: "FROM THE SEWERS"}
+_WINDOW_NAMES = {CATCH: "UNO catch window", JUMP: "jump-in window", OFFER: "offers"}
+
+HELP = """\
+Enter the number of an action, or its name:
+  play red-5 (or red-5)      play a card        play wild blue (or wild blue)  a wild + colour
+  draw                       draw (or take the pending penalty)
+  pass                       keep the drawn card / don't jump in, catch, offer or take
+  uno  challenge  catch      call UNO, challenge a Wild Draw Four, catch a missing UNO call
+  color red   discard red-1  ask   offer red-3   take 1
+Other commands: hand (your hand), table (the table), help or ?, quit (end the game)."""
+
+
+class Quit(Exception):
+    """The human ended the game (quit, end of input or Ctrl-C)."""
+
+
+def paint_text(text: str, env: Any, color: bool) -> str:
+    """``text`` with every card and colour name painted."""
+    if not color:
+        return text
+    u = env.unwrapped
+    known = set(u.card_names) | set(u.colors)
+    return " ".join(paint(w, True) if w in known else w for w in text.split(" "))
+
+
+class TerminalGame:
+    """One game with a human seat: ``run()`` plays it through ``read``/``write``.
+
+    ``read(prompt)`` returns a line (``EOFError``/``KeyboardInterrupt`` end the game);
+    ``write(text)`` prints. ``agents[seat]`` is the bot of every other seat.
+    """
+
+    def __init__(self, env: Any, human: int, agents: dict[int, Any], specs: Sequence[str],
+                 seed: int, color: bool = False, recorder: GameRecorder | None = None,
+                 read: Callable[[str], str] = input, write: Callable[[str], Any] = print,
+                 dealer: int | None = None, deck: Sequence[str] | None = None):
+        self.env, self.u = env, env.unwrapped
+        self.dealer, self.deck = dealer, deck  # a stacked deal (tests); default: from the seed
+        self.human = human
+        self.agents = agents
+        self.specs = list(specs)
+        self.seed = seed
+        self.color = color
+        self.recorder = recorder
+        self.read, self.write = read, write
+        self.events: list[str] = []  # what happened since the human's last decision
+        self.window: list[tuple[int, int]] = []  # hidden window answers so far
+        n = self.u.engine.n
+        self.labels = [("you" if i == human else f"player_{i}") for i in range(n)]
+        self.titles = [f"player_{i} ({'you' if i == human else self.specs[i]})" for i in range(n)]
+
+    # ------------------------------------------------------------------ text helpers
+    def p(self, text: str) -> str:
+        return paint_text(text, self.env, self.color)
+
+    def card(self, k: int) -> str:
+        return paint(self.u.card_names[k], self.color)
+
+    def hand_text(self) -> str:
+        u, s = self.u, self.u.state
+        cards = u.engine.hand_cards(s, self.human)
+        return f"Your hand ({len(cards)}): " + " ".join(self.card(k) for k in cards)
+
+    def table_text(self) -> str:
+        u, s = self.u, self.u.state
+        n = s.n
+        arrow = "clockwise (seat numbers up)" if s.direction > 0 else \
+            "counter-clockwise (seat numbers down)"
+        rnd = s.round if s.game_over else s.round + 1
+        colour = u.colors[s.color] if s.color >= 0 else "(not chosen yet)"
+        lines = ["-" * 64,
+                 f"Round {rnd} | step {s.steps} | {u.rules.name} rules | direction {arrow}",
+                 f"Top card: {self.card(s.discard[-1])}   colour: {paint(colour, self.color)}   "
+                 f"draw pile: {len(s.draw_pile)}"]
+        if s.pending:
+            what = _PENDING_NAMES.get(s.pending_kind, "penalty")
+            amount = f"{s.pending} stacked" if s.pending_kind == PENDING_SEWERS else f"+{s.pending} cards"
+            lines.append(f"Pending penalty: {amount} ({what})")
+        width = max(len(t) for t in self.titles)
+        for i in range(n):
+            marks = []
+            if i == s.turn:
+                marks.append("<- turn")
+            if s.uno_called[i]:
+                marks.append("UNO!")
+            if i == s.dealer:
+                marks.append("(dealer)")
+            score = f"  score {s.scores[i]}" if u.rules.episode != "round" else ""
+            lines.append(f"  {self.titles[i]:<{width}}  {s.hand_size[i]:3d} card"
+                         f"{'s' if s.hand_size[i] != 1 else ' '}{score}  {' '.join(marks)}".rstrip())
+        return "\n".join(lines)
+
+    def situation(self) -> str:
+        """What the human is asked, in words."""
+        u, s = self.u, self.u.state
+        ph = s.phase
+        if ph == TURN:
+            if s.pending:
+                return (f"A penalty of +{s.pending} ({_PENDING_NAMES.get(s.pending_kind, '')}) is on you: "
+                        "stack a matching card or draw (take it all).")
+            return "Your turn: play a card or draw."
+        if ph == DRAWN:
+            if s.drawn_from_offer:
+                return f"You took {self.card(s.drawn)}: play it, or draw."
+            return f"You drew {self.card(s.drawn)}: play it, or pass to keep it."
+        if ph == CHALLENGE:
+            return (f"{self.labels[s.wd4_player] if s.wd4_player >= 0 else 'Someone'} played a Wild "
+                    f"Draw Four on you: challenge it, or draw {s.pending}.")
+        if ph == COLOR:
+            return f"The first card is {self.card(s.discard[-1])}: choose the colour."
+        if ph == DISCARD:
+            return f"Team Attack: discard a villain card ({s.discards_left} more at most) or pass."
+        if ph == CATCH:
+            return (f"{self.labels[s.offender]} has one card left and did not call UNO: "
+                    f"catch them (+{u.rules.uno_penalty} cards for them) or pass.")
+        if ph == JUMP:
+            return f"You hold the same card as the top card, {self.card(s.discard[-1])}: jump in or pass."
+        if ph == OFFER:
+            return f"{self.labels[s.turn]} asks for a card: offer one of yours or pass."
+        if ph == TAKE:
+            offers = [f"take {k}: {self.labels[(s.actor + k) % s.n]}'s {self.card(s.offers[(s.actor + k) % s.n])}"
+                      for k in range(1, s.n) if s.offers[(s.actor + k) % s.n] >= 0]
+            return "Offers: " + "; ".join(offers) + ". Take one, or pass (draw)."
+        return PHASE_NAMES[ph]
+
+    # ------------------------------------------------------------------ events
+    def _effects(self, before: list[int], skip: int | None, got: Counter) -> str:
+        """Hand size changes (other than the -1 of ``skip``, who played) as text; the cards
+        the human received are named."""
+        s = self.u.state
+        out = []
+        for i in range(s.n):
+            d = s.hand_size[i] - before[i] + (1 if i == skip else 0)
+            if d:
+                text = f"{self.labels[i]} {'+' if d > 0 else ''}{d} card{'s' if abs(d) != 1 else ''}"
+                if i == self.human and got:
+                    text += ": " + " ".join(self.card(k) for k in sorted(got.elements()))
+                out.append(text)
+        return f" [{', '.join(out)}]" if out else ""
+
+    def describe(self, seat: int, phase: int, action: int, info: dict[str, Any]) -> str:
+        """One visible decision in words."""
+        u = self.u
+        who = self.labels[seat]
+        name = u.action_names[action]
+        if action < A.DRAW:
+            k = A.played_kind(action)
+            text = f"{who} played {self.card(k)}"
+            if k >= C.NUM_COLORED:
+                text += f", colour {paint(u.colors[(action - A.PLAY_WILD) % 4], self.color)}"
+            return text
+        if action == A.DRAW:
+            if phase in (TURN, CHALLENGE) and info["pending"]:
+                return f"{who} took the penalty"
+            return f"{who} drew"
+        if action == A.PASS:
+            return {DRAWN: f"{who} kept the drawn card", DISCARD: f"{who} stopped discarding",
+                    TAKE: f"{who} took no offer and drew"}.get(phase, f"{who} passed")
+        if action == A.CHALLENGE:
+            return f"{who} challenged the Wild Draw Four of {self.labels[info['wd4_player']]}"
+        if action == A.UNO:
+            return f"{who} called UNO!"
+        if A.COLOR <= action < A.DISCARD:
+            return f"{who} chose colour {paint(u.colors[action - A.COLOR], self.color)}"
+        if A.DISCARD <= action < A.ASK:
+            return f"{who} discarded the villain {self.card(action - A.DISCARD)}"
+        if action == A.ASK:
+            return f"{who} asked the others for a card"
+        if A.TAKE <= action:
+            giver = (seat + action - A.TAKE + 1) % u.engine.n
+            return f"{who} took {self.labels[giver]}'s offer {self.card(info['offers'][giver])}"
+        return f"{who}: {self.p(name)}"
+
+    def describe_window(self, phase: int, answers: list[tuple[int, int]], info: dict[str, Any]) -> list[str]:
+        """The answers of a window that has just closed."""
+        picked = [(q, a) for q, a in answers if a != A.PASS]
+        if phase == CATCH:
+            offender = self.labels[info["offender"]]
+            if not picked:
+                return [f"nobody caught {offender} (no UNO call)"]
+            return [f"{', '.join(self.labels[q] for q, _ in picked)} caught {offender} without UNO"]
+        if phase == JUMP:
+            return [f"{self.labels[q]} jumped in with {self.card(A.played_kind(a))}"
+                    + (f", colour {paint(self.u.colors[(a - A.PLAY_WILD) % 4], self.color)}"
+                       if a >= A.PLAY_WILD else "") for q, a in picked]
+        if phase == OFFER:
+            if not picked:
+                return ["nobody offered a card"]
+            return [f"{self.labels[q]} offered {self.card(a - A.OFFER)}" for q, a in picked]
+        return []
+
+    def apply(self, action: int) -> None:
+        """Step the game with the actor's ``action`` and note what the human may see."""
+        u = self.u
+        s = u.state
+        seat, phase = s.actor, s.phase
+        before = list(s.hand_size)
+        my_hand = Counter(u.engine.hand_cards(s, self.human))
+        info = {"pending": s.pending, "wd4_player": s.wd4_player, "offers": list(s.offers),
+                "offender": s.offender}
+        hidden = phase in WINDOW_PHASES and action != A.UNO  # calling UNO is public
+        closing = hidden and len(s.queue) == 1
+        rounds, direction = s.round, s.direction
+        if self.recorder is not None:
+            self.recorder.step(action)
+        else:
+            self.env.step(action)
+        s = u.state
+        lines: list[str] = []
+        if hidden:
+            self.window.append((seat, action))
+            if closing:
+                lines += self.describe_window(phase, self.window, info)
+                self.window = []
+        else:
+            lines.append(self.describe(seat, phase, action, info))
+        if s.round != rounds:
+            winner = s.round_winner
+            lines.append(f"*** {self.labels[winner]} went out and won round {rounds + 1}"
+                         + (f" (+{s.round_points[winner]} points)" if u.rules.scoring == "standard" else ""))
+            if not s.game_over:
+                scores = ", ".join(f"{self.labels[i]} {x}" for i, x in enumerate(s.scores))
+                lines.append(f"*** scores: {scores}. Round {s.round + 1}: {self.labels[s.dealer]} deals, "
+                             f"first card {self.card(s.discard[-1])}")
+        elif lines or closing:
+            played = (action < A.DRAW or A.DISCARD <= action < A.ASK) and not hidden
+            got = Counter(u.engine.hand_cards(s, self.human)) - my_hand
+            eff = self._effects(before, seat if played else None, got)
+            if lines:
+                lines[-1] += eff
+            elif eff:
+                lines.append(eff.strip(" []"))
+            if s.direction != direction:
+                lines.append("play now goes " + ("clockwise" if s.direction > 0 else "counter-clockwise"))
+        self.events += lines
+
+    # ------------------------------------------------------------------ input
+    def parse(self, text: str, legal: list[int]) -> tuple[int | None, str | None]:
+        """(action, None) for a valid answer, else (None, reason)."""
+        u = self.u
+        t = re.sub(r"\s+", " ", text.strip().lower())
+        if not t:
+            return None, f"Please enter a number from 1 to {len(legal)} or an action name (? for help)."
+        if t.isdigit() or (t.startswith("-") and t[1:].isdigit()):
+            i = int(t)
+            if not 1 <= i <= len(legal):
+                return None, f"There is no action {i}: enter a number from 1 to {len(legal)}."
+            return legal[i - 1], None
+        t = t.replace("colour ", "color ")
+        candidates = [t, f"play {t}"]
+        for name in candidates:
+            if name in u._action_ids:
+                a = u._action_ids[name]
+                if a in legal:
+                    return a, None
+                return None, f"'{name}' is not possible now: {self.why_illegal(a)}"
+        words = t.split(" ")
+        card = words[-1] if words[0] == "play" else (words[0] if len(words) == 1 else None)
+        if card in ("wild", "wild-draw4", "team-attack", "from-the-sewers"):
+            if u.state.hands[u.state.actor, u.card_names.index(card)] == 0:
+                return None, f"'play {card}' is not possible now: you do not hold {card}."
+            return None, (f"Say which colour: e.g. 'play {card} {u.colors[0]}' "
+                          f"(colours: {', '.join(u.colors)}).")
+        return None, (f"Unknown input '{text.strip()}': enter a number from 1 to {len(legal)} "
+                      "or an action name (? for help).")
+
+    def why_illegal(self, action: int) -> str:
+        """Why a known action is not legal for the human now."""
+        u, s = self.u, self.u.state
+        ph, p = s.phase, s.actor
+        hand = s.hands[p]
+        if action < A.DRAW:
+            k = A.played_kind(action)
+            name = self.u.card_names[k]
+            if hand[k] == 0:
+                return f"you do not hold {name}."
+            if ph == DRAWN:
+                return f"only the card you just got ({u.card_names[s.drawn]}) may be played now."
+            if ph == JUMP:
+                return f"only a card identical to the top card ({u.card_names[s.discard[-1]]}) may jump in."
+            if ph == CHALLENGE:
+                return "you may only challenge, draw" + (" or stack a Wild Draw Four." if u.rules.stacking else ".")
+            if ph != TURN:
+                return f"no card may be played in this decision ({PHASE_NAMES[ph]})."
+            if s.pending:
+                return (f"a penalty of +{s.pending} is pending: you may only stack a card of the same "
+                        "kind or draw.")
+            if k == C.WILD_DRAW4:
+                return f"a Wild Draw Four may be played only when you hold no {u.colors[s.color]} card."
+            colour = u.colors[s.color] if s.color >= 0 else "-"
+            return f"{name} does not match the top card {u.card_names[s.discard[-1]]} (colour {colour})."
+        if A.COLOR <= action < A.DISCARD and ph != COLOR:
+            return "a colour is chosen with the wild card itself, e.g. 'play wild red'."
+        if A.DISCARD <= action < A.ASK and ph == DISCARD:
+            return "only villain cards that you hold may be discarded."
+        if A.OFFER <= action < A.TAKE and ph == OFFER:
+            return "you can only offer a card that you hold."
+        if action >= A.TAKE and ph == TAKE:
+            return "nobody at that position made an offer."
+        if action == A.UNO and u.rules.uno_call == "auto":
+            return "UNO is called for you in these rules (uno_call: auto)."
+        if action == A.UNO:
+            return "UNO is called when you have two cards and are about to play one."
+        return f"it is not one of your choices in this decision ({PHASE_NAMES[ph]})."
+
+    def ask_human(self) -> int:
+        """Show the table and ask the human for a legal action."""
+        u = self.u
+        legal = u.legal_actions()
+        w = self.write
+        w(self.table_text())
+        if self.events:
+            w("Since your last decision:")
+            for line in self.events:
+                w("  " + line)
+            self.events = []
+        w(self.hand_text())
+        w(self.situation())
+        for i, a in enumerate(legal, 1):
+            w(f"  {i:2d}) {self.p(u.action_names[a])}")
+        while True:
+            try:
+                choices = "1" if len(legal) == 1 else f"1-{len(legal)}"
+                answer = self.read(f"Your move ({choices}, ? for help): ")
+            except (EOFError, KeyboardInterrupt):
+                raise Quit() from None
+            t = answer.strip().lower()
+            if t in ("q", "quit", "exit"):
+                raise Quit()
+            if t in ("?", "h", "help"):
+                w(HELP)
+                continue
+            if t == "hand":
+                w(self.hand_text())
+                continue
+            if t == "table":
+                w(self.table_text())
+                w(self.hand_text())
+                for i, a in enumerate(legal, 1):
+                    w(f"  {i:2d}) {self.p(u.action_names[a])}")
+                continue
+            action, reason = self.parse(answer, legal)
+            if action is not None:
+                return action
+            w(reason)
+
+    # ------------------------------------------------------------------ main loop
+    def over(self) -> bool:
+        return self.u.state.game_over or any(self.u.truncations.values())
+
+    def run(self) -> int:
+        u, w = self.u, self.write
+        n = u.engine.n
+        players = ", ".join(self.titles)
+        w(f"UNO, {u.rules.name} rules, {n} players: {players}. Seed {self.seed}.")
+        if self.recorder is not None:
+            self.recorder.reset(seed=self.seed, dealer=self.dealer, deck=self.deck)
+        else:
+            reset_env(self.env, self.seed, self.dealer, self.deck)
+        for seat, agent in self.agents.items():
+            agent.reset(None)
+        w(f"{self.labels[u.state.dealer].capitalize()} dealt; the first card is {self.card(u.state.discard[-1])}.")
+        try:
+            while not self.over():
+                seat = u.state.actor
+                if seat == self.human:
+                    action = self.ask_human()
+                else:
+                    obs = u.observe(u.possible_agents[seat])
+                    action = int(self.agents[seat].act(obs["observation"], obs["action_mask"]))
+                self.apply(action)
+        except Quit:
+            w("")
+            w("Game abandoned. Bye!")
+            if self.recorder is not None:
+                self.recorder.finish("aborted")
+                w(f"Game log written to {self.recorder.path}")
+            return 0
+        self.show_result()
+        if self.recorder is not None:
+            self.recorder.finish()
+            w(f"Game log written to {self.recorder.path}")
+        return 0
+
+    def show_result(self) -> None:
+        u, s, w = self.u, self.u.state, self.write
+        w(self.table_text())
+        if self.events:
+            w("Last moves:")
+            for line in self.events:
+                w("  " + line)
+            self.events = []
+        w("Hands at the end:")
+        for i in range(s.n):
+            cards = " ".join(self.card(k) for k in u.engine.hand_cards(s, i)) or "(empty)"
+            w(f"  {self.titles[i]}: {cards}")
+        if s.game_over:
+            winner = "You win!" if s.winner == self.human else f"{self.titles[s.winner]} wins."
+            w(f"Game over after {s.steps} steps. {winner}")
+            if u.rules.episode != "round" or u.rules.scoring != "standard":
+                w("Scores: " + ", ".join(f"{self.labels[i]} {x}" for i, x in enumerate(s.scores)))
+            else:
+                w(f"Round points: {s.round_points[s.winner]}")
+        else:
+            w(f"Game stopped after {s.steps} steps (max_steps = {u.rules.max_steps}): no winner.")
+
+
+# ---------------------------------------------------------------------------- CLI
+def parse_overrides(items: Sequence[str]) -> dict[str, Any]:
+    """``key=value`` strings (values read as YAML) as a dict; ``ValueError`` if malformed."""
+    import yaml
+
+    out: dict[str, Any] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"--set expects key=value, got {item!r}")
+        try:
+            out[key.strip()] = yaml.safe_load(value) if value.strip() else ""
+        except yaml.YAMLError:
+            out[key.strip()] = value
+    return out
+
+
+def build_parser() -> argparse.ArgumentParser:
+    ap = argparse.ArgumentParser(
+        prog="uno-play", description="Play UNO in the terminal against bots and trained agents.",
+        epilog="Example: uno-play --rules classic --opponents heuristic checkpoint:checkpoints/classic-2p")
+    ap.add_argument("--rules", default="classic", help="preset (classic, tmnt, house) or YAML file")
+    ap.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                    help="override one rule option (repeatable), e.g. --set uno_call=explicit")
+    ap.add_argument("--opponents", nargs="+", default=None, metavar="SPEC",
+                    help="agent spec of each opponent: random, greedy, heuristic, checkpoint:<dir> "
+                         "(default: heuristic)")
+    ap.add_argument("--seat", type=int, default=0, help="your seat, 0..players-1 (default 0)")
+    ap.add_argument("--seed", type=int, default=None, help="game seed (default: random)")
+    ap.add_argument("--log", default=None, metavar="PATH", help="write a JSON Lines game log")
+    ap.add_argument("--no-color", action="store_true", help="no ANSI colours")
+    return ap
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = build_parser()
+    args = ap.parse_args(argv)
+    from uno_env.aec_env import raw_env
+    from uno_env.agents import agent_specs, make_agent
+    from uno_env.rules import make_rules
+
+    opponents = args.opponents
+    if opponents is None:
+        opponents = ["heuristic"] if "heuristic" in agent_specs() else ["random"]
+    n = 1 + len(opponents)
+    try:
+        rules = make_rules(args.rules, **parse_overrides(args.overrides))
+        if not 0 <= args.seat < n:
+            raise ValueError(f"--seat must be in 0..{n - 1} for {n} players, got {args.seat}")
+        env = raw_env(rules=rules, num_players=n)
+        seed = args.seed if args.seed is not None else secrets.randbits(31)
+        specs: list[str] = []
+        agents: dict[int, Any] = {}
+        others = iter(opponents)
+        for seat in range(n):
+            if seat == args.seat:
+                specs.append(HUMAN)
+                continue
+            spec = next(others)
+            specs.append(spec)
+            agents[seat] = make_agent(spec, rules, n, seed=seed + 1 + seat)
+    except (ValueError, OSError, ImportError) as e:
+        ap.error(str(e))
+    color = not args.no_color and sys.stdout.isatty() and "NO_COLOR" not in os.environ
+    recorder = None
+    if args.log:
+        try:
+            recorder = GameRecorder(env, args.log, specs=specs,
+                                    agent_seeds=[None if s == HUMAN else seed + 1 + i for i, s in enumerate(specs)],
+                                    meta={"tool": "uno-play"})
+        except OSError as e:
+            ap.error(f"cannot write the log {args.log!r}: {e}")
+    game = TerminalGame(env, args.seat, agents, specs, seed, color=color, recorder=recorder)
+    try:
+        return game.run()
+    except KeyboardInterrupt:  # Ctrl-C while the bots think
+        print("\nGame abandoned. Bye!")
+        if recorder is not None:
+            recorder.finish("aborted")
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
