@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# The main job: set up .venv, train MaskablePPO for a few minutes on the default config
+# (configs/train/quick.yaml: classic rules, 2 players, 2 CPU cores), then evaluate the
+# trained agent against the scripted bots (random, heuristic) and print the results table.
+# The run lands in checkpoints/quick/ (model.zip + card.json) and runs/quick/ (TensorBoard,
+# learning curve). Extra arguments go to training/train.py (e.g. --total-steps 100000).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+exec .venv/bin/python training/train.py --config configs/train/quick.yaml --run quick --force "$@"

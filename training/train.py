@@ -1,0 +1,380 @@
+"""Train a UNO agent with MaskablePPO and a self-play league; evaluate it against the bots.
+
+    python training/train.py --config configs/train/quick.yaml --run quick
+    python training/train.py --config configs/train/classic-2p.yaml --run classic-2p --resume
+
+One learner plays one seat of ``uno_env.gym_env.UnoGymEnv``; the other seats are played
+inside the env by opponents drawn per episode from the league: scripted bots and frozen
+snapshots of the learner (saved every ``snapshot_every`` steps), mixed by the config's
+``phases`` (a curriculum). Every ``eval_every`` steps the greedy policy plays
+``eval_games`` games against each of ``eval_opponents`` with ``uno_env.evaluate`` (seats
+rotated, duplicate deals; win rate and 95% Wilson interval) -> TensorBoard and
+``eval.csv``. At the end (``total_steps`` or ``time_limit_min``): ``final_eval_games``
+games each, written to the card, a results table, and the learning curve ``curve.png``.
+
+Outputs: ``checkpoints/<run>/`` (model.zip, card.json, eval.csv, curve.png; see
+``uno_env.checkpoint``) and ``runs/<run>/`` (TensorBoard logs, self-play snapshots).
+``--resume`` continues from the latest ``checkpoints/<run>/model.zip`` and its step count.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import dataclasses
+import math
+import os
+import shutil
+import sys
+import time
+from dataclasses import dataclass, field
+
+import torch
+import yaml
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.callbacks import BaseCallback
+from stable_baselines3.common.env_util import make_vec_env
+from stable_baselines3.common.logger import configure
+from stable_baselines3.common.utils import ConstantSchedule
+from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+from tqdm import tqdm
+
+import uno_env
+import uno_env.checkpoint as ckpt
+from uno_env.evaluate import evaluate
+from uno_env.gym_env import UnoGymEnv
+from uno_env.rules import make_rules
+
+
+@dataclass
+class Config:
+    """Everything one training run needs; loaded from ``configs/train/<name>.yaml``."""
+
+    rules: str = "classic"
+    """rules preset name or YAML path (uno_env.make_rules)"""
+    num_players: int = 2
+    total_steps: int = 200_000
+    """learner decisions (env steps) to train for"""
+    time_limit_min: float | None = None
+    """also stop after this much training wall time (resumed runs included); schedules and
+    curriculum phases then follow max(steps / total_steps, time / time_limit)"""
+    seed: int = 0
+    n_envs: int = 16
+    """environments stepped in lockstep"""
+    vec_env: str = "dummy"
+    """dummy (one process; fastest on 2 cores) or subproc (one process per env)"""
+    torch_threads: int = 2
+    # --- MaskablePPO ---
+    net_arch: list = field(default_factory=lambda: [256, 256])
+    """hidden layers of the policy and the value net (separate nets)"""
+    activation: str = "tanh"
+    """tanh or relu"""
+    obs_features: bool = True
+    """policy input = uno_env.checkpoint.ObsFeatures (no empty opponent slots, scaled counts)
+    instead of the raw 1254-entry vector"""
+    learning_rate: float = 3e-4
+    learning_rate_final: float | None = None
+    """linearly annealed to this by the end (None: constant)"""
+    n_steps: int = 256
+    """steps per env per rollout (rollout = n_steps * n_envs)"""
+    batch_size: int = 512
+    n_epochs: int = 4
+    gamma: float = 0.995
+    gae_lambda: float = 0.95
+    clip_range: float = 0.2
+    ent_coef: float = 0.01
+    ent_coef_final: float | None = None
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    target_kl: float | None = None
+    # --- self-play league ---
+    phases: list = field(default_factory=lambda: [{"until": 1.0, "opponents": {"random": 1.0}}])
+    """curriculum: [{until: fraction of total_steps (<= 1) or a step count, opponents:
+    {spec: weight}}]; the spec "snapshots" means the learner's frozen snapshots"""
+    snapshot_every: int = 100_000
+    snapshot_keep: int = 5
+    """snapshots in the pool (the latest ones); older ones are deleted"""
+    snapshot_sample: bool = True
+    """snapshots sample their moves (True) or play their most likely move"""
+    # --- evaluation and checkpoints ---
+    eval_every: int = 100_000
+    eval_games: int = 400
+    """games per opponent at each periodic evaluation"""
+    eval_opponents: list = field(default_factory=lambda: ["random", "heuristic"])
+    final_eval_games: int = 1_000
+    """games per opponent in the final evaluation (written to the card)"""
+    eval_workers: int = 2
+    """processes for the final evaluation"""
+    checkpoint_every: int = 100_000
+
+
+def load_config(path: str) -> Config:
+    with open(path, encoding="utf-8") as fh:
+        data = yaml.safe_load(fh) or {}
+    known = {f.name for f in dataclasses.fields(Config)}
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise ValueError(f"{path}: unknown config keys {unknown}; known: {sorted(known)}")
+    cfg = Config(**data)
+    if cfg.vec_env not in ("dummy", "subproc") or cfg.activation not in ("tanh", "relu"):
+        raise ValueError(f"{path}: vec_env must be dummy|subproc and activation tanh|relu")
+    return cfg
+
+
+# ---------------------------------------------------------------------- league
+def phase_opponents(cfg: Config, step: int, progress: float) -> dict[str, float]:
+    """The opponent mixture of the curriculum phase at ``step`` (``progress`` in [0, 1])."""
+    for phase in cfg.phases:
+        until = phase["until"]
+        if until is None or (progress < until if until <= 1 else step < until):
+            return dict(phase["opponents"])
+    return dict(cfg.phases[-1]["opponents"])
+
+
+def league_pool(cfg: Config, step: int, snapshots: list[str], progress: float | None = None
+                ) -> list[tuple[str, float]]:
+    """``(spec, weight)`` pairs for ``UnoGymEnv.set_opponent_pool``."""
+    progress = step / cfg.total_steps if progress is None else progress
+    pool = []
+    for spec, weight in phase_opponents(cfg, step, progress).items():
+        if spec != "snapshots":
+            pool.append((spec, float(weight)))
+        elif snapshots and weight > 0:  # split evenly over the snapshots in the pool
+            suffix = "#sample" if cfg.snapshot_sample else ""
+            pool += [(f"checkpoint:{path}{suffix}", weight / len(snapshots)) for path in snapshots]
+    if not pool:  # e.g. "snapshots" only, before the first snapshot
+        pool = [("random", 1.0)]
+    return pool
+
+
+# ---------------------------------------------------------------------- evaluation
+def evaluate_vs(agent, opponent: str, rules, num_players: int, games: int, seed: int,
+                workers: int = 1) -> dict:
+    """``agent`` (a spec or an Agent) against ``opponent`` in every other seat, seats rotated,
+    duplicate deals (``uno_env.evaluate``): the agent's wins, win rate and 95% Wilson interval."""
+    result = evaluate([agent, opponent], rules=rules, num_players=num_players, games=games,
+                      seed=seed, workers=workers)
+    me = result["agents"][0]
+    return {"games": games, "wins": me["wins"], "win_rate": me["win_rate"], "ci95": me["win_ci95"],
+            "truncated": result["truncated"], "deterministic": True, "seats": "rotated",
+            "duplicate_deals": True, "seed": seed}
+
+
+def write_curve(csv_path: str, png_path: str, title: str) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    with open(csv_path, newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for opponent in dict.fromkeys(r["opponent"] for r in rows):
+        rs = [r for r in rows if r["opponent"] == opponent]
+        x = [int(r["steps"]) for r in rs]
+        ax.plot(x, [float(r["win_rate"]) for r in rs], marker="o", ms=3, label=f"vs {opponent}")
+        ax.fill_between(x, [float(r["ci_low"]) for r in rs], [float(r["ci_high"]) for r in rs], alpha=0.2)
+    ax.axhline(0.5, color="grey", lw=0.8, ls="--")
+    ax.set(xlabel="learner steps", ylabel="win rate (95% Wilson)", ylim=(0, 1), title=title)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(png_path, dpi=120)
+    plt.close(fig)
+
+
+class ProgressBar(BaseCallback):
+    def __init__(self, bar: tqdm):
+        super().__init__()
+        self.bar = bar
+
+    def _on_step(self) -> bool:
+        self.bar.update(min(self.training_env.num_envs, self.bar.total - self.bar.n))
+        return True
+
+
+# ---------------------------------------------------------------------- main
+def main(argv: list[str] | None = None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--config", required=True, help="configs/train/<name>.yaml")
+    parser.add_argument("--run", required=True, help="run name: checkpoints/<run>/, runs/<run>/")
+    parser.add_argument("--resume", action="store_true", help="continue checkpoints/<run>/")
+    parser.add_argument("--force", action="store_true", help="start over, deleting an existing run")
+    parser.add_argument("--total-steps", type=int, help="override total_steps")
+    parser.add_argument("--time-limit-min", type=float, help="override time_limit_min")
+    parser.add_argument("--checkpoint-dir", default="checkpoints")
+    parser.add_argument("--runs-dir", default="runs")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    args = parser.parse_args(argv)
+
+    cfg = load_config(args.config)
+    if args.total_steps is not None:
+        cfg.total_steps = args.total_steps
+    if args.time_limit_min is not None:
+        cfg.time_limit_min = args.time_limit_min
+    rules = make_rules(cfg.rules)
+    run_dir = os.path.join(args.checkpoint_dir, args.run)
+    log_dir = os.path.join(args.runs_dir, args.run)
+    snap_dir = os.path.join(log_dir, "snapshots")
+    eval_csv = os.path.join(run_dir, "eval.csv")
+    exists = os.path.exists(os.path.join(run_dir, ckpt.MODEL_FILE))
+    if exists and not (args.resume or args.force):
+        sys.exit(f"{run_dir} already holds a model: pass --resume to continue it, --force to start over")
+    if args.resume and not exists:
+        sys.exit(f"--resume: no model to resume in {run_dir}")
+    if args.force and not args.resume:
+        shutil.rmtree(run_dir, ignore_errors=True)
+        shutil.rmtree(log_dir, ignore_errors=True)
+    os.makedirs(run_dir, exist_ok=True)
+    os.makedirs(snap_dir, exist_ok=True)
+    print(f"uno_env {uno_env.__version__}: run {args.run!r} -> {run_dir}/, logs {log_dir}/")
+    print("config:", {k: v for k, v in dataclasses.asdict(cfg).items()})
+
+    # --- seeds and threads ---
+    torch.set_num_threads(cfg.torch_threads)
+    ckpt.AGENT_TORCH_THREADS = None  # snapshot opponents share this process's torch settings
+
+    # --- environments ---
+    def make_env() -> UnoGymEnv:
+        return UnoGymEnv(rules, cfg.num_players, opponents="random", seat="random")
+
+    vec_cls = DummyVecEnv if cfg.vec_env == "dummy" else SubprocVecEnv
+    wall_before, evaluation = 0.0, {}
+    if args.resume:
+        card = ckpt.load_card(run_dir)
+        ckpt.check_card(card, rules, cfg.num_players, where=f"checkpoint {run_dir!r}")
+        wall_before, evaluation = float(card.get("wall_time_s", 0.0)), card.get("evaluation", {})
+        seed = cfg.seed + int(card.get("total_steps", 0))  # new games, not a replay of the first ones
+    else:
+        seed = cfg.seed
+    venv = make_vec_env(make_env, n_envs=cfg.n_envs, seed=seed, vec_env_cls=vec_cls)
+
+    # --- the model ---
+    if args.resume:
+        model, _ = ckpt.load_model(run_dir, rules, cfg.num_players, env=venv)
+        print(f"resumed at {model.num_timesteps} steps ({wall_before:.0f} s of training so far)")
+    else:
+        activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[cfg.activation]
+        policy_kwargs = {"net_arch": list(cfg.net_arch), "activation_fn": activation}
+        if cfg.obs_features:
+            policy_kwargs.update(features_extractor_class=ckpt.ObsFeatures,
+                                 features_extractor_kwargs={"num_players": cfg.num_players})
+        model = MaskablePPO(
+            "MlpPolicy", venv, learning_rate=cfg.learning_rate, n_steps=cfg.n_steps,
+            batch_size=cfg.batch_size, n_epochs=cfg.n_epochs, gamma=cfg.gamma,
+            gae_lambda=cfg.gae_lambda, clip_range=cfg.clip_range, ent_coef=cfg.ent_coef,
+            vf_coef=cfg.vf_coef, max_grad_norm=cfg.max_grad_norm, target_kl=cfg.target_kl,
+            policy_kwargs=policy_kwargs,
+            seed=cfg.seed, device="cpu", verbose=0)
+    model.set_logger(configure(os.path.join(log_dir, "tb"), ["tensorboard"]))
+    rollout = cfg.n_steps * cfg.n_envs
+
+    snapshots = sorted(os.path.join(snap_dir, d) for d in os.listdir(snap_dir)
+                       if os.path.isfile(os.path.join(snap_dir, d, ckpt.CARD_FILE)))
+
+    def card_for(steps: int, wall: float) -> dict:
+        return ckpt.make_card(rules=rules, num_players=cfg.num_players, total_steps=steps,
+                              wall_time_s=wall, evaluation=evaluation, config=dataclasses.asdict(cfg),
+                              extra={"run": args.run, "policy": {"net_arch": list(cfg.net_arch),
+                                                                 "activation": cfg.activation}})
+
+    def run_eval(games: int, steps: int, wall: float, final: bool = False) -> None:
+        """Every eval opponent: the in-memory policy (or, at the end, the saved checkpoint)."""
+        if final:  # the checkpoint as users load it, in worker processes
+            me, workers = f"checkpoint:{run_dir}", cfg.eval_workers
+        else:
+            me, workers = ckpt.PolicyAgent(ckpt.MaskedPolicy(model), rules, cfg.num_players,
+                                           name=args.run), 1
+        new_file = not os.path.exists(eval_csv)
+        with open(eval_csv, "a", newline="") as fh:
+            writer = csv.writer(fh)
+            if new_file:
+                writer.writerow(["steps", "wall_time_s", "opponent", "games", "wins", "win_rate",
+                                 "ci_low", "ci_high"])
+            for opponent in cfg.eval_opponents:
+                r = evaluate_vs(me, opponent, rules, cfg.num_players, games, seed=steps, workers=workers)
+                evaluation[opponent] = dict(r, steps=steps)
+                writer.writerow([steps, round(wall, 1), opponent, games, r["wins"], f"{r['win_rate']:.4f}",
+                                 f"{r['ci95'][0]:.4f}", f"{r['ci95'][1]:.4f}"])
+                model.logger.record(f"eval/win_rate_{opponent}", r["win_rate"])
+        model.logger.dump(steps)
+
+    # --- the training loop: one rollout + update per iteration ---
+    start_time, start_steps = time.time(), model.num_timesteps
+    time_limit = cfg.time_limit_min * 60 if cfg.time_limit_min else math.inf
+
+    def wall() -> float:
+        return wall_before + time.time() - start_time
+
+    def progress() -> float:
+        return min(1.0, max(model.num_timesteps / cfg.total_steps, wall() / time_limit))
+
+    next_snapshot = (model.num_timesteps // cfg.snapshot_every + 1) * cfg.snapshot_every
+    next_eval = (model.num_timesteps // cfg.eval_every + 1) * cfg.eval_every
+    next_ckpt = (model.num_timesteps // cfg.checkpoint_every + 1) * cfg.checkpoint_every
+    pool = None
+    bar = tqdm(total=cfg.total_steps, initial=model.num_timesteps, unit="step", smoothing=0.05,
+               disable=args.no_progress, dynamic_ncols=True,
+               mininterval=0.5 if sys.stderr.isatty() else 60)  # a log file gets a line a minute
+    callback = ProgressBar(bar)
+    while progress() < 1.0:
+        step, frac = model.num_timesteps, progress()
+        # schedules (linear anneals) and the league's mixture, applied per rollout
+        if cfg.learning_rate_final is not None:
+            model.lr_schedule = ConstantSchedule(
+                cfg.learning_rate + frac * (cfg.learning_rate_final - cfg.learning_rate))
+        if cfg.ent_coef_final is not None:
+            model.ent_coef = cfg.ent_coef + frac * (cfg.ent_coef_final - cfg.ent_coef)
+        new_pool = league_pool(cfg, step, snapshots, frac)
+        if new_pool != pool:
+            pool = new_pool
+            venv.env_method("set_opponent_pool", pool)
+        model.learn(rollout, reset_num_timesteps=False, callback=callback, progress_bar=False)
+        step = model.num_timesteps
+        done = progress() >= 1.0
+        if step >= next_snapshot and not done:
+            path = os.path.join(snap_dir, f"step_{step:010d}")
+            ckpt.save_checkpoint(model, path, card_for(step, wall()))
+            snapshots.append(path)
+            for old in snapshots[:-cfg.snapshot_keep]:
+                shutil.rmtree(old, ignore_errors=True)
+            snapshots = snapshots[-cfg.snapshot_keep:]
+            next_snapshot = (step // cfg.snapshot_every + 1) * cfg.snapshot_every
+        if step >= next_eval and not done:
+            run_eval(cfg.eval_games, step, wall())
+            summary = "  ".join(f"vs {o} {evaluation[o]['win_rate']:.3f}" for o in cfg.eval_opponents)
+            sps = (step - start_steps) / max(1e-9, time.time() - start_time)
+            bar.write(f"step {step} ({wall() / 60:.1f} min, {sps:.0f} steps/s): {summary}")
+            next_eval = (step // cfg.eval_every + 1) * cfg.eval_every
+        if step >= next_ckpt or done:
+            ckpt.save_checkpoint(model, run_dir, card_for(step, wall()))
+            next_ckpt = (step // cfg.checkpoint_every + 1) * cfg.checkpoint_every
+    bar.close()
+    trained_wall = wall()
+    sps = (model.num_timesteps - start_steps) / max(1e-9, time.time() - start_time)
+    print(f"trained {model.num_timesteps} steps in {trained_wall:.0f} s of wall time ({sps:.0f} steps/s)")
+
+    # --- final evaluation, card, curve, table ---
+    venv.close()
+    run_eval(cfg.final_eval_games, model.num_timesteps, trained_wall, final=True)
+    ckpt.save_checkpoint(model, run_dir, card_for(model.num_timesteps, trained_wall))
+    write_curve(eval_csv, os.path.join(run_dir, "curve.png"), f"{args.run}: {rules.name}, "
+                f"{cfg.num_players} players")
+    print_table(args.run, evaluation, cfg.eval_opponents)
+    return evaluation
+
+
+def print_table(run: str, evaluation: dict, opponents: list[str]) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"{run}: greedy policy, seats rotated, duplicate deals")
+    for col in ("opponent", "games", "wins", "win rate", "95% interval"):
+        table.add_column(col, justify="right")
+    for o in opponents:
+        r = evaluation[o]
+        table.add_row(o, str(r["games"]), str(r["wins"]), f"{r['win_rate']:.3f}",
+                      f"[{r['ci95'][0]:.3f}, {r['ci95'][1]:.3f}]")
+    Console().print(table)
+
+
+if __name__ == "__main__":
+    main()

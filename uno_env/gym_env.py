@@ -1,0 +1,256 @@
+"""UNO as a single-agent Gymnasium env: one learner seat, the other seats played by agents.
+
+=====================  ==========================================================
+Import                 ``import uno_env; gymnasium.make("uno_env/Uno-v0", rules="classic",
+                       num_players=2, opponents=["heuristic"], seat="random")``
+                       (or ``gymnasium.make("uno_env:uno_env/Uno-v0", ...)``)
+Action space           ``Discrete(195)``, the layout of :mod:`uno_env.actions`
+Observation space      ``Box(0, inf, (1254,), float32)``, the vector of :mod:`uno_env.observation`
+Action mask            ``env.action_masks()`` (bool, for sb3-contrib) and
+                       ``info["action_mask"]`` (int8); all zero once the episode is over
+=====================  ==========================================================
+
+A thin adapter over :class:`uno_env.engine.Engine` (no AEC machinery, for speed). The
+learner sees only its own decisions, windows included (a jump-in or catch window, a Wild
+Draw Four challenge); every other decision is taken inside ``step()`` and ``reset()`` by
+the opponents through the agent interface (``act(observation, action_mask)``).
+
+**Opponents.** ``opponents`` is one agent spec (``"random"``, ``"heuristic"``,
+``"checkpoint:<path>"``) or :class:`~uno_env.agents.Agent` for every other seat, or a list
+with one per opponent seat (seats to the learner's left, in order). A spec string builds
+one agent per seat (bots remember what they saw); an Agent instance is used as given.
+For self-play, ``opponent_pool`` draws the opponents afresh each episode with the env
+RNG: a list of ``(opponents, weight)`` pairs, or a callable ``pool(rng) -> opponents``;
+``set_opponent_pool(pool)`` swaps it between episodes (``VecEnv.env_method`` works).
+Agents built from spec strings are cached (a checkpoint's model is loaded once).
+
+**Rewards.** At the end of the episode (``rules.episode``): +1 if the learner wins, else
+-1/(n-1), as in the AEC env, also when an opponent's move ends it. 0 on every other step.
+At ``rules.max_steps`` decisions (all seats) the episode is truncated with reward 0.
+
+**Illegal actions** end the episode with reward -1 and ``info["illegal"] = True`` (state
+unchanged). An illegal move by an *opponent* is a bug in that agent: ``ValueError``.
+
+**Reset.** ``reset(seed=..., options={"deck": [card strings, top first], "dealer": seat})``
+as in the AEC env. The learner's seat is drawn with the env RNG when ``seat="random"``.
+If a round ends before the learner's first decision (an opponent playing out its whole
+hand on skips), the cards are dealt again.
+
+Version history: v0 (first release).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from uno_env import actions as A
+from uno_env import cards as C
+from uno_env.agents.base import Agent, make_agent
+from uno_env.engine import Engine
+from uno_env.observation import OBS_SIZE, ObservationEncoder
+from uno_env.render import render_table
+from uno_env.rules import make_rules
+
+ILLEGAL_REWARD = -1.0
+
+
+class UnoGymEnv(gym.Env):
+    metadata = {"render_modes": ["human", "ansi"], "render_fps": 1}
+
+    def __init__(self, rules: Any = "classic", num_players: int = 2,
+                 opponents: Any = ("heuristic",), seat: "str | int" = "random",
+                 render_mode: str | None = None, opponent_pool: Any = None, **rule_overrides: Any):
+        self.rules = make_rules(rules, **rule_overrides)
+        self.engine = Engine(self.rules, num_players)
+        self.encoder = ObservationEncoder(self.engine)
+        self.n = self.engine.n
+        if seat != "random" and not (isinstance(seat, (int, np.integer)) and 0 <= seat < self.n):
+            raise ValueError(f"seat must be 'random' or a seat in 0..{self.n - 1}, got {seat!r}")
+        self.seat_choice = seat
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, "
+                             f"got {render_mode!r}")
+        self.render_mode = render_mode
+        self.observation_space = spaces.Box(0.0, np.inf, (OBS_SIZE,), np.float32)
+        self.action_space = spaces.Discrete(A.NUM_ACTIONS)
+        # names used by render_table and by people reading trajectories
+        self.colors = self.rules.color_names
+        self.card_names = C.card_names(self.colors)
+        self.action_names = A.action_names(self.colors)
+        self.possible_agents = [f"player_{i}" for i in range(self.n)]
+        self._cache: dict[tuple[str, int], Agent] = {}  # (spec, opponent slot) -> agent
+        self.set_opponents(opponents)
+        self.set_opponent_pool(opponent_pool)
+        self.state = None
+        self.done = True  # no decision pending: before the first reset, or the episode ended
+        self.seat = 0
+        self.seat_agents: list[Agent | None] = [None] * self.n  # agent of each seat (None: learner)
+
+    # ------------------------------------------------------------------ opponents
+    def _resolve(self, opponents: Any) -> list[Agent]:
+        """One agent per opponent seat from a spec, an Agent, or a list of them."""
+        if isinstance(opponents, (str, Agent)):
+            opponents = [opponents]
+        opponents = list(opponents)
+        if len(opponents) not in (1, self.n - 1):
+            raise ValueError(f"opponents must hold 1 or {self.n - 1} specs for {self.n} players, "
+                             f"got {len(opponents)}: {opponents!r}")
+        if len(opponents) == 1:
+            opponents = opponents * (self.n - 1)
+        agents = []
+        for j, spec in enumerate(opponents):
+            if isinstance(spec, Agent):
+                agents.append(spec)
+            elif isinstance(spec, str):
+                key = (spec, j)  # one instance per seat: bots remember what they saw
+                if key not in self._cache:
+                    self._cache[key] = make_agent(spec, self.rules, self.n)
+                agents.append(self._cache[key])
+            else:
+                raise ValueError(f"an opponent must be an agent spec string or an Agent, got {spec!r}")
+        return agents
+
+    def set_opponents(self, opponents: Any) -> None:
+        """Fixed opponents from the next episode on (and no pool)."""
+        self.opponents = self._resolve(opponents)
+        self.opponent_pool = None
+        self._prune(self.opponents)
+
+    def _prune(self, keep: list[Agent]) -> None:
+        """Forget cached agents not in ``keep`` (e.g. self-play snapshots that left the pool)."""
+        ids = {id(a) for a in keep}
+        for key in [k for k, a in self._cache.items() if id(a) not in ids]:
+            del self._cache[key]
+
+    def set_opponent_pool(self, pool: Any) -> None:
+        """Opponents drawn per episode: ``[(opponents, weight), ...]``, ``pool(rng)``, or None."""
+        if pool is None or callable(pool):
+            self.opponent_pool = pool
+            return
+        entries = [(opp, float(w)) for opp, w in pool]
+        if not entries or any(w < 0 for _, w in entries) or sum(w for _, w in entries) <= 0:
+            raise ValueError(f"opponent_pool needs non-negative weights with a positive sum, got {pool!r}")
+        # build (and cache) every agent now, so that errors surface here
+        self._prune(self.opponents + [a for opp, _ in entries for a in self._resolve(opp)])
+        total = sum(w for _, w in entries)
+        self.opponent_pool = ([opp for opp, _ in entries], np.array([w / total for _, w in entries]))
+
+    def _draw_opponents(self) -> list[Agent]:
+        pool = self.opponent_pool
+        if pool is None:
+            return self.opponents
+        if callable(pool):
+            return self._resolve(pool(self.np_random))
+        choices, probs = pool
+        return self._resolve(choices[int(self.np_random.choice(len(choices), p=probs))])
+
+    # ------------------------------------------------------------------ gymnasium API
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        options = options or {}
+        deck = options.get("deck")
+        if deck is not None:
+            if isinstance(deck, str) or not all(isinstance(c, str) for c in deck):
+                raise ValueError("options['deck'] must be a list of card strings, top first")
+            unknown = [c for c in deck if c not in self.card_names]
+            if unknown:
+                raise ValueError(f"unknown cards {unknown[:5]} for the {self.rules.name!r} deck")
+            deck = [self.card_names.index(c) for c in deck]
+        rng = self.np_random
+        self.seat = int(rng.integers(self.n)) if self.seat_choice == "random" else int(self.seat_choice)
+        opponents = self._draw_opponents()
+        self.seat_agents = [None] * self.n
+        for j, agent in enumerate(opponents, start=1):
+            self.seat_agents[(self.seat + j) % self.n] = agent
+        for agent in dict.fromkeys(opponents):  # distinct agents, in seat order
+            agent.reset(int(rng.integers(2**31)))
+        for _ in range(100):
+            self.state = self.engine.new_state(rng, deck=deck, dealer=options.get("dealer"))
+            self._play_opponents()
+            if not self.state.game_over and self.state.steps < self.rules.max_steps:
+                break
+            deck = None  # deal again (at random)
+        else:
+            raise RuntimeError("the opponents ended 100 deals in a row before the learner's first decision")
+        self.done = False
+        if self.render_mode == "human":
+            self.render()
+        return self._observe(), self._info()
+
+    def step(self, action: Any):
+        s = self.state
+        if self.done:
+            raise RuntimeError("the episode is over (or not started); call reset()")
+        action = int(action)
+        if action not in self.engine.legal_actions(s):
+            self.done = True
+            info = self._info(done=True)
+            info["illegal"] = True
+            return self._observe(), ILLEGAL_REWARD, True, False, info
+        self.engine.step(s, action)
+        self._play_opponents()
+        reward, terminated, truncated = 0.0, False, False
+        if s.game_over:
+            terminated = True
+            reward = 1.0 if s.winner == self.seat else -1.0 / (self.n - 1)
+        elif s.steps >= self.rules.max_steps:
+            truncated = True
+        self.done = terminated or truncated
+        if self.render_mode == "human":
+            self.render()
+        return self._observe(), reward, terminated, truncated, self._info(done=self.done)
+
+    def _play_opponents(self) -> None:
+        """Opponents decide until it is the learner's decision or the episode ends."""
+        s, engine, encoder, seat = self.state, self.engine, self.encoder, self.seat
+        max_steps = self.rules.max_steps
+        while not s.game_over and s.actor != seat and s.steps < max_steps:
+            p = s.actor
+            mask = np.zeros(A.NUM_ACTIONS, np.int8)
+            legal = engine.legal_actions(s)
+            mask[legal] = 1
+            agent = self.seat_agents[p]
+            a = int(agent.act(encoder.encode(s, p), mask))
+            if a not in legal:
+                raise ValueError(f"opponent {agent!r} in seat {p} chose illegal action {a} "
+                                 f"({engine.describe(s, a)}); legal: {legal}")
+            engine.step(s, a)
+
+    def _observe(self) -> np.ndarray:
+        return self.encoder.encode(self.state, self.seat)
+
+    def _mask(self) -> np.ndarray:
+        mask = np.zeros(A.NUM_ACTIONS, np.int8)
+        if not self.done:
+            mask[self.engine.legal_actions(self.state)] = 1
+        return mask
+
+    def _info(self, done: bool = False) -> dict[str, Any]:
+        info: dict[str, Any] = {"action_mask": self._mask(), "seat": self.seat}
+        if done:
+            info["winner"] = int(self.state.winner)
+            info["steps"] = int(self.state.steps)
+        return info
+
+    def action_masks(self) -> np.ndarray:
+        """Legal actions of the learner's current decision, as bools (sb3-contrib's hook)."""
+        return self._mask().astype(bool)
+
+    def render(self) -> str | None:
+        if self.render_mode is None:
+            gym.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
+            return None
+        if self.state is None:
+            return None
+        text = render_table(self, self.seat)
+        if self.render_mode == "ansi":
+            return text
+        print(text)
+        return None
+
+    def close(self) -> None:
+        pass
