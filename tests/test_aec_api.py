@@ -3,7 +3,6 @@ processes, snapshot, action names and the observation layout."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import pickle

@@ -22,6 +22,8 @@ ids        count  action
 
 from __future__ import annotations
 
+import numpy as np
+
 from uno_env import cards
 
 PLAY_COLORED = 0
@@ -67,3 +69,11 @@ def action_names(colors: tuple[str, ...]) -> tuple[str, ...]:
     names += [f"take {k}" for k in range(1, MAX_TAKE + 1)]
     assert len(names) == NUM_ACTIONS
     return tuple(names)
+
+
+def legal_mask(legal: "list[int]") -> np.ndarray:
+    """A fresh int8 action mask with ones at the ``legal`` action ids."""
+    mask = np.zeros(NUM_ACTIONS, np.int8)
+    for a in legal:  # faster than fancy indexing for the few legal actions of a decision
+        mask[a] = 1
+    return mask

@@ -51,7 +51,7 @@ from pettingzoo.utils import wrappers
 
 from uno_env import actions as A
 from uno_env import cards as C
-from uno_env.engine import OVER, PHASE_NAMES, Engine
+from uno_env.engine import PHASE_NAMES, Engine
 from uno_env.observation import OBS_SIZE, ObservationEncoder
 from uno_env.rules import make_rules
 from uno_env.render import render_table
@@ -144,9 +144,10 @@ class raw_env(AECEnv, EzPickle):
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         s, seat = self.state, self.agent_seat[agent]
-        mask = np.zeros(A.NUM_ACTIONS, np.int8)
         if s.actor == seat and s.steps < self._max_steps:  # actor is -1 once the game is over
-            mask[self.engine.legal_actions(s)] = 1
+            mask = A.legal_mask(self.engine.legal_actions(s))
+        else:
+            mask = np.zeros(A.NUM_ACTIONS, np.int8)
         return {"observation": self.encoder.encode(s, seat), "action_mask": mask}
 
     def legal_actions(self) -> list[int]:

@@ -412,11 +412,13 @@ class Engine:
     def _after_play(self, s: State) -> None:
         """A card has been played: open the catch window, then the jump-in window."""
         p = s.last_player
-        if self.explicit_uno and s.hand_size[p] == 1 and not s.uno_called[p]:
-            s.offender = p
-            self._open_window(s, CATCH, self._order_from_next(s, p))
-        else:
-            self._open_jump(s)
+        if s.hand_size[p] == 1 and not s.uno_called[p]:
+            if self.explicit_uno:
+                s.offender = p
+                self._open_window(s, CATCH, self._order_from_next(s, p))
+                return
+            s.uno_called[p] = True  # auto mode: the call is made for the player
+        self._open_jump(s)
 
     def _open_window(self, s: State, phase: int, queue: list[int]) -> None:
         s.phase, s.queue, s.answers = phase, queue, []

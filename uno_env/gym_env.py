@@ -210,9 +210,8 @@ class UnoGymEnv(gym.Env):
         max_steps = self.rules.max_steps
         while not s.game_over and s.actor != seat and s.steps < max_steps:
             p = s.actor
-            mask = np.zeros(A.NUM_ACTIONS, np.int8)
             legal = engine.legal_actions(s)
-            mask[legal] = 1
+            mask = A.legal_mask(legal)
             agent = self.seat_agents[p]
             a = int(agent.act(encoder.encode(s, p), mask))
             if a not in legal:
@@ -224,10 +223,9 @@ class UnoGymEnv(gym.Env):
         return self.encoder.encode(self.state, self.seat)
 
     def _mask(self) -> np.ndarray:
-        mask = np.zeros(A.NUM_ACTIONS, np.int8)
-        if not self.done:
-            mask[self.engine.legal_actions(self.state)] = 1
-        return mask
+        if self.done:
+            return np.zeros(A.NUM_ACTIONS, np.int8)
+        return A.legal_mask(self.engine.legal_actions(self.state))
 
     def _info(self, done: bool = False) -> dict[str, Any]:
         info: dict[str, Any] = {"action_mask": self._mask(), "seat": self.seat}

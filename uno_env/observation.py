@@ -20,7 +20,8 @@ PLAYED 132   56     cards of each kind played since the last reshuffle
 TURN 188     10     whose regular turn it is, one-hot, seats to my left (0 = me)
 SELF 198     2      my UNO called flag, my score / target_score
 OPPONENTS    9x116  per opponent, slot j-1 = the player j seats to my left, j = 1..9:
-  200               present (1), hand size (1), score / target_score (1), UNO called (1),
+  200               present (1), hand size (1), score / target_score (1), UNO called (1; 0 in auto mode,
+                    where hand size 1 says it),
                     cards known to be in that hand (56: shown by SEWERS, offered, taken,
                     or shown to me alone in my challenge), open offer one-hot (56)
 RULES 1244   10     stacking, jump_in, seven_slap, giving, draw until playable, explicit
@@ -97,7 +98,7 @@ class ObservationEncoder:
         for q in others:
             obs[base] = s.hand_size[q]
             base += OPP_FIELDS
-        if self.explicit_uno:  # UNO flags (always false in auto mode)
+        if self.explicit_uno:  # UNO flags (in auto mode: the same as hand size == 1)
             obs[SELF] = s.uno_called[p]
             obs[OPPONENTS + 3:RULES:OPP_FIELDS][:self.n - 1] = [s.uno_called[q] for q in others]
         if self.multi_round:  # scores (always zero inside a one-round episode)

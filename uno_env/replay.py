@@ -80,7 +80,6 @@ def replay_game(log: "GameLog | str", color: bool = False, quiet: bool = False,
         show(env)
 
     def on_step(env: Any, rec: dict) -> None:
-        u = env.unwrapped
         if not quiet:
             write(f"step {rec['step']} round {rec['round'] + 1}: {rec['agent']} ({rec.get('spec', '?')}) "
                   f"[{rec['phase']}] {paint_text(rec['name'], env, color)}")

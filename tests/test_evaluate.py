@@ -1,0 +1,232 @@
+"""The evaluation tool: interval maths, seat rotation, reproducibility, CLI, pool mode."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from uno_env.evaluate import (bradley_terry, elo_from_bt, evaluate, evaluate_pool, main,
+                              summarize, wilson_interval)
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def _strip_timing(result):
+    out = dict(result)
+    for key in ("elapsed_s", "games_per_s"):
+        out.pop(key, None)
+    out["config"] = {k: v for k, v in out["config"].items() if k != "workers"}
+    return out
+
+
+# ---------------------------------------------------------------------- statistics
+@pytest.mark.parametrize("k,n,lo,hi", [
+    (5, 10, 0.2365930905, 0.7634069095),  # statsmodels proportion_confint(5, 10, method="wilson")
+    (0, 10, 0.0, 0.2775327999),  # upper = z^2 / (n + z^2)
+    (10, 10, 0.7224672001, 1.0),  # lower = n / (n + z^2)
+    (81, 263, 0.2552885199, 0.3662095770),
+    (6800, 10000, 0.6707896100, 0.6890721506),
+])
+def test_wilson_interval_known_values(k, n, lo, hi):
+    a, b = wilson_interval(k, n)
+    assert a == pytest.approx(lo, abs=1e-9)
+    assert b == pytest.approx(hi, abs=1e-9)
+
+
+@pytest.mark.parametrize("k,n", [(1, 3), (37, 100), (500, 1000), (2, 50000)])
+def test_wilson_bounds_solve_the_score_equation(k, n):
+    """Each bound p satisfies (p_hat - p)^2 = z^2 p (1 - p) / n (the score test's boundary)."""
+    z = 1.959963984540054
+    p_hat = k / n
+    for p in wilson_interval(k, n):
+        assert (p_hat - p) ** 2 == pytest.approx(z * z * p * (1 - p) / n, rel=1e-9, abs=1e-15)
+    lo, hi = wilson_interval(k, n)
+    assert lo < p_hat < hi
+
+
+def test_wilson_edge_cases():
+    assert wilson_interval(0, 0) == (0.0, 1.0)
+    lo90, hi90 = wilson_interval(30, 100, z=1.6448536269514722)
+    lo95, hi95 = wilson_interval(30, 100)
+    assert lo95 < lo90 < 0.3 < hi90 < hi95
+
+
+def test_summarize_percentiles():
+    s = summarize(list(range(1, 101)))
+    assert s["mean"] == pytest.approx(50.5)
+    assert s["p50"] == pytest.approx(50.5)
+    assert s["min"] == 1 and s["max"] == 100 and s["count"] == 100
+    assert summarize([]) == {"count": 0}
+
+
+def test_bradley_terry_two_players():
+    logp = bradley_terry(np.array([[0, 30], [10, 0]]), prior=0.0)
+    assert logp[0] - logp[1] == pytest.approx(math.log(3.0), rel=1e-6)
+    elo = elo_from_bt(logp)
+    assert elo.mean() == pytest.approx(1500.0)
+    assert elo[0] - elo[1] == pytest.approx(400 * math.log10(3.0), rel=1e-6)
+
+
+def test_bradley_terry_undefeated_is_finite_and_transitive():
+    wins = np.array([[0, 20, 20], [0, 0, 15], [0, 5, 0]])
+    logp = bradley_terry(wins)
+    assert np.all(np.isfinite(logp))
+    assert logp[0] > logp[1] > logp[2]
+
+
+# ---------------------------------------------------------------------- playing
+def test_seat_rotation_is_balanced():
+    r = evaluate(["heuristic", "random", "greedy"], games=30, seed=1)
+    for a in r["agents"]:
+        assert a["seat_games"] == [10, 10, 10]
+        assert sum(a["seat_wins"]) == a["wins"]
+    assert all(s["games"] == 30 for s in r["seats"])
+    assert sum(s["wins"] for s in r["seats"]) == sum(a["wins"] for a in r["agents"])
+    assert r["first_seat"] == r["seats"][0]
+
+
+def test_lineup_repeats_to_fill_seats_and_labels():
+    r = evaluate(["heuristic", "random"], num_players=4, games=8, seed=0)
+    assert [a["label"] for a in r["agents"]] == ["heuristic", "random", "heuristic#2", "random#2"]
+    assert r["config"]["num_players"] == 4
+    with pytest.raises(ValueError):
+        evaluate(["random"] * 3, num_players=2, games=2)
+
+
+def test_statistics_are_consistent():
+    r = evaluate(["heuristic", "random"], games=120, seed=3)
+    wins = sum(a["wins"] for a in r["agents"])
+    assert wins + r["truncated"] == 120
+    for a in r["agents"]:
+        lo, hi = a["win_ci95"]
+        assert lo <= a["win_rate"] <= hi
+        assert a["win_rate"] == a["wins"] / 120
+        if r["truncated"] == 0:  # 2 players: rank 1 for a win, 2 for a loss
+            assert a["mean_rank"] == pytest.approx(2 - a["win_rate"])
+    # only the winner scores in a one-round game
+    assert r["agents"][0]["mean_points"] > 0
+    t, s = r["length"]["turns"], r["length"]["steps"]
+    assert t["count"] == 120 and s["mean"] >= t["mean"] > 0
+    assert t["p5"] <= t["p50"] <= t["p90"] <= t["p99"] <= t["max"]
+
+
+def test_seeded_run_is_reproducible_with_one_or_two_workers():
+    kwargs = dict(agents=["heuristic", "greedy", "random"], rules="classic", games=60, seed=11)
+    a = evaluate(workers=1, **kwargs)
+    b = evaluate(workers=1, **kwargs)
+    c = evaluate(workers=2, **kwargs)
+    assert _strip_timing(a) == _strip_timing(b) == _strip_timing(c)
+    d = evaluate(workers=1, **{**kwargs, "seed": 12})
+    assert _strip_timing(d) != _strip_timing(a)
+
+
+def test_truncated_games_count_as_no_win():
+    r = evaluate(["random", "random"], rules="house", games=12, seed=0, max_steps=25)
+    assert r["truncated"] > 0
+    assert r["truncated_rate"] == r["truncated"] / 12
+    assert sum(a["wins"] for a in r["agents"]) == 12 - r["truncated"]
+    assert r["length"]["steps"]["max"] <= 25
+
+
+def test_other_rulesets_and_multi_round_episodes():
+    r = evaluate(["heuristic", "random", "greedy"], rules="tmnt", games=9, seed=0, uno_call="explicit")
+    assert r["config"]["rules"] == "tmnt"
+    r = evaluate(["heuristic", "random"], games=4, seed=0, episode="game", target_score=100)
+    assert sum(a["wins"] for a in r["agents"]) + r["truncated"] == 4
+    winners = [a for a in r["agents"] if a["wins"]]
+    assert winners and all(a["mean_points"] > 0 for a in winners)
+
+
+def test_agent_instances_in_process():
+    from uno_env.agents import make_agent
+    from uno_env.rules import make_rules
+
+    rules = make_rules("classic")
+    r = evaluate([make_agent("heuristic", rules, 2, 0), "random"], games=6, seed=0)
+    assert r["agents"][0]["label"] == "heuristic"
+    with pytest.raises(ValueError, match="workers=1"):
+        evaluate([make_agent("heuristic", rules, 2, 0), "random"], games=6, workers=2)
+
+
+# ---------------------------------------------------------------------- pool mode
+def test_pool_round_robin():
+    r = evaluate_pool(["heuristic", "greedy", "random"], games=40, seed=0)
+    assert len(r["matches"]) == 3
+    assert sorted(x["agent"] for x in r["ratings"]) == ["greedy", "heuristic", "random"]
+    elos = [x["elo"] for x in r["ratings"]]
+    assert elos == sorted(elos, reverse=True)
+    assert np.mean(elos) == pytest.approx(1500.0)
+    h2h = r["head_to_head"]["ahead_rate"]
+    for i in range(3):
+        assert h2h[i][i] is None
+        for j in range(3):
+            if i != j:
+                assert h2h[i][j] + h2h[j][i] == pytest.approx(1.0)
+                assert r["head_to_head"]["games"][i][j] == 40
+    assert all(x["games"] == 80 for x in r["ratings"])
+
+
+def test_pool_tables_of_three():
+    r = evaluate_pool(["heuristic", "greedy", "random", "heuristic:bluff=0"], table_size=3, games=6, seed=0)
+    assert len(r["matches"]) == 4
+    assert all(x["games"] == 18 for x in r["ratings"])
+
+
+def test_pool_rejects_bad_input():
+    with pytest.raises(ValueError):
+        evaluate_pool(["random"], games=2)
+    with pytest.raises(ValueError):
+        evaluate_pool(["random", "random"], games=2)
+
+
+# ---------------------------------------------------------------------- command line
+def test_cli_end_to_end_writes_json_csv_png(tmp_path, capsys):
+    out = tmp_path / "eval"
+    rc = main(["--agents", "heuristic", "random", "--games", "300", "--seed", "0", "--workers", "2",
+               "--out", str(out), "--no-progress"])
+    assert rc == 0
+    printed = capsys.readouterr().out
+    assert "heuristic" in printed and "win rate" in printed
+    data = json.loads((out / "evaluation.json").read_text())
+    assert data["games"] == 300 and data["config"]["workers"] == 2
+    with open(out / "evaluation.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert [r["agent"] for r in rows] == ["heuristic", "random"]
+    assert int(rows[0]["wins"]) == data["agents"][0]["wins"]
+    assert (out / "evaluation.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_cli_pool_mode(tmp_path):
+    out = tmp_path / "pool"
+    assert main(["--pool", "heuristic", "random", "greedy", "--games", "30", "--workers", "1",
+                 "--out", str(out), "--no-progress", "--quiet"]) == 0
+    data = json.loads((out / "pool.json").read_text())
+    assert len(data["ratings"]) == 3
+    assert (out / "pool.png").exists() and (out / "pool.csv").exists()
+
+
+def test_cli_errors_are_reported(capsys):
+    assert main(["--agents", "nobody", "random", "--games", "2", "--no-progress"]) == 2
+    assert "unknown agent spec" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["--games", "2"])  # neither --agents nor --pool
+
+
+def test_training_script_runs(tmp_path):
+    """The thin CLI in training/ (a subprocess, as a user runs it)."""
+    proc = subprocess.run([sys.executable, os.path.join(ROOT, "training", "evaluate.py"),
+                           "--agents", "heuristic", "random", "random", "--rules", "classic",
+                           "--games", "30", "--workers", "1", "--no-progress",
+                           "--set", "uno_call=explicit", "--out", str(tmp_path)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads((tmp_path / "evaluation.json").read_text())
+    assert data["config"]["rule_options"]["uno_call"] == "explicit"
+    assert data["config"]["num_players"] == 3
