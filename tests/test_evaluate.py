@@ -12,8 +12,10 @@ import sys
 import numpy as np
 import pytest
 
-from uno_env.evaluate import (bradley_terry, elo_from_bt, evaluate, evaluate_pool, main,
-                              summarize, wilson_interval)
+from uno_env.evaluate import (_play_matches, bradley_terry, elo_from_bt, evaluate, evaluate_pool,
+                              game_log_path, main, summarize, wilson_interval)
+from uno_env.gamelog import read_log, replay
+from uno_env.rules import make_rules
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -153,6 +155,96 @@ def test_agent_instances_in_process():
     assert r["agents"][0]["label"] == "heuristic"
     with pytest.raises(ValueError, match="workers=1"):
         evaluate([make_agent("heuristic", rules, 2, 0), "random"], games=6, workers=2)
+
+
+# ---------------------------------------------------------------------- game logs
+def _check_logs(log_dir, lineup, rules, n, games, seed, logged, duplicate=True):
+    """Every log in ``log_dir`` replays exactly and matches the evaluation's own record of
+    its game (winner entry, truncation, steps, turns, scores). Returns the logs."""
+    names = sorted(os.listdir(log_dir))
+    assert names == [f"game-{g:06d}.jsonl" for g in range(logged)]
+    (records,) = _play_matches([lineup], rules, n, games, seed, 1, duplicate, False)
+    logs = []
+    for g in range(logged):
+        path = game_log_path(str(log_dir), g)
+        log = read_log(path)
+        h, end = log.header, log.end
+        assert h["meta"]["tool"] == "uno-evaluate" and h["meta"]["game"] == g and h["meta"]["seed"] == seed
+        assert h["meta"]["deal"] == (g // n if duplicate else g) and h["dealer"] == n - 1
+        entries = h["meta"]["entries"]
+        assert entries == [(s + g) % n for s in range(n)]  # the seat rotation
+        assert h["specs"] == [lineup[e] for e in entries]
+        assert h["rules"] == rules.to_dict() and h["num_players"] == n
+        env = replay(log)  # checks every action, the table after it and the final snapshot
+        assert env.snapshot() == end["snapshot"]
+        _, winner, truncated, turns, steps, scores, _, entry_seat = records[g]
+        assert end["status"] == ("truncated" if truncated else "finished")
+        assert end["steps"] == steps == len(log.actions) and env.state.turns == turns
+        logged_winner = -1 if end["winner"] is None else entries[int(end["winner"].split("_")[1])]
+        assert logged_winner == winner
+        assert [end["scores"][entry_seat[e]] for e in range(n)] == scores
+        logs.append(log)
+    return logs
+
+
+def test_game_logs_replay_and_match_the_results(tmp_path):
+    """Two workers each log their own games; every log replays exactly and its winner is
+    the one the evaluation counted; logging does not change the games."""
+    lineup = ["heuristic", "random"]
+    kwargs = dict(agents=lineup, rules="classic", games=6, seed=5)
+    plain = evaluate(workers=2, **kwargs)
+    logged = evaluate(workers=2, log_dir=tmp_path / "logs", **kwargs)
+    assert logged["config"].pop("log_dir") == str(tmp_path / "logs")
+    assert logged["config"].pop("logged_games") == 6
+    assert _strip_timing(logged) == _strip_timing(plain)
+    logs = _check_logs(tmp_path / "logs", lineup, make_rules("classic"), 2, 6, 5, 6)
+    wins = [0, 0]
+    for log in logs:
+        if log.end["winner"] is not None:
+            wins[log.header["meta"]["entries"][int(log.end["winner"].split("_")[1])]] += 1
+    assert wins == [a["wins"] for a in logged["agents"]]
+    assert [a["wins"] for a in logged["agents"]] != [0, 0]
+
+
+def test_game_logs_first_games_only_one_worker_truncated_and_multi_round(tmp_path):
+    lineup = ["random", "greedy", "heuristic"]
+    rules = make_rules("house", max_steps=40)
+    r = evaluate(lineup, rules=rules, games=9, seed=2, workers=1, log_dir=tmp_path / "a", log_games=4)
+    assert r["config"]["logged_games"] == 4 and r["truncated"] > 0
+    logs = _check_logs(tmp_path / "a", lineup, rules, 3, 9, 2, 4)
+    assert any(log.end["status"] == "truncated" for log in logs)
+    rules = make_rules("tmnt", uno_call="explicit", episode="game", target_score=100)
+    evaluate(lineup, rules=rules, games=3, seed=0, workers=1, duplicate=False, log_dir=tmp_path / "b")
+    logs = _check_logs(tmp_path / "b", lineup, rules, 3, 3, 0, 3, duplicate=False)
+    assert all(log.end["status"] == "finished" for log in logs)
+    assert any(sum("round_end" in a for a in log.actions) > 1 for log in logs)  # several rounds
+    with pytest.raises(ValueError, match="log_dir"):
+        evaluate(lineup, games=3, log_games=2)
+
+
+def test_cli_writes_game_logs(tmp_path, capsys):
+    logs = tmp_path / "logs"
+    rc = main(["--agents", "heuristic", "random", "--games", "8", "--seed", "1", "--workers", "2",
+               "--log-dir", str(logs), "--log-games", "3", "--no-progress", "--out", str(tmp_path / "out")])
+    assert rc == 0
+    assert f"wrote 3 game logs to {logs}" in capsys.readouterr().out
+    data = json.loads((tmp_path / "out" / "evaluation.json").read_text())
+    assert data["config"]["logged_games"] == 3
+    _check_logs(logs, ["heuristic", "random"], make_rules("classic"), 2, 8, 1, 3)
+    # the replay program accepts them
+    proc = subprocess.run([sys.executable, "-m", "uno_env.replay", game_log_path(str(logs), 2), "--quiet"],
+                          capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "matches the log exactly" in proc.stdout
+    # --log-dir alone logs every game
+    assert main(["--agents", "random", "random", "--games", "2", "--workers", "1", "--quiet",
+                 "--no-progress", "--log-dir", str(tmp_path / "all")]) == 0
+    assert sorted(os.listdir(tmp_path / "all")) == ["game-000000.jsonl", "game-000001.jsonl"]
+    for bad in (["--agents", "random", "random", "--log-games", "2"],
+                ["--pool", "random", "greedy", "--log-dir", str(tmp_path / "x")],
+                ["--agents", "random", "random", "--log-dir", str(tmp_path / "x"), "--log-games", "-1"]):
+        with pytest.raises(SystemExit):
+            main(bad + ["--games", "2", "--no-progress"])
 
 
 # ---------------------------------------------------------------------- pool mode

@@ -11,6 +11,7 @@ Command line (``uno-evaluate`` or ``python training/evaluate.py``)::
     uno-evaluate --agents heuristic random random random --rules classic --games 10000 \\
         --seed 0 --workers 2 --out runs/eval
     uno-evaluate --pool heuristic greedy random --games 2000 --out runs/pool
+    uno-evaluate --agents heuristic random --games 1000 --log-dir runs/logs --log-games 20
 
 **How games are played.** The engine is called directly (``Engine.new_state`` /
 ``legal_actions`` / ``step``); each deciding seat gets ``ObservationEncoder.encode`` and the
@@ -27,6 +28,16 @@ Game ``g`` depends only on ``(seed, g)``: the deck/engine RNG is seeded with
 ``(seed, g // n)`` (``(seed, g)`` without duplicate) and every agent is reset with a
 seed derived from ``(seed, g, entry)``. A run therefore gives the same games with any
 number of workers.
+
+**Game logs.** With ``log_dir`` (``--log-dir DIR``; ``log_games`` / ``--log-games N``: only
+games ``0..N-1``) game ``g`` is also written to ``DIR/game-{g:06d}.jsonl``, a JSON Lines log
+of :mod:`uno_env.gamelog` (one record per decision) that ``uno_env.gamelog.replay`` (or
+``python -m uno_env.replay``) replays exactly. The action ids are kept while the game is
+played and the log is written afterwards with :func:`uno_env.gamelog.log_game` from a fresh
+generator seeded like the game's, the dealer, the spec of every seat, the agents' seeds and
+``meta`` (``tool``, ``game``, ``seed``, ``deal``, ``duplicate``, ``entries``: the line-up
+entry at each seat, ``labels``). Every worker writes the logs of the games it plays; games
+that are not logged run the plain loop, without recording.
 
 **Statistics.** Per agent: wins (``win_rate`` with its Wilson score 95% interval), mean
 points scored (``state.scores`` at the end), mean rank (1 = winner; the others by the
@@ -161,12 +172,16 @@ class _Table:
         self.points = self.engine.points
         self.agents = [make_agent(spec, rules, num_players, seed=_agent_seed(seed, -1, e))
                        for e, spec in enumerate(specs)]
+        self.spec_names = [s if isinstance(s, str) else getattr(s, "name", type(s).__name__)
+                           for s in specs]
+        self.labels = _labels(specs)
         self.multi_round = rules.episode != "round"
         self.alternative = rules.scoring == "alternative"
 
-    def play(self, seed: int, game: int, duplicate: bool) -> tuple:
+    def play(self, seed: int, game: int, duplicate: bool, log_path: str | None = None) -> tuple:
         """Play game ``game``; returns (game, winner_entry, truncated, turns, steps,
-        points per entry, ranks per entry, seat of each entry)."""
+        points per entry, ranks per entry, seat of each entry). With ``log_path`` the
+        action ids are kept and the game's log is written there afterwards."""
         n, engine = self.n, self.engine
         rot = game % n
         seat_entry = [(s + rot) % n for s in range(n)]  # entry sitting at each seat
@@ -181,14 +196,27 @@ class _Table:
         state = engine.new_state(rng, dealer=n - 1)
         legal_actions, step, encode = engine.legal_actions, engine.step, self.encoder.encode
         max_steps = self.rules.max_steps
-        while not state.game_over and state.steps < max_steps:
-            p = state.actor
-            action = seat_agents[p].act(encode(state, p), legal_mask(legal_actions(state)))
-            try:
-                step(state, int(action))
-            except ValueError as exc:
-                raise RuntimeError(f"agent {seat_agents[p]!r} at seat {p} chose an illegal action "
-                                   f"in game {game}: {exc}") from None
+        if log_path is None:
+            while not state.game_over and state.steps < max_steps:
+                p = state.actor
+                action = seat_agents[p].act(encode(state, p), legal_mask(legal_actions(state)))
+                try:
+                    step(state, int(action))
+                except ValueError as exc:
+                    raise RuntimeError(f"agent {seat_agents[p]!r} at seat {p} chose an illegal action "
+                                       f"in game {game}: {exc}") from None
+        else:  # the same loop, keeping the action ids for the log
+            actions: list[int] = []
+            while not state.game_over and state.steps < max_steps:
+                p = state.actor
+                action = int(seat_agents[p].act(encode(state, p), legal_mask(legal_actions(state))))
+                try:
+                    step(state, action)
+                except ValueError as exc:
+                    raise RuntimeError(f"agent {seat_agents[p]!r} at seat {p} chose an illegal action "
+                                       f"in game {game}: {exc}") from None
+                actions.append(action)
+            self._write_log(log_path, seed, game, deal, duplicate, seat_entry, actions)
         truncated = not state.game_over
         winner = -1 if truncated else state.winner
         scores = [int(x) for x in state.scores]
@@ -203,19 +231,47 @@ class _Table:
                 int(state.steps), [scores[entry_seat[e]] for e in range(n)],
                 [seat_ranks[entry_seat[e]] for e in range(n)], entry_seat)
 
+    def _write_log(self, path: str, seed: int, game: int, deal: int, duplicate: bool,
+                   seat_entry: list[int], actions: list[int]) -> None:
+        """Write the log of a game just played from a fresh generator seeded like its deal."""
+        from uno_env.gamelog import log_game
+
+        n = self.n
+        log_game(path, self.rules, n, actions, rng=np.random.default_rng([seed, deal]), dealer=n - 1,
+                 specs=[self.spec_names[seat_entry[s]] for s in range(n)],
+                 agent_seeds=[_agent_seed(seed, game, seat_entry[s]) for s in range(n)],
+                 meta={"tool": "uno-evaluate", "game": game, "seed": seed, "deal": deal,
+                       "duplicate": duplicate, "entries": list(seat_entry),
+                       "labels": [self.labels[seat_entry[s]] for s in range(n)]})
+
+
+def game_log_path(log_dir: str, game: int) -> str:
+    """The log file of game ``game`` in ``log_dir``."""
+    return os.path.join(log_dir, f"game-{game:06d}.jsonl")
+
+
+def _play_range(table: _Table, seed: int, start: int, stop: int, duplicate: bool,
+                log_dir: str | None, log_games: int | None) -> list[tuple]:
+    """Games ``start..stop-1``: the logged ones (below ``log_games``) with their log path."""
+    logged = start
+    if log_dir is not None:
+        logged = min(stop, stop if log_games is None else max(start, log_games))
+    return ([table.play(seed, g, duplicate, game_log_path(log_dir, g)) for g in range(start, logged)]
+            + [table.play(seed, g, duplicate) for g in range(logged, stop)])
+
 
 _WORKER_TABLES: dict = {}
 
 
 def _run_chunk(task: tuple) -> tuple[int, list[tuple]]:
     """Worker entry point: play games ``start..stop-1`` of one line-up."""
-    match, specs, rules_dict, n, seed, start, stop, duplicate = task
+    match, specs, rules_dict, n, seed, start, stop, duplicate, log_dir, log_games = task
     key = (match, tuple(specs), json.dumps(rules_dict, sort_keys=True), n, seed)
     table = _WORKER_TABLES.get(key)
     if table is None:
         _WORKER_TABLES.clear()
         table = _WORKER_TABLES[key] = _Table(specs, make_rules(rules_dict), n, seed)
-    return match, [table.play(seed, g, duplicate) for g in range(start, stop)]
+    return match, _play_range(table, seed, start, stop, duplicate, log_dir, log_games)
 
 
 def _progress(total: int, enabled: bool, desc: str):
@@ -239,8 +295,10 @@ def _mp_context(name: str | None):
 
 def _play_matches(matches: list[list[Any]], rules: Rules, num_players: int, games: int,
                   seed: int, workers: int, duplicate: bool, progress: bool,
-                  chunk: int | None = None, mp_context: str | None = None) -> list[list[tuple]]:
-    """Play ``games`` games for every line-up in ``matches``; records per match, by game."""
+                  chunk: int | None = None, mp_context: str | None = None,
+                  log_dir: str | None = None, log_games: int | None = None) -> list[list[tuple]]:
+    """Play ``games`` games for every line-up in ``matches``; records per match, by game.
+    With ``log_dir`` (one line-up only) games below ``log_games`` (all if None) are logged."""
     rules_dict = rules.to_dict()
     workers = max(1, int(workers))
     instances = any(not isinstance(s, str) for m in matches for s in m)
@@ -248,20 +306,22 @@ def _play_matches(matches: list[list[Any]], rules: Rules, num_players: int, game
         raise ValueError("agent instances can only be evaluated with workers=1; pass agent specs")
     if chunk is None:
         chunk = max(num_players, min(500, games // max(1, workers * 8) or 1))
-    tasks = [(mi, list(m), rules_dict, num_players, seed, start, min(games, start + chunk), duplicate)
+    if log_dir is not None and len(matches) != 1:
+        raise ValueError("game logs are written for one line-up only")
+    tasks = [(mi, list(m), rules_dict, num_players, seed, start, min(games, start + chunk), duplicate,
+              log_dir, log_games)
              for mi, m in enumerate(matches) for start in range(0, games, chunk)]
     out: list[list[tuple]] = [[] for _ in matches]
     bar = _progress(games * len(matches), progress, "games")
     try:
         if workers == 1:
             tables: dict[int, _Table] = {}
-            for mi, m, _, n, sd, start, stop, dup in tasks:
+            for mi, m, _, n, sd, start, stop, dup, ldir, lgames in tasks:
                 table = tables.get(mi)
                 if table is None:
                     tables.clear()
                     table = tables[mi] = _Table(m, rules, n, sd)
-                for g in range(start, stop):
-                    out[mi].append(table.play(sd, g, dup))
+                out[mi].extend(_play_range(table, sd, start, stop, dup, ldir, lgames))
                 if bar is not None:
                     bar.update(stop - start)
         else:
@@ -341,6 +401,7 @@ def _aggregate(records: list[tuple], labels: list[str], specs: Sequence[Any], n:
 def evaluate(agents: Sequence[Any], rules: Any = "classic", num_players: int | None = None,
              games: int = 10_000, seed: int = 0, workers: int = 1, duplicate: bool = True,
              progress: bool = False, mp_context: str | None = None,
+             log_dir: str | os.PathLike | None = None, log_games: int | None = None,
              **rule_overrides: Any) -> dict[str, Any]:
     """Play ``games`` games of a line-up of agents (specs such as ``"heuristic"`` or Agent
     instances) and return the statistics as a JSON-serialisable dict.
@@ -348,6 +409,10 @@ def evaluate(agents: Sequence[Any], rules: Any = "classic", num_players: int | N
     ``num_players`` defaults to the number of agents; with more seats than agents the
     line-up repeats (``["heuristic", "random"]`` at 4 players: heuristic, random,
     heuristic, random).
+
+    ``log_dir``: write a replayable JSON Lines log of each of the first ``log_games``
+    games (all by default) to ``log_dir/game-XXXXXX.jsonl`` (:func:`game_log_path`); the config
+    then has ``log_dir`` and ``logged_games``.
     """
     r = make_rules(rules, **rule_overrides)
     agents = list(agents)
@@ -361,15 +426,27 @@ def evaluate(agents: Sequence[Any], rules: Any = "classic", num_players: int | N
     lineup = [agents[i % len(agents)] for i in range(n)]
     if games < 1:
         raise ValueError("games must be >= 1")
+    if log_games is not None:
+        if log_dir is None:
+            raise ValueError("log_games needs log_dir")
+        if int(log_games) < 0:
+            raise ValueError(f"log_games must be >= 0, got {log_games}")
+        log_games = int(log_games)
+    if log_dir is not None:
+        log_dir = os.fspath(log_dir)
+        os.makedirs(log_dir, exist_ok=True)
     t0 = time.perf_counter()
     (records,) = _play_matches([lineup], r, n, games, seed, workers, duplicate, progress,
-                                 mp_context=mp_context)
+                                 mp_context=mp_context, log_dir=log_dir, log_games=log_games)
     elapsed = time.perf_counter() - t0
     labels = _labels(lineup)
     result = _aggregate(records, labels, lineup, n)
     result["config"] = {"agents": [a if isinstance(a, str) else labels[i] for i, a in enumerate(lineup)],
                         "rules": r.name, "rule_options": r.to_dict(), "num_players": n,
                         "games": games, "seed": seed, "workers": workers, "duplicate": duplicate}
+    if log_dir is not None:
+        result["config"]["log_dir"] = log_dir
+        result["config"]["logged_games"] = games if log_games is None else min(games, log_games)
     result["elapsed_s"] = elapsed
     result["games_per_s"] = games / elapsed if elapsed > 0 else float("inf")
     return result
@@ -638,13 +715,25 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-duplicate", dest="duplicate", action="store_false",
                    help="a fresh deal for every game instead of each deal played in every rotation")
     p.add_argument("--out", default=None, help="directory for evaluation.json / .csv / .png")
+    p.add_argument("--log-dir", default=None, metavar="DIR",
+                   help="write a replayable JSON Lines log of each game to DIR/game-XXXXXX.jsonl "
+                        "(not in pool mode)")
+    p.add_argument("--log-games", type=int, default=None, metavar="N",
+                   help="with --log-dir: log only the first N games (default: all)")
     p.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
     p.add_argument("--quiet", action="store_true", help="print no tables")
     return p
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.log_games is not None and args.log_dir is None:
+        parser.error("--log-games needs --log-dir")
+    if args.log_games is not None and args.log_games < 0:
+        parser.error("--log-games must be >= 0")
+    if args.pool and args.log_dir is not None:
+        parser.error("--log-dir is not supported in pool mode")
     overrides = _parse_set(args.set)
     try:
         if args.pool:
@@ -656,7 +745,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             result = evaluate(args.agents, rules=args.rules, num_players=args.num_players, games=args.games,
                               seed=args.seed, workers=args.workers, duplicate=args.duplicate,
-                              progress=args.progress, **overrides)
+                              progress=args.progress, log_dir=args.log_dir, log_games=args.log_games,
+                              **overrides)
             tables = format_result(result)
             stem = "evaluation"
     except ValueError as exc:
@@ -668,6 +758,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         paths = write_outputs(result, args.out, stem)
         if not args.quiet:
             print("wrote " + ", ".join(paths.values()))
+    if args.log_dir and not args.quiet:
+        print(f"wrote {result['config']['logged_games']} game logs to {args.log_dir}")
     return 0
 
 
