@@ -54,7 +54,7 @@ from uno_env import cards as C
 from uno_env.engine import PHASE_NAMES, Engine
 from uno_env.observation import OBS_SIZE, ObservationEncoder
 from uno_env.rules import make_rules
-from uno_env.render import render_table
+from uno_env.render import render_for_mode
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -215,18 +215,8 @@ class raw_env(AECEnv, EzPickle):
         }
 
     def render(self) -> str | None:
-        if self.render_mode is None:
-            import gymnasium
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
-            return None
-        if self.state is None:
-            return None
-        seat = self.state.actor if self.state.actor >= 0 else self.state.turn
-        text = render_table(self, seat)
-        if self.render_mode == "ansi":
-            return text
-        print(text)
-        return None
+        s = self.state
+        return render_for_mode(self, (s.actor if s.actor >= 0 else s.turn) if s is not None else 0)
 
     def close(self) -> None:
         pass

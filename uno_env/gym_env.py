@@ -52,7 +52,7 @@ from uno_env import cards as C
 from uno_env.agents.base import Agent, make_agent
 from uno_env.engine import Engine
 from uno_env.observation import OBS_SIZE, ObservationEncoder
-from uno_env.render import render_table
+from uno_env.render import render_for_mode
 from uno_env.rules import make_rules
 
 ILLEGAL_REWARD = -1.0
@@ -239,16 +239,7 @@ class UnoGymEnv(gym.Env):
         return self._mask().astype(bool)
 
     def render(self) -> str | None:
-        if self.render_mode is None:
-            gym.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
-            return None
-        if self.state is None:
-            return None
-        text = render_table(self, self.seat)
-        if self.render_mode == "ansi":
-            return text
-        print(text)
-        return None
+        return render_for_mode(self, self.seat)
 
     def close(self) -> None:
         pass

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import gymnasium
+
 from uno_env.engine import PHASE_NAMES
 
 _ANSI = {"red": "31", "yellow": "33", "green": "32", "blue": "34", "orange": "38;5;208",
@@ -33,3 +35,17 @@ def render_table(env: Any, seat: int, color: bool = False) -> str:
     hand = env.engine.hand_cards(s, seat)
     lines.append(f"{agents[seat]} hand: " + " ".join(paint(names[k], color) for k in hand))
     return "\n".join(lines)
+
+
+def render_for_mode(env: Any, seat: int) -> str | None:
+    """``render()`` of the envs: the table text for ``ansi``, printed for ``human``."""
+    if env.render_mode is None:
+        gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
+        return None
+    if env.state is None:
+        return None
+    text = render_table(env, seat)
+    if env.render_mode == "ansi":
+        return text
+    print(text)
+    return None
