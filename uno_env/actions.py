@@ -26,6 +26,7 @@ import numpy as np
 
 from uno_env import cards
 
+LAYOUT_VERSION = 0  # bump on any change to the layout below (checkpoints record it)
 PLAY_COLORED = 0
 PLAY_WILD = cards.NUM_COLORED  # 52
 DRAW = PLAY_WILD + 4 * cards.NUM_COLORS  # 68

@@ -39,8 +39,8 @@ from uno_env.rules import Rules
 CARD_FORMAT = 1
 MODEL_FILE = "model.zip"
 CARD_FILE = "card.json"
-OBS_LAYOUT = {"version": getattr(O, "LAYOUT_VERSION", 0), "size": O.OBS_SIZE}
-ACTION_LAYOUT = {"version": getattr(A, "LAYOUT_VERSION", 0), "size": A.NUM_ACTIONS}
+OBS_LAYOUT = {"version": O.LAYOUT_VERSION, "size": O.OBS_SIZE}
+ACTION_LAYOUT = {"version": A.LAYOUT_VERSION, "size": A.NUM_ACTIONS}
 IGNORED_RULE_KEYS = ("name", "max_steps")
 AGENT_TORCH_THREADS: int | None = 1  # torch threads set when an agent loads a model (None: leave)
 

@@ -36,6 +36,7 @@ import numpy as np
 from uno_env import cards as C
 from uno_env.engine import NUM_PENDING_KINDS, NUM_PHASES, Engine, State
 
+LAYOUT_VERSION = 0  # bump on any change to the layout below (checkpoints record it)
 MAX_OPPONENTS = 9
 OPP_FIELDS = 4 + 2 * C.NUM_KINDS  # 116
 HAND = 0
