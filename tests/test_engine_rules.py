@@ -992,3 +992,19 @@ def test_yaml_rule_configs_load(tmp_path):
     bad.write_text("preset: classic\nstacking: maybe\n")
     with pytest.raises(ValueError, match="stacking"):
         make_rules(str(bad))
+
+
+def test_first_card_wild_draw4_stays_when_only_wild_draw4s_are_left_to_turn():
+    """RULES 2.4: a first Wild Draw Four is returned and a new card turned; with nothing but
+    Wild Draw Fours left in DRAW the deal must still end (no endless reshuffle)."""
+    env = uno_env.raw_env(rules="classic", num_players=3, hand_size=35)
+    deck = stacked_deck(env.rules, 3, 0, {}, "wild-draw4", ["wild-draw4", "wild-draw4"])
+    env.reset(seed=0, options={"deck": deck, "dealer": 0})
+    snap = env.snapshot()
+    assert snap["top"] == "wild-draw4" and snap["phase"] == "color"
+    assert snap["current"] == "player_1"
+    act(env, "color red")
+    after = env.snapshot()
+    # the first player takes the Draw Four: only the two cards left in DRAW; the turn passes
+    assert len(after["hands"]["player_1"]) == 37 and after["draw_pile"] == []
+    assert after["current"] == "player_2" and after["color"] == "red"

@@ -50,6 +50,11 @@ def play_action(kind: int, color: int = 0) -> int:
     return PLAY_WILD + 4 * (kind - cards.NUM_COLORED) + color
 
 
+def played_color(action: int) -> int:
+    """Colour chosen by a play action id (-1 for a coloured card)."""
+    return (action - PLAY_WILD) % cards.NUM_COLORS if action >= PLAY_WILD else -1
+
+
 def played_kind(action: int) -> int:
     """Card kind played by a play action id."""
     if action < PLAY_WILD:

@@ -128,9 +128,7 @@ class raw_env(AECEnv, EzPickle):
         options = options or {}
         deck = options.get("deck")
         if deck is not None:
-            if isinstance(deck, str) or not all(isinstance(c, str) for c in deck):
-                raise ValueError("options['deck'] must be a list of card strings, top first")
-            deck = [self.card_id(c) for c in deck]
+            deck = C.parse_deck(deck, self.colors)
         self.state = self.engine.new_state(self.np_random, deck=deck, dealer=options.get("dealer"))
         self.history = []
         self.agents = self.possible_agents[:]

@@ -27,6 +27,7 @@ NUM_COLORED = NUM_COLORS * NUM_FACES  # 52
 NUM_KINDS = NUM_COLORED + 4  # 56
 
 # Faces of coloured cards.
+FACE_SEVEN = 7  # SEVEN slap (house)
 FACE_DRAW2 = 10
 FACE_REVERSE = 11
 FACE_SKIP = 12
@@ -90,9 +91,21 @@ def card_names(colors: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(card_name(k, colors) for k in range(NUM_KINDS))
 
 
+def parse_deck(deck: object, colors: tuple[str, ...]) -> list[int]:
+    """Kinds of a deck given as card strings (top first); ``ValueError`` naming what is wrong."""
+    if isinstance(deck, str) or not isinstance(deck, (list, tuple)) \
+            or not all(isinstance(c, str) for c in deck):
+        raise ValueError("a deck must be a list of card strings, top first")
+    ids = {name: kind for kind, name in enumerate(card_names(colors))}
+    unknown = sorted({c for c in deck if c not in ids})
+    if unknown:
+        raise ValueError(f"unknown cards {unknown[:5]} in the deck (colours of this deck: {', '.join(colors)})")
+    return [ids[c] for c in deck]
+
+
 def parse_card(name: str, colors: tuple[str, ...]) -> int:
     """Kind of a card string; ``ValueError`` naming the string if it is not a card."""
-    for kind, known in enumerate(card_names(colors)):
-        if known == name:
-            return kind
-    raise ValueError(f"unknown card {name!r} (colours of this deck: {', '.join(colors)})")
+    try:
+        return card_names(colors).index(name)
+    except ValueError:
+        raise ValueError(f"unknown card {name!r} (colours of this deck: {', '.join(colors)})") from None

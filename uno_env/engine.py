@@ -50,7 +50,11 @@ Decisions taken where RULES.md leaves room (all documented there or here):
   window is a hidden answer: it takes effect only if that player's jump-in is the one
   played (a public flag would show who was asked).
 * Next round (``episode`` ``game``/``rounds``): the deal passes left; with
-  ``winner_starts`` the dealer is the seat to the right of the previous winner.
+  ``winner_starts`` the dealer is the seat to the right of the previous winner, so the
+  winner is the first player and a first-card effect treats it as such (a first Skip or
+  Draw Two skips it; a first Reverse lets the dealer, to its right, start).
+* Without stacking, a first Wild Draw Four is turned back only while the DRAW pile holds
+  another card kind; otherwise it stays (first player chooses the colour, draws four).
 * When both piles are empty a player who must draw draws nothing.
 
 Version history: 0 (first release).
@@ -224,7 +228,9 @@ class Engine:
         s.draw_pile = order[:pos:-1]  # the rest, top (next card drawn) last
         s.discard = []
         first_player = (dealer + 1) % n
-        while first == C.WILD_DRAW4 and not r.stacking:  # back into the deck, reshuffle, turn again
+        # a first Wild Draw Four goes back into the deck, which is reshuffled, and a new card is
+        # turned (unless only Wild Draw Fours are left: then it stays, as a first wild)
+        while first == C.WILD_DRAW4 and not r.stacking and any(k != C.WILD_DRAW4 for k in s.draw_pile):
             s.draw_pile.append(first)
             s.rng.shuffle(s.draw_pile)
             first = s.draw_pile.pop()
@@ -239,7 +245,7 @@ class Engine:
             return
         s.color = C.color_of(first)
         face = C.face_of(first)
-        if face == 7 and r.seven_slap:
+        if face == C.FACE_SEVEN and r.seven_slap:
             self._slap(s, -1, first_player)
         if face == C.FACE_DRAW2:
             s.pending, s.pending_kind = 2, PENDING_DRAW2
@@ -376,7 +382,7 @@ class Engine:
                     s.skip = True
                 else:
                     s.direction = -s.direction
-            elif face == 7 and r.seven_slap:
+            elif face == C.FACE_SEVEN and r.seven_slap:
                 self._slap(s, p, p)
         else:
             s.color = color
@@ -399,7 +405,7 @@ class Engine:
         """SEVEN slap: the slowest player draws one card per 7 in a row on the pile."""
         sevens = 0
         for k in reversed(s.discard):
-            if k >= C.NUM_COLORED or k % C.NUM_FACES != 7:
+            if k >= C.NUM_COLORED or k % C.NUM_FACES != C.FACE_SEVEN:
                 break
             sevens += 1
         others = [q for q in range(s.n) if q != player]
@@ -559,7 +565,7 @@ class Engine:
             raise ValueError("the episode is over; reset before stepping")
         legal = self.legal_actions(s)
         if action not in legal:
-            raise ValueError(f"illegal action {action} ({self.describe(s, action)}) in phase "
+            raise ValueError(f"illegal action {action} ({self.describe(action)}) in phase "
                              f"{PHASE_NAMES[s.phase]!r} for seat {s.actor}; legal: {legal}")
         s.legal_cache = None
         s.steps += 1
@@ -569,16 +575,13 @@ class Engine:
                 s.answers.append((p, A.UNO))
                 return
             s.uno_called[p] = True
-            s.legal_cache = None
             return
         if action < A.DRAW:  # a play (turn, drawn card, challenge stack, jump-in)
-            k = A.played_kind(action)
-            color = (action - A.PLAY_WILD) % 4 if action >= A.PLAY_WILD else -1
             if phase == JUMP:
                 s.answers.append((p, action))
                 self._next_in_window(s)
             else:
-                self._play(s, p, k, color)
+                self._play(s, p, A.played_kind(action), A.played_color(action))
             return
         if phase == TURN:
             if action == A.DRAW:
@@ -665,7 +668,7 @@ class Engine:
             if (jumper, A.UNO) in answers:  # the jumper's UNO call counts; the others' lapse
                 s.uno_called[jumper] = True
             k = A.played_kind(action)
-            self._play(s, jumper, k, (action - A.PLAY_WILD) % 4 if action >= A.PLAY_WILD else -1)
+            self._play(s, jumper, k, A.played_color(action))
         else:  # OFFER
             asker = s.turn
             for q, action in answers:
@@ -696,7 +699,8 @@ class Engine:
             self._start_turn(s, self._next(s, p))
 
     # ------------------------------------------------------------------ helpers
-    def describe(self, s: State, action: int) -> str:
+    def describe(self, action: int) -> str:
+        """Name of an action id (for error messages)."""
         names = A.action_names(self.rules.color_names)
         return names[action] if isinstance(action, (int, np.integer)) and 0 <= action < A.NUM_ACTIONS \
             else "not an action id"

@@ -154,12 +154,7 @@ class UnoGymEnv(gym.Env):
         options = options or {}
         deck = options.get("deck")
         if deck is not None:
-            if isinstance(deck, str) or not all(isinstance(c, str) for c in deck):
-                raise ValueError("options['deck'] must be a list of card strings, top first")
-            unknown = [c for c in deck if c not in self.card_names]
-            if unknown:
-                raise ValueError(f"unknown cards {unknown[:5]} for the {self.rules.name!r} deck")
-            deck = [self.card_names.index(c) for c in deck]
+            deck = C.parse_deck(deck, self.colors)
         rng = self.np_random
         self.seat = int(rng.integers(self.n)) if self.seat_choice == "random" else int(self.seat_choice)
         opponents = self._draw_opponents()
@@ -216,7 +211,7 @@ class UnoGymEnv(gym.Env):
             a = int(agent.act(encoder.encode(s, p), mask))
             if a not in legal:
                 raise ValueError(f"opponent {agent!r} in seat {p} chose illegal action {a} "
-                                 f"({engine.describe(s, a)}); legal: {legal}")
+                                 f"({engine.describe(a)}); legal: {legal}")
             engine.step(s, a)
 
     def _observe(self) -> np.ndarray:

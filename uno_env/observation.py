@@ -37,7 +37,8 @@ from uno_env import cards as C
 from uno_env.engine import NUM_PENDING_KINDS, NUM_PHASES, Engine, State
 
 LAYOUT_VERSION = 0  # bump on any change to the layout below (checkpoints record it)
-MAX_OPPONENTS = 9
+MAX_PLAYERS = 10
+MAX_OPPONENTS = MAX_PLAYERS - 1
 OPP_FIELDS = 4 + 2 * C.NUM_KINDS  # 116
 HAND = 0
 TOP = HAND + C.NUM_KINDS
@@ -48,7 +49,7 @@ DIRECTION = PENDING + 1 + NUM_PENDING_KINDS
 DRAW_SIZE = DIRECTION + 1
 PLAYED = DRAW_SIZE + 1
 TURN = PLAYED + C.NUM_KINDS
-SELF = TURN + 10
+SELF = TURN + MAX_PLAYERS
 OPPONENTS = SELF + 2
 RULES = OPPONENTS + MAX_OPPONENTS * OPP_FIELDS
 NUM_RULE_FLAGS = 10
@@ -70,7 +71,7 @@ class ObservationEncoder:
         self.multi_round = r.episode != "round"
         rule_flags = np.array([r.stacking, r.jump_in, r.seven_slap, r.giving,
                                     r.draw_rule == "until_playable", r.uno_call == "explicit",
-                                    r.wd4_bluff, r.challenge, r.colors == "tmnt", n / 10], np.float32)
+                                    r.wd4_bluff, r.challenge, r.colors == "tmnt", n / MAX_PLAYERS], np.float32)
         self._template = np.zeros(OBS_SIZE, np.float32)  # the constant part: presence and rules
         self._template[RULES:] = rule_flags
         self._template[OPPONENTS:OPPONENTS + (n - 1) * OPP_FIELDS:OPP_FIELDS] = 1.0
