@@ -48,7 +48,7 @@ def play_checked(rules, num_players, specs, seed, max_steps=600):
         legal = list(engine.legal_actions(state))
         action = agents[p].act(encoder.encode(state, p), _mask(legal))
         assert isinstance(action, int), f"{agents[p]!r} returned {type(action).__name__}"
-        assert action in legal, (f"{agents[p]!r} chose illegal {engine.describe(state, action)} "
+        assert action in legal, (f"{agents[p]!r} chose illegal {engine.describe(action)} "
                                  f"in phase {state.phase}; legal {legal}")
         engine.step(state, action)
     return state

@@ -4,7 +4,9 @@
 giving cards, draw until playable, winner starts, FROM THE SEWERS, explicit UNO with its
 catch window). Random play in ``house`` rarely ends a round (hands grow faster than they
 shrink), so the property games use a small ``max_steps`` and, besides uniformly random
-actions, a "greedy" policy that prefers playing a card, which does end rounds.
+actions, a "greedy" policy that prefers playing a card, which does end rounds. The hidden
+information check of ``test_properties`` (an observer's observation and mask do not change
+when only cards hidden from it change) runs after every step of some of these games.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ import uno_env
 from uno_env import actions as A
 from uno_env.engine import NUM_PHASES, OVER
 from uno_env.observation import OBS_SIZE, PHASE
+
+from test_properties import check_hidden
 
 PLAYER_COUNTS = (2, 3, 5, 10)
 ALL_ON = dict(rules="house", uno_call="explicit")
@@ -91,11 +95,15 @@ def _uniform(mask: np.ndarray, rng: np.random.Generator) -> int:
     return int(legal[rng.integers(len(legal))])
 
 
-def run_game(seed: int, num_players: int, policy, max_steps: int, **overrides) -> dict:
+def run_game(seed: int, num_players: int, policy, max_steps: int, hidden_check: bool = False,
+             **overrides) -> dict:
+    """One seeded game with the state checks after every step (and with ``hidden_check``,
+    :func:`test_properties.check_hidden`, from its own RNG: the game is the same either way)."""
     e = uno_env.raw_env(rules="house", num_players=num_players, max_steps=max_steps, **overrides)
     e.reset(seed=seed)
     deck_counts = np.asarray(e.rules.deck_counts(), np.int64)
     rng = np.random.default_rng(10_000 + seed)
+    hidden_rng = np.random.default_rng(20_000 + seed)
     _check_state(e, deck_counts)
     steps = 0
     while not (e.state.game_over or any(e.truncations.values())):
@@ -103,6 +111,8 @@ def run_game(seed: int, num_players: int, policy, max_steps: int, **overrides) -
         e.step(policy(mask, rng))
         steps += 1
         _check_state(e, deck_counts)
+        if hidden_check:
+            check_hidden(e, hidden_rng)
     s = e.state
     assert steps == s.steps <= max_steps
     if s.game_over:
@@ -127,6 +137,15 @@ def test_house_greedy_games_conserve_cards_and_masks_over_rounds(seed, num_playe
     result = run_game(seed, num_players, _greedy, max_steps=1500, uno_call=uno_call,
                       episode="rounds", num_rounds=2)
     assert result["rounds"] == 2 if result["over"] else result["rounds"] < 2
+
+
+@pytest.mark.parametrize("seed,num_players", [(0, 2), (1, 3), (2, 4), (3, 5), (4, 10)])
+@pytest.mark.parametrize("policy", [_uniform, _greedy], ids=["uniform", "greedy"])
+def test_house_observation_unchanged_when_only_hidden_cards_change(seed, num_players, policy):
+    """Every house option and explicit UNO (catch windows, hidden jump-in answers, offers,
+    SEWERS reveals, taken offers): no observation depends on cards hidden from its seat."""
+    run_game(seed, num_players, policy, max_steps=300, hidden_check=True, uno_call="explicit",
+             episode="rounds", num_rounds=2)
 
 
 def test_house_greedy_games_do_finish_rounds():

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import random
+import re
 import subprocess
 import sys
 
@@ -262,3 +263,127 @@ def test_game_against_a_checkpoint(tmp_path):
     game = read_log(log)
     assert game.header["specs"][1] == f"checkpoint:{ckpt}"
     assert replay(game).snapshot() == game.end["snapshot"]
+
+
+# ---------------------------------------------------------------------------- hidden window answers
+class ScriptedBot:
+    """A bot seat that plays the named actions in order (each must be legal)."""
+
+    def __init__(self, env, names):
+        self.u = env.unwrapped
+        self.names = list(names)
+
+    def reset(self, seed=None):
+        pass
+
+    def act(self, observation, mask):
+        a = self.u.action_id(self.names.pop(0))
+        assert mask[a], f"scripted {self.u.action_names[a]!r} is not legal"
+        return a
+
+
+WINDOW_SCRIPTS = {0: ["play wild red"], 1: ["catch", "uno", "play wild blue"],
+                  2: ["pass", "uno", "play wild green"]}
+
+
+def window_game(random_pick: bool, seed: int = 0, scripts=WINDOW_SCRIPTS):
+    """classic + jump-in + explicit UNO, 4 players with 2 cards each, the human at seat 3.
+
+    With the default ``scripts``: player_0 plays a wild without calling UNO; player_1 catches,
+    player_2 and the human pass. In the jump-in window player_1 and player_2 (both holding a
+    wild, 2 cards) each call UNO and jump in; the human passes. One jump-in is played; the
+    game stops after these 9 steps. Returns the game and the output, one string per write."""
+    ov = dict(hand_size=2, uno_call="explicit", jump_in=True, jump_in_random_pick=random_pick,
+              max_steps=9)
+    rules = uno_env.make_rules("classic", **ov)
+    hands = {0: ["wild", "red-3"], 1: ["wild", "blue-4"], 2: ["wild", "green-6"], 3: ["wild", "yellow-8"]}
+    deck = stacked_deck(rules, 4, dealer=3, hands=hands, first="red-1", draw_top=["red-2", "red-4"])
+    env = uno_env.raw_env(rules=rules, num_players=4)
+    agents = {seat: ScriptedBot(env, names) for seat, names in scripts.items()}
+    out: list[str] = []
+    answers = iter(["pass"] * 3)
+    game = TerminalGame(env, 3, agents, ["heuristic"] * 3 + [HUMAN], seed, read=lambda _: next(answers),
+                        write=out.append, dealer=3, deck=deck)
+    assert game.run() == 0
+    return game, out
+
+
+def test_catch_window_shows_the_penalty_not_the_catchers():
+    game, out = window_game(random_pick=False)
+    text = "\n".join(out)
+    assert "player_0 was caught without UNO [player_0 +2 cards]" in text
+    assert " caught player_0" not in text
+
+
+def test_jump_in_window_shows_only_the_played_jump_in_and_its_uno_call():
+    """Several players jump in and call UNO in the window: only the jump-in that is played
+    (and that player's UNO call, which then takes effect) is told; the others stay hidden."""
+    chosen_seen = set()
+    for seed in range(12):
+        game, out = window_game(random_pick=True, seed=seed)
+        text = "\n".join(out)
+        s = game.u.state
+        (chosen,) = [q for q in (1, 2) if s.hands[q, game.u.card_names.index("wild")] == 0]
+        other = 3 - chosen
+        chosen_seen.add(chosen)
+        assert s.uno_called[chosen] and not s.uno_called[other]
+        colour = {1: "blue", 2: "green"}[chosen]
+        assert f"player_{chosen} called UNO!\n  player_{chosen} jumped in with wild, colour {colour}" in text
+        assert f"player_{other} called UNO" not in text
+        assert f"player_{other} jumped" not in text
+        assert text.count("jumped in") == 1
+    assert chosen_seen == {1, 2}
+
+
+def test_jump_in_window_first_in_order_pick():
+    game, out = window_game(random_pick=False)
+    text = "\n".join(out)
+    assert "player_1 called UNO!\n  player_1 jumped in with wild, colour blue" in text
+    assert "player_2 called UNO" not in text and "player_2 jumped" not in text
+
+
+def test_screens_before_a_window_answer_do_not_depend_on_hidden_answers():
+    """What the human sees up to its jump-in decision is the same whether the players asked
+    before it called UNO and jumped in or not (no step count shows the hidden answers)."""
+    quiet = {0: ["play wild red"], 1: ["catch", "play wild blue"], 2: ["pass", "pass", "pass"]}
+    _, loud_out = window_game(random_pick=False)
+    _, quiet_out = window_game(random_pick=False, scripts=quiet)
+    last_prompt = max(i for i, line in enumerate(loud_out) if line.startswith("You hold the same card"))
+    assert loud_out[:last_prompt + 1] == quiet_out[:last_prompt + 1]
+
+
+def test_house_games_tell_only_public_window_outcomes(monkeypatch):
+    """Seeded house games with explicit UNO, with windows where several players jump in and
+    calls UNO that lapse: the text tells one line per jump-in played, one per UNO call that
+    the state shows (``uno_called`` flips), and never who caught a player."""
+    from uno_env import actions as A
+    from uno_env.engine import JUMP
+
+    counts = {"jumps": 0, "calls": 0, "multi": 0, "lapsed": 0}
+    apply = TerminalGame.apply
+
+    def counting_apply(self, action):
+        s = self.u.state
+        called, uno = list(s.uno_called), set()
+        if s.phase == JUMP and action != A.UNO and len(s.queue) == 1:  # the window closes
+            answers = s.answers + [(s.actor, action)]
+            jumpers = {q for q, a in answers if a < A.DRAW}
+            counts["jumps"] += bool(jumpers)
+            counts["multi"] += len(jumpers) > 1
+            uno = {q for q, a in answers if a == A.UNO}
+        apply(self, action)
+        flipped = {q for q, (b, a) in enumerate(zip(called, self.u.state.uno_called)) if a and not b}
+        counts["calls"] += len(flipped)
+        counts["lapsed"] += len(uno - flipped)
+
+    monkeypatch.setattr(TerminalGame, "apply", counting_apply)
+    text = ""
+    for seed in range(6):
+        _, _, t = run_game("house", 4, seed, human=seed % 4, uno_call="explicit", max_steps=1500)
+        text += t + "\n"
+    lines = text.splitlines()
+    assert sum(" jumped in with " in line for line in lines) == counts["jumps"] > 0
+    assert sum(" called UNO!" in line for line in lines) == counts["calls"] > 0
+    assert counts["multi"] > 0 and counts["lapsed"] > 0
+    assert any(" was caught without UNO" in line for line in lines)
+    assert not any(re.search(r"(?<!nobody) caught (player_\d|you)", line) for line in lines)

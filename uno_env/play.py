@@ -12,7 +12,11 @@ YAML: ``true``, ``3``, ``explicit``).
 
 At each decision the program shows the table (top card and colour, direction, pending
 penalty, every hand size, UNO calls, scores), what the others did since your last decision,
-your hand, and your legal actions, numbered. Answer with a number or an action name:
+your hand, and your legal actions, numbered. You see what your player's observation shows,
+no more: answers in a window (UNO catch, jump-in, offers) are told when it closes, and
+only its public outcome (who was caught, the jump-in played with its player's UNO call,
+the offers made), not who else was asked or what they answered; the table counts turns,
+not decisions. Answer with a number or an action name:
 ``play red-5`` (or just ``red-5``), ``play wild blue`` (or ``wild blue``), ``draw``,
 ``pass``, ``uno``, ``challenge``, ``catch``, ``color red``, ``discard red-1``, ``ask``,
 ``offer red-3``, ``take 1``. ``?`` shows help, ``hand`` / ``table`` show them again, ``quit``
@@ -112,8 +116,9 @@ class TerminalGame:
             "counter-clockwise (seat numbers down)"
         rnd = s.round if s.game_over else s.round + 1
         colour = u.colors[s.color] if s.color >= 0 else "(not chosen yet)"
+        # regular turns, not decisions (``steps``: those count the hidden window answers too)
         lines = ["-" * 64,
-                 f"Round {rnd} | step {s.steps} | {u.rules.name} rules | direction {arrow}",
+                 f"Round {rnd} | turn {s.turns} | {u.rules.name} rules | direction {arrow}",
                  f"Top card: {self.card(s.discard[-1])}   colour: {paint(colour, self.color)}   "
                  f"draw pile: {len(s.draw_pile)}"]
         if s.pending:
@@ -216,22 +221,41 @@ class TerminalGame:
         return f"{who}: {self.p(name)}"
 
     def describe_window(self, phase: int, answers: list[tuple[int, int]], info: dict[str, Any]) -> list[str]:
-        """The answers of a window that has just closed."""
-        picked = [(q, a) for q, a in answers if a != A.PASS]
+        """The public outcome of a window that has just closed.
+
+        Only what the observations show is told: who was caught (not who caught them), the
+        jump-in that was played and its player's UNO call (not who else jumped in or
+        called), and the offers, which are public once the offer window closes."""
         if phase == CATCH:
             offender = self.labels[info["offender"]]
-            if not picked:
-                return [f"nobody caught {offender} (no UNO call)"]
-            return [f"{', '.join(self.labels[q] for q, _ in picked)} caught {offender} without UNO"]
+            if any(a != A.PASS for _, a in answers):
+                return [f"{offender} was caught without UNO"]
+            return [f"nobody caught {offender} (no UNO call)"]
         if phase == JUMP:
-            return [f"{self.labels[q]} jumped in with {self.card(A.played_kind(a))}"
-                    + (f", colour {paint(self.u.colors[(a - A.PLAY_WILD) % 4], self.color)}"
-                       if a >= A.PLAY_WILD else "") for q, a in picked]
+            jumper = self.chosen_jumper(answers, info)
+            if jumper is None:
+                return []
+            a = next(a for q, a in answers if q == jumper and a < A.DRAW)
+            lines = [f"{self.labels[jumper]} called UNO!"] if (jumper, A.UNO) in answers else []
+            lines.append(f"{self.labels[jumper]} jumped in with {self.card(A.played_kind(a))}"
+                         + (f", colour {paint(self.u.colors[(a - A.PLAY_WILD) % 4], self.color)}"
+                            if a >= A.PLAY_WILD else ""))
+            return lines
         if phase == OFFER:
+            picked = [(q, a) for q, a in answers if a != A.PASS]
             if not picked:
                 return ["nobody offered a card"]
             return [f"{self.labels[q]} offered {self.card(a - A.OFFER)}" for q, a in picked]
         return []
+
+    def chosen_jumper(self, answers: list[tuple[int, int]], info: dict[str, Any]) -> int | None:
+        """The seat whose jump-in the engine played when the window closed (None: nobody
+        jumped in). The engine leaves it as ``last_player``, or as the round winner when its
+        card ended the round (the next round's deal resets ``last_player``)."""
+        if not any(a < A.DRAW for _, a in answers):
+            return None
+        s = self.u.state
+        return s.round_winner if s.round != info["round"] else s.last_player
 
     def apply(self, action: int) -> None:
         """Step the game with the actor's ``action`` and note what the human may see."""
@@ -241,9 +265,11 @@ class TerminalGame:
         before = list(s.hand_size)
         my_hand = Counter(u.engine.hand_cards(s, self.human))
         info = {"pending": s.pending, "wd4_player": s.wd4_player, "offers": list(s.offers),
-                "offender": s.offender}
-        hidden = phase in WINDOW_PHASES and action != A.UNO  # calling UNO is public
-        closing = hidden and len(s.queue) == 1
+                "offender": s.offender, "round": s.round}
+        # window answers stay hidden until the window closes; so does a UNO call in a jump-in
+        # window (it counts only for the jump-in that is played, and the same player answers on)
+        hidden = phase in WINDOW_PHASES
+        closing = hidden and action != A.UNO and len(s.queue) == 1
         rounds, direction = s.round, s.direction
         if self.recorder is not None:
             self.recorder.step(action)

@@ -37,9 +37,6 @@ from uno_env.agents.view import View, decode
 from uno_env.engine import CATCH, CHALLENGE, COLOR, DISCARD, DRAWN, JUMP, OFFER, TAKE, TURN
 
 NK, NF, NCOL, NCOLORS = C.NUM_KINDS, C.NUM_FACES, C.NUM_COLORED, C.NUM_COLORS
-KIND_COLOR = [k // NF if k < NCOL else -1 for k in range(NK)]
-KIND_FACE = [k % NF if k < NCOL else C.NO_FACE for k in range(NK)]
-COLOR_RANGES = [range(c * NF, (c + 1) * NF) for c in range(NCOLORS)]
 D2, REV, SKIP = C.FACE_DRAW2, C.FACE_REVERSE, C.FACE_SKIP
 PLAY_END = A.DRAW  # play ids are 0..67
 _PHASE_SLICE = slice(O.PHASE, O.PHASE + O.NUM_PHASES)
@@ -212,6 +209,11 @@ def _playable(k: int, color: int, top_face: int) -> bool:
 
 
 # ====================================================================== heuristic
+# which wild kind the heuristic plays first when it plays a wild: the strongest attacks when
+# the next player is close to going out (danger), else the most flexible card
+_WILD_RANK_DANGER = {C.WILD_DRAW4: 4, C.SEWERS: 3, C.TEAM_ATTACK: 2, C.WILD: 1}
+_WILD_RANK = {C.TEAM_ATTACK: 4, C.WILD: 3, C.SEWERS: 2, C.WILD_DRAW4: 1}
+
 DEFAULT_PARAMS = {
     # Scores of a coloured play (the highest wins). Tuned by coordinate search, 20,000 games
     # per trial, heuristic vs random, 2 players, classic rules (see the issue 4 report).
@@ -592,6 +594,7 @@ class HeuristicAgent(_PyRngAgent):
         color_now = v.color
         holds_color = color_now >= 0 and counts[color_now] > 0
         wild_k, wild_r = -1, -1
+        wild_ranks = _WILD_RANK_DANGER if danger else _WILD_RANK
         for k in kinds:
             if k < NCOL:
                 continue
@@ -610,7 +613,7 @@ class HeuristicAgent(_PyRngAgent):
             else:
                 use = best_a < 0
             if use:
-                rank = self._wild_rank(k, danger)
+                rank = wild_ranks[k]
                 if rank > wild_r:
                     wild_k, wild_r = k, rank
         if wild_k >= 0:
@@ -623,12 +626,6 @@ class HeuristicAgent(_PyRngAgent):
             return best_a
         # only held-back wilds (a bluffable Draw Four): keep them
         return -1
-
-    @staticmethod
-    def _wild_rank(k: int, danger: bool) -> int:
-        if danger:
-            return {C.WILD_DRAW4: 4, C.SEWERS: 3, C.TEAM_ATTACK: 2, C.WILD: 1}[k]
-        return {C.TEAM_ATTACK: 4, C.WILD: 3, C.SEWERS: 2, C.WILD_DRAW4: 1}[k]
 
     def _wild_color(self, v: View, kind: int) -> int:
         """Colour for a wild ``kind`` (-1: a colour choice without a play)."""

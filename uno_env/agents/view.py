@@ -37,9 +37,6 @@ class RuleFlags:
         for name, v in zip(RULE_FLAG_NAMES, values):
             setattr(self, name, bool(v))
 
-    def as_dict(self) -> dict[str, bool]:
-        return {name: getattr(self, name) for name in RULE_FLAG_NAMES}
-
     def __repr__(self) -> str:
         on = [name for name in RULE_FLAG_NAMES if getattr(self, name)]
         return f"RuleFlags({', '.join(on) or 'official'})"
@@ -94,11 +91,6 @@ class View:
                  "num_players", "opponents", "rules", "legal", "_known", "_offers")
 
     @property
-    def top_color(self) -> int:
-        """Colour of the top card (-1 for a wild; see ``color`` for the current colour)."""
-        return self.top // _NF if self.top < _NCOL else -1
-
-    @property
     def top_face(self) -> int:
         """Face of the top card (``cards.NO_FACE`` for a wild)."""
         return self.top % _NF if self.top < _NCOL else C.NO_FACE
@@ -143,11 +135,6 @@ class View:
             else:
                 self._offers = [-1] * m
         return self._offers
-
-    def color_counts(self) -> list[int]:
-        """Number of cards of each colour in my hand (wilds not counted)."""
-        h = self.hand
-        return [sum(h[c * _NF:(c + 1) * _NF]) for c in range(C.NUM_COLORS)]
 
     def phase_name(self) -> str:
         return PHASE_NAMES[self.phase] if self.phase >= 0 else "waiting"
