@@ -176,7 +176,7 @@ class Engine:
         if deck is not None:
             self.check_deck(deck)
         if dealer is None:
-            dealer = int(rng.integers(n))
+            dealer = self.draw_dealer(rng)
         elif not 0 <= dealer < n:
             raise ValueError(f"dealer must be a seat in 0..{n - 1}, got {dealer}")
         s = State(n=n, rng=rng, hands=np.zeros((n, C.NUM_KINDS), np.int16), held=[0] * n,
@@ -186,6 +186,16 @@ class Engine:
                   offers=[-1] * n, uno_called=[False] * n, scores=[0] * n, round_points=[0] * n)
         self._deal(s, list(deck) if deck is not None else None, dealer)
         return s
+
+    def draw_dealer(self, rng: np.random.Generator) -> int:
+        """A uniformly random dealer (RULES.md 2.1), as ``new_state`` draws it."""
+        return int(rng.integers(self.n))
+
+    def shuffled_deck(self, rng: np.random.Generator) -> list[int]:
+        """The full deck in a random order (kinds, top first), as ``new_state`` shuffles it."""
+        order = list(self.deck)
+        rng.shuffle(order)
+        return order
 
     def check_deck(self, deck: list[int]) -> None:
         """``ValueError`` unless ``deck`` (kinds) is exactly this ruleset's deck."""
@@ -206,8 +216,7 @@ class Engine:
     def _deal(self, s: State, order: list[int] | None, dealer: int) -> None:
         n, r = s.n, self.rules
         if order is None:
-            order = list(self.deck)
-            s.rng.shuffle(order)
+            order = self.shuffled_deck(s.rng)
         s.hands[:] = 0
         s.held = [0] * n
         s.hand_size = [0] * n

@@ -105,17 +105,14 @@ def reset_with_rng(env: Any, rng: np.random.Generator, dealer: int | None = None
     dealer or deck then replaces the drawn one.
     """
     u = env.unwrapped
-    n = u.engine.n
     if draw_dealer is None:
         draw_dealer = dealer is None
     if shuffle is None:
         shuffle = deck is None
     if dealer is None and not draw_dealer or deck is None and not shuffle:
         raise ValueError("without a dealer (deck) the RNG must draw (shuffle) it")
-    drawn = int(rng.integers(n)) if draw_dealer else None
-    order = list(u.engine.deck)
-    if shuffle:
-        rng.shuffle(order)
+    drawn = u.engine.draw_dealer(rng) if draw_dealer else None
+    order = u.engine.shuffled_deck(rng) if shuffle else list(u.engine.deck)
     dealer = int(drawn if dealer is None else dealer)
     deck = [u.card_names[k] for k in order] if deck is None else list(deck)
     opts = dict(options or {})
