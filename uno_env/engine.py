@@ -46,7 +46,8 @@ Decisions taken where RULES.md leaves room (all documented there or here):
   applies to that player. Without stacking a first Wild Draw Four goes back into the DRAW
   pile, which is reshuffled, and a new card is turned.
 * ``uno`` may be called with two cards in hand in any phase where the actor may play.
-  ``state.uno_called[p]`` is cleared whenever ``p`` receives cards. A call made in a JUMP
+  ``state.uno_called[p]`` is cleared whenever ``p`` receives cards, and when ``p``'s turn
+  ends with 2 or more cards in hand (a call not followed by a play lapses). A call made in a JUMP
   window is a hidden answer: it takes effect only if that player's jump-in is the one
   played (a public flag would show who was asked).
 * Next round (``episode`` ``game``/``rounds``): the deal passes left; with
@@ -344,6 +345,9 @@ class Engine:
         return [(p + s.direction * i) % s.n for i in range(1, s.n)]
 
     def _start_turn(self, s: State, p: int) -> None:
+        prev = s.turn
+        if s.uno_called[prev] and s.hand_size[prev] >= 2:  # a call not followed by a play lapses
+            s.uno_called[prev] = False
         s.turn = s.actor = p
         s.phase = TURN
         s.asked = False
