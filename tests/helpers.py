@@ -13,7 +13,11 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Mapping
 
+import numpy as np
+
+import uno_env
 from uno_env import cards as C
+from uno_env import observation as O
 from uno_env.rules import Rules, make_rules
 
 
@@ -110,3 +114,49 @@ def card_counts(env: Any) -> Counter:
     out.update(snap["draw_pile"])
     out.update(snap["discard_pile"])
     return out
+
+
+# ---------------------------------------------------------------- scenario helpers
+def P(i: int) -> str:
+    """Agent name of seat ``i``."""
+    return f"player_{i}"
+
+
+def make_env(n: int, hands: Mapping[int, list[str]], first: str, draw_top=(), *, rules: Any = "classic",
+             dealer: int | None = None, seed: int = 0, **overrides: Any) -> Any:
+    """A raw env with ``rules`` (+ overrides, hand_size 3 unless given) and a stacked deal
+    (dealer: the last seat unless given, so seat 0 plays first)."""
+    overrides.setdefault("hand_size", 3)
+    e = uno_env.raw_env(rules=rules, num_players=n, **overrides)
+    reset_stacked(e, n - 1 if dealer is None else dealer, hands, first, list(draw_top), seed=seed)
+    return e
+
+
+def hand(e: Any, seat: int) -> Counter:
+    return Counter(e.snapshot()["hands"][P(seat)])
+
+
+def size(e: Any, seat: int) -> int:
+    return int(e.state.hand_size[seat])
+
+
+def opp_block(e: Any, observer: int, seat: int) -> np.ndarray:
+    """The observation fields that ``observer`` has about ``seat``."""
+    obs = e.observe(P(observer))["observation"]
+    j = (seat - observer) % e.engine.n
+    start = O.OPPONENTS + (j - 1) * O.OPP_FIELDS
+    return obs[start:start + O.OPP_FIELDS]
+
+
+def known(e: Any, observer: int, seat: int) -> Counter:
+    """Cards ``observer``'s observation says are known to be in ``seat``'s hand."""
+    block = opp_block(e, observer, seat)[O.OPP_KNOWN:O.OPP_OFFER]
+    return Counter({e.card_names[k]: int(v) for k, v in enumerate(block) if v})
+
+
+def offer_seen(e: Any, observer: int, seat: int) -> str | None:
+    """The open offer of ``seat`` as ``observer``'s observation shows it (None: none)."""
+    block = opp_block(e, observer, seat)[O.OPP_OFFER:O.OPP_FIELDS]
+    hits = np.flatnonzero(block)
+    assert len(hits) <= 1
+    return e.card_names[hits[0]] if len(hits) else None

@@ -9,7 +9,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env as gym_check_env
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
-import uno_env
+import uno_env  # noqa: F401  (registers uno_env/Uno-v0)
 from uno_env import actions as A
 from uno_env import cards as C
 from uno_env import observation as O

@@ -13,7 +13,8 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from helpers import act, card_counts, deck_cards, legal_names, reset_stacked
+from helpers import (P, act, card_counts, deck_cards, hand, known, legal_names, make_env,
+                     offer_seen, opp_block, size)
 
 import uno_env
 from uno_env import observation as O
@@ -22,47 +23,9 @@ from uno_env.engine import CHALLENGE, COLOR, DRAWN, JUMP, OFFER, TAKE, TURN
 COLORS = ("red", "yellow", "green", "blue")
 
 
-def P(i: int) -> str:
-    return f"player_{i}"
+def make(*args, rules="house", **kwargs):
+    return make_env(*args, rules=rules, **kwargs)
 
-
-def make(n: int, hands: dict, first: str, draw_top=(), *, rules="house", dealer=None, seed=0,
-         **overrides):
-    """A raw env with ``rules`` (+ overrides, hand_size 3 unless given) and a stacked deal."""
-    overrides.setdefault("hand_size", 3)
-    e = uno_env.raw_env(rules=rules, num_players=n, **overrides)
-    reset_stacked(e, n - 1 if dealer is None else dealer, hands, first, list(draw_top), seed=seed)
-    return e
-
-
-def hand(e, seat: int) -> Counter:
-    return Counter(e.snapshot()["hands"][P(seat)])
-
-
-def size(e, seat: int) -> int:
-    return int(e.state.hand_size[seat])
-
-
-def opp_block(e, observer: int, seat: int) -> np.ndarray:
-    """The observation fields that ``observer`` has about ``seat``."""
-    obs = e.observe(P(observer))["observation"]
-    j = (seat - observer) % e.engine.n
-    start = O.OPPONENTS + (j - 1) * O.OPP_FIELDS
-    return obs[start:start + O.OPP_FIELDS]
-
-
-def known(e, observer: int, seat: int) -> Counter:
-    """Cards ``observer``'s observation says are known to be in ``seat``'s hand."""
-    block = opp_block(e, observer, seat)[O.OPP_KNOWN:O.OPP_OFFER]
-    return Counter({e.card_names[k]: int(v) for k, v in enumerate(block) if v})
-
-
-def offer_seen(e, observer: int, seat: int) -> str | None:
-    """The open offer of ``seat`` as ``observer``'s observation shows it (None: none)."""
-    block = opp_block(e, observer, seat)[O.OPP_OFFER:O.OPP_OFFER + 56]
-    hits = np.flatnonzero(block)
-    assert len(hits) <= 1
-    return e.card_names[hits[0]] if len(hits) else None
 
 
 def phase_seen(e, observer: int) -> np.ndarray:
