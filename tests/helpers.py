@@ -160,3 +160,12 @@ def offer_seen(e: Any, observer: int, seat: int) -> str | None:
     hits = np.flatnonzero(block)
     assert len(hits) <= 1
     return e.card_names[hits[0]] if len(hits) else None
+
+
+def expect_clean_exit(child: Any, status: int = 0) -> None:
+    """A pexpect child runs to the end of its output and exits with ``status``."""
+    import pexpect
+
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == status

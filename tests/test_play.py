@@ -18,7 +18,7 @@ from uno_env.engine import PHASE_NAMES
 from uno_env.gamelog import read_log, replay
 from uno_env.play import HUMAN, TerminalGame
 
-from helpers import stacked_deck
+from helpers import expect_clean_exit, stacked_deck
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PY = sys.executable
@@ -110,9 +110,7 @@ def test_invalid_input_is_answered_and_asked_again():
     child.expect(r"you drew \[you \+1 card: \S+\]")
     child.sendeof()
     child.expect("Game abandoned")
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 0
+    expect_clean_exit(child)
 
 
 def test_eof_ends_cleanly_and_log_is_aborted(tmp_path):
@@ -123,9 +121,7 @@ def test_eof_ends_cleanly_and_log_is_aborted(tmp_path):
     child.expect(PROMPT)
     child.sendeof()
     child.expect("Game abandoned. Bye!")
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 0
+    expect_clean_exit(child)
     game = read_log(log)
     assert game.end["status"] == "aborted" and len(game.actions) >= 1
     assert replay(game).snapshot() == game.end["snapshot"]
@@ -136,9 +132,7 @@ def test_ctrl_c_ends_cleanly():
     child.expect(PROMPT)
     child.sendintr()
     child.expect("Game abandoned. Bye!")
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 0
+    expect_clean_exit(child)
 
 
 def test_colours_on_a_tty_and_quit_command():
@@ -148,9 +142,7 @@ def test_colours_on_a_tty_and_quit_command():
     assert "\x1b[" in child.before  # cards are painted
     child.sendline("quit")
     child.expect("Game abandoned")
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 0
+    expect_clean_exit(child)
 
 
 def test_bad_arguments_exit_2():

@@ -18,6 +18,8 @@ from uno_env.gamelog import (FORMAT, FORMAT_VERSION, GameRecorder, ReplayError, 
                              read_log, record_game, replay, reset_env)
 from uno_env.replay import main as replay_main
 
+from helpers import expect_clean_exit
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PY = sys.executable
 PROMPT = r"Your move \((\d+)(?:-(\d+))?, \? for help\): "
@@ -62,9 +64,7 @@ def play_logged(args, log, seed):
         if i > 0:
             break
         child.sendline(str(rng.randint(1, int(child.match.group(2) or child.match.group(1)))))
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 0
+    expect_clean_exit(child)
 
 
 # ---------------------------------------------------------------------------- the log
@@ -299,9 +299,7 @@ def test_terminal_game_log_replays_exactly(tmp_path, args):
     assert replay(game).snapshot() == game.end["snapshot"]
     child = spawn("uno_env.replay", f"{log} --quiet")
     child.expect("the final state matches the log exactly")
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 0
+    expect_clean_exit(child)
 
 
 def test_replay_step_mode(tmp_path):
@@ -315,16 +313,12 @@ def test_replay_step_mode(tmp_path):
     child.expect(r"\[Enter\] next action")
     child.sendline("q")
     child.expect("Replay stopped.")
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 0
+    expect_clean_exit(child)
     child = spawn("uno_env.replay", f"{path} --step --no-color")
     child.expect(r"\[Enter\] next action")
     child.sendeof()
     child.expect("Replay stopped.")
-    child.expect(pexpect.EOF)
-    child.close()
-    assert child.exitstatus == 0
+    expect_clean_exit(child)
 
 
 @pytest.mark.skipif("heuristic" not in agent_specs(), reason="heuristic bot not available")
