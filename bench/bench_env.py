@@ -19,9 +19,9 @@ import time
 import numpy as np
 
 import uno_env
-from uno_env.actions import DRAW
-from uno_env.engine import Engine
-from uno_env.rules import make_rules
+from uno_env.game.actions import DRAW
+from uno_env.game.engine import Engine
+from uno_env.game.rules import make_rules
 
 
 def choose(legal, pick: random.Random, policy: str) -> int:

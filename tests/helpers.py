@@ -16,9 +16,9 @@ from typing import Any, Mapping
 import numpy as np
 
 import uno_env
-from uno_env import cards as C
-from uno_env import observation as O
-from uno_env.rules import Rules, make_rules
+from uno_env.game import cards as C
+from uno_env.game import observation as O
+from uno_env.game.rules import Rules, make_rules
 
 
 def deck_cards(rules: Any) -> list[str]:
@@ -137,7 +137,7 @@ def hand(e: Any, seat: int) -> Counter:
 
 
 def size(e: Any, seat: int) -> int:
-    return int(e.state.hand_size[seat])
+    return int(e.game_state.hand_size[seat])
 
 
 def opp_block(e: Any, observer: int, seat: int) -> np.ndarray:

@@ -15,10 +15,10 @@ import pytest
 from pettingzoo.test import api_test, render_test, seed_test
 
 import uno_env
-from uno_env import actions as A
-from uno_env import cards as C
-from uno_env import observation as O
-from uno_env.engine import NUM_PENDING_KINDS, NUM_PHASES
+from uno_env.game import actions as A
+from uno_env.game import cards as C
+from uno_env.game import observation as O
+from uno_env.game.engine import NUM_PENDING_KINDS, NUM_PHASES
 
 from helpers import act, legal_names, reset_stacked
 
@@ -148,7 +148,7 @@ def test_snapshot_json_serialisable_with_documented_keys():
         snap = env.snapshot()
         assert SNAPSHOT_KEYS <= set(snap), label
         assert json.loads(json.dumps(snap)) == snap, label
-        s = env.state
+        s = env.game_state
         assert set(snap["hands"]) == set(env.possible_agents)
         assert [len(snap["hands"][a]) for a in env.possible_agents] == list(s.hand_size)
         assert len(snap["draw_pile"]) == len(s.draw_pile)

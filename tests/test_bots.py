@@ -16,14 +16,14 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import uno_env
-from uno_env import actions as A
-from uno_env import cards as C
+from uno_env.game import actions as A
+from uno_env.game import cards as C
 from uno_env.agents import agent_specs, make_agent
 from uno_env.agents.bots import GreedyAgent, HeuristicAgent, RandomAgent
 from uno_env.agents.view import decode
-from uno_env.engine import CATCH, CHALLENGE, JUMP, OFFER, Engine
-from uno_env.observation import ObservationEncoder
-from uno_env.rules import make_rules
+from uno_env.game.engine import CATCH, CHALLENGE, JUMP, OFFER, Engine
+from uno_env.game.observation import ObservationEncoder
+from uno_env.game.rules import make_rules
 
 from helpers import reset_stacked
 
@@ -181,7 +181,7 @@ def test_heuristic_calls_uno_before_its_next_to_last_card():
     action = bot.act(obs, mask)
     assert action in (u.action_id("play red-5"), u.action_id("play red-7"))
     env.step(action)
-    assert u.state.uno_called[0] and u.state.hand_size[0] == 1
+    assert u.game_state.uno_called[0] and u.game_state.hand_size[0] == 1
 
 
 def test_heuristic_catches_a_missed_uno():
@@ -189,7 +189,7 @@ def test_heuristic_catches_a_missed_uno():
     reset_stacked(env, dealer=1, hands={0: ["red-5", "red-7"], 1: ["blue-1", "blue-2"]}, first="red-3")
     u = env.unwrapped
     env.step(u.action_id("play red-5"))  # seat 0 forgets UNO
-    assert u.state.phase == CATCH
+    assert u.game_state.phase == CATCH
     agent, obs, mask = _obs(env)
     assert agent == "player_1"
     assert make_agent("heuristic", u.rules, 2, seed=0).act(obs, mask) == A.CATCH
@@ -201,7 +201,7 @@ def test_heuristic_jumps_in():
                   first="red-3")
     u = env.unwrapped
     env.step(u.action_id("play red-5"))
-    assert u.state.phase == JUMP
+    assert u.game_state.phase == JUMP
     agent, obs, mask = _obs(env)
     assert agent == "player_2"
     assert make_agent("heuristic", u.rules, 3, seed=0).act(obs, mask) == u.action_id("play red-5")
@@ -221,7 +221,7 @@ def _wd4_challenge_view(hand_1, hand_size=7):
     env.step(A.DRAW)
     env.step(u.action_id("play wild-draw4 blue"))
     agent, obs, mask = _obs(env)
-    assert u.state.phase == CHALLENGE and agent == "player_0"
+    assert u.game_state.phase == CHALLENGE and agent == "player_0"
     return env, obs, mask, bot
 
 
@@ -229,14 +229,14 @@ def test_heuristic_challenges_a_likely_bluff():
     # seat 1 keeps six cards after its Wild Draw Four: it very likely held a red one
     env, obs, mask, bot = _wd4_challenge_view(["red-1", "red-2", "red-4", "red-6", "red-9", "green-9",
                                                "wild-draw4"])
-    assert env.unwrapped.state.wd4_guilty
+    assert env.unwrapped.game_state.wd4_guilty
     assert bot.act(obs, mask) == A.CHALLENGE
 
 
 def test_heuristic_does_not_challenge_an_unlikely_bluff():
     # seat 1 keeps a single card: a red one is unlikely, drawing 4 beats risking 6
     env, obs, mask, bot = _wd4_challenge_view(["green-9", "wild-draw4"], hand_size=2)
-    assert not env.unwrapped.state.wd4_guilty
+    assert not env.unwrapped.game_state.wd4_guilty
     assert bot.act(obs, mask) == A.DRAW
 
 
@@ -248,7 +248,7 @@ def test_heuristic_offers_a_card_the_asker_cannot_play():
                                             "blue-4", "green-2"]}, first="red-3")
     u = env.unwrapped
     env.step(A.ASK)  # seat 0 can't play on red-3: asks
-    assert u.state.phase == OFFER
+    assert u.game_state.phase == OFFER
     agent, obs, mask = _obs(env)
     assert agent == "player_1"
     action = make_agent("heuristic", u.rules, 2, seed=0).act(obs, mask)

@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 
 import uno_env
-from uno_env import cards as C
-from uno_env import observation as O
-from uno_env.rules import PRESETS, Rules, make_rules, preset
+from uno_env.game import cards as C
+from uno_env.game import observation as O
+from uno_env.game.rules import PRESET_DIR, PRESETS, Rules, make_rules, preset
 
 from helpers import act, card_counts, deck_cards, legal_names, reset_stacked, stacked_deck
 
@@ -799,7 +799,7 @@ def test_game_episode_round_end_deals_a_new_round_and_keeps_scores():
 
 def test_game_episode_ends_when_a_player_reaches_500():
     env = scoring_env(episode="game")
-    env.state.scores[0] = 400
+    env.game_state.scores[0] = 400
     play_scoring_round(env)
     snap = env.snapshot()
     assert snap["phase"] == "over" and snap["winner"] == P(0)
@@ -819,17 +819,17 @@ def test_game_episode_to_500_with_random_play(seed):
     env.reset(seed=seed)
     rng = np.random.default_rng(seed)
     rounds = 0
-    while not env.state.game_over:
+    while not env.game_state.game_over:
         legal = env.legal_actions()
         env.step(legal[rng.integers(len(legal))])
-        if env.state.round != rounds and not env.state.game_over:
-            rounds = env.state.round
-            assert max(env.state.scores) < 500
+        if env.game_state.round != rounds and not env.game_state.game_over:
+            rounds = env.game_state.round
+            assert max(env.game_state.scores) < 500
             assert env.rewards == {P(0): 0.0, P(1): 0.0}
     snap = env.snapshot()
     winner = int(snap["winner"][-1])
-    assert snap["scores"][snap["winner"]] >= 500 and env.state.round_winner == winner
-    assert env.state.scores[1 - winner] < 500
+    assert snap["scores"][snap["winner"]] >= 500 and env.game_state.round_winner == winner
+    assert env.game_state.scores[1 - winner] < 500
     assert env.rewards[snap["winner"]] == 1.0 and env.rewards[P(1 - winner)] == -1.0
 
 
@@ -842,7 +842,7 @@ def test_alternative_scoring_keeps_tallies_and_lowest_tally_wins():
     assert [env.infos[P(i)]["round_points"] for i in range(3)] == [0, P1_LEFT, P2_LEFT]
 
     env = scoring_env(episode="game", scoring="alternative")
-    env.state.scores[:] = [300, 430, 100]
+    env.game_state.scores[:] = [300, 430, 100]
     play_scoring_round(env)
     snap = env.snapshot()
     assert snap["scores"] == {P(0): 300, P(1): 430 + P1_LEFT, P(2): 100 + P2_LEFT}
@@ -970,17 +970,18 @@ def test_bad_preset_or_player_count_is_value_error():
 
 
 def test_yaml_rule_configs_load(tmp_path):
-    paths = sorted(glob.glob(os.path.join(ROOT, "configs", "rules", "*.yaml")))
+    paths = sorted(glob.glob(os.path.join(PRESET_DIR, "*.yaml")))
     names = {os.path.basename(p) for p in paths}
-    assert {"classic.yaml", "tmnt.yaml"} <= names
+    assert {"classic.yaml", "tmnt.yaml", "house.yaml"} <= names
+    assert sorted(PRESETS) == sorted(n[:-5] for n in names)
     for path in paths:
         rules = make_rules(path)
         assert isinstance(rules, Rules)
         env = uno_env.raw_env(rules=path, num_players=3)
         env.reset(seed=0)
         assert_conserved(env)
-    assert make_rules(os.path.join(ROOT, "configs", "rules", "classic.yaml")) == Rules(**PRESETS["classic"])
-    assert make_rules(os.path.join(ROOT, "configs", "rules", "tmnt.yaml")) == preset("tmnt")
+    assert make_rules(os.path.join(PRESET_DIR, "classic.yaml")) == Rules() == preset("classic")
+    assert make_rules(os.path.join(PRESET_DIR, "tmnt.yaml")) == preset("tmnt")
     good = tmp_path / "mine.yaml"
     good.write_text("preset: tmnt\nuno_call: explicit\ntarget_score: 200\n")
     r = make_rules(str(good))

@@ -12,10 +12,10 @@ import sys
 import numpy as np
 import pytest
 
-from uno_env.evaluate import (_play_matches, bradley_terry, elo_from_bt, evaluate, evaluate_pool,
+from uno_env.tools.evaluate import (_play_matches, bradley_terry, elo_from_bt, evaluate, evaluate_pool,
                               game_log_path, main, summarize, wilson_interval)
-from uno_env.gamelog import read_log, replay
-from uno_env.rules import make_rules
+from uno_env.tools.gamelog import read_log, replay
+from uno_env.game.rules import make_rules
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -148,7 +148,7 @@ def test_other_rulesets_and_multi_round_episodes():
 
 def test_agent_instances_in_process():
     from uno_env.agents import make_agent
-    from uno_env.rules import make_rules
+    from uno_env.game.rules import make_rules
 
     rules = make_rules("classic")
     r = evaluate([make_agent("heuristic", rules, 2, 0), "random"], games=6, seed=0)
@@ -179,7 +179,7 @@ def _check_logs(log_dir, lineup, rules, n, games, seed, logged, duplicate=True):
         assert env.snapshot() == end["snapshot"]
         _, winner, truncated, turns, steps, scores, _, entry_seat = records[g]
         assert end["status"] == ("truncated" if truncated else "finished")
-        assert end["steps"] == steps == len(log.actions) and env.state.turns == turns
+        assert end["steps"] == steps == len(log.actions) and env.game_state.turns == turns
         logged_winner = -1 if end["winner"] is None else entries[int(end["winner"].split("_")[1])]
         assert logged_winner == winner
         assert [end["scores"][entry_seat[e]] for e in range(n)] == scores
@@ -232,7 +232,7 @@ def test_cli_writes_game_logs(tmp_path, capsys):
     assert data["config"]["logged_games"] == 3
     _check_logs(logs, ["heuristic", "random"], make_rules("classic"), 2, 8, 1, 3)
     # the replay program accepts them
-    proc = subprocess.run([sys.executable, "-m", "uno_env.replay", game_log_path(str(logs), 2), "--quiet"],
+    proc = subprocess.run([sys.executable, "-m", "uno_env.tools.replay", game_log_path(str(logs), 2), "--quiet"],
                           capture_output=True, text=True, timeout=60, cwd=ROOT)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "matches the log exactly" in proc.stdout

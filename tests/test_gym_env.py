@@ -10,12 +10,12 @@ from gymnasium.utils.env_checker import check_env as gym_check_env
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
 import uno_env  # noqa: F401  (registers uno_env/Uno-v0)
-from uno_env import actions as A
-from uno_env import cards as C
-from uno_env import observation as O
+from uno_env.game import actions as A
+from uno_env.game import cards as C
+from uno_env.game import observation as O
 from uno_env.agents import Agent
-from uno_env.gym_env import UnoGymEnv
-from uno_env.rules import make_rules
+from uno_env.envs.gym_env import UnoGymEnv
+from uno_env.game.rules import make_rules
 
 from helpers import stacked_deck
 

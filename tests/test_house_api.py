@@ -16,9 +16,9 @@ import pytest
 from pettingzoo.test import api_test, seed_test
 
 import uno_env
-from uno_env import actions as A
-from uno_env.engine import NUM_PHASES, OVER
-from uno_env.observation import OBS_SIZE, PHASE
+from uno_env.game import actions as A
+from uno_env.game.engine import NUM_PHASES, OVER
+from uno_env.game.observation import OBS_SIZE, PHASE
 
 from test_properties import check_hidden
 
@@ -42,14 +42,14 @@ def test_house_seed_test_every_option_on(num_players):
 
 
 def test_classic_stacking_jumpin_config_api_and_seed():
-    kwargs = dict(rules="configs/rules/classic-stacking-jumpin.yaml", num_players=4)
+    kwargs = dict(rules="classic-stacking-jumpin", num_players=4)
     api_test(uno_env.env(**kwargs), num_cycles=100)
     seed_test(lambda: uno_env.env(**kwargs), num_cycles=100)
 
 
 # ====================================================================== random-game properties
 def _check_state(e, deck_counts: np.ndarray) -> None:
-    s, eng = e.state, e.engine
+    s, eng = e.game_state, e.engine
     n = s.n
     # card conservation: hands + DRAW + DISCARD == the deck
     total = s.hands.sum(axis=0).astype(np.int64)
@@ -106,14 +106,14 @@ def run_game(seed: int, num_players: int, policy, max_steps: int, hidden_check: 
     hidden_rng = np.random.default_rng(20_000 + seed)
     _check_state(e, deck_counts)
     steps = 0
-    while not (e.state.game_over or any(e.truncations.values())):
+    while not (e.game_state.game_over or any(e.truncations.values())):
         mask = e.observe(e.agent_selection)["action_mask"]
         e.step(policy(mask, rng))
         steps += 1
         _check_state(e, deck_counts)
         if hidden_check:
             check_hidden(e, hidden_rng)
-    s = e.state
+    s = e.game_state
     assert steps == s.steps <= max_steps
     if s.game_over:
         assert s.phase == OVER and 0 <= s.winner < num_players and all(e.terminations.values())

@@ -8,6 +8,7 @@ is the last seat, so seat 0 plays first. Each test names the rule it checks.
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 
 import numpy as np
@@ -17,8 +18,9 @@ from helpers import (P, act, card_counts, deck_cards, hand, known, legal_names, 
                      offer_seen, opp_block, size)
 
 import uno_env
-from uno_env import observation as O
-from uno_env.engine import CHALLENGE, COLOR, DRAWN, JUMP, OFFER, TAKE, TURN
+from uno_env.game import observation as O
+from uno_env.game.rules import PRESET_DIR
+from uno_env.game.engine import CHALLENGE, COLOR, DRAWN, JUMP, OFFER, TAKE, TURN
 
 COLORS = ("red", "yellow", "green", "blue")
 
@@ -61,10 +63,10 @@ def test_house_deck_has_560_cards_plus_20_sewers():
 
 
 def test_house_configs_match_presets():
-    house = uno_env.make_rules("configs/rules/house.yaml")
+    house = uno_env.make_rules(os.path.join(PRESET_DIR, "house.yaml"))
     assert house.to_dict() == uno_env.make_rules("house").to_dict()
-    csj = uno_env.make_rules("configs/rules/classic-stacking-jumpin.yaml")
-    expected = uno_env.make_rules("classic", stacking=True, jump_in=True)
+    csj = uno_env.make_rules("classic-stacking-jumpin")
+    expected = uno_env.make_rules("classic", stacking=True, jump_in=True, name="classic-stacking-jumpin")
     assert csj.to_dict() == expected.to_dict()
     assert csj.deck_size() == 108 and not csj.giving and not csj.seven_slap
 
@@ -86,14 +88,14 @@ def test_stacking_draw2_on_draw2_next_player_takes_the_sum_and_loses_turn():
                  1: ["blue-draw2", "yellow-1", "yellow-2"],
                  2: ["green-6", "green-8", "yellow-9"]}, "red-3", **STACK_ONLY)
     act(e, "play red-draw2", P(0))
-    assert e.agent_selection == P(1) and e.state.phase == TURN
+    assert e.agent_selection == P(1) and e.game_state.phase == TURN
     assert legal_names(e) == {"play blue-draw2", "draw"}  # stack or take it all
     assert pending_seen(e, 1) == (2, [1.0, 0.0, 0.0])
     assert pending_seen(e, 2) == (2, [1.0, 0.0, 0.0])  # public
     act(e, "play blue-draw2", P(1))
     # seat 2 cannot stack: it takes 4 with no decision and loses its turn
     assert size(e, 2) == 7
-    assert e.state.pending == 0 and e.agent_selection == P(0)
+    assert e.game_state.pending == 0 and e.agent_selection == P(0)
     assert pending_seen(e, 0) == (0, [0.0, 0.0, 0.0])
 
 
@@ -102,8 +104,8 @@ def test_stacking_player_may_take_the_count_instead_of_stacking():
                  1: ["blue-draw2", "yellow-1", "yellow-2"]}, "red-3", **STACK_ONLY)
     act(e, "play red-draw2", P(0))
     act(e, "draw", P(1))
-    assert size(e, 1) == 5 and e.state.pending == 0
-    assert e.agent_selection == P(2) and e.state.phase == TURN  # seat 1 lost its turn
+    assert size(e, 1) == 5 and e.game_state.pending == 0
+    assert e.agent_selection == P(2) and e.game_state.phase == TURN  # seat 1 lost its turn
 
 
 def test_stacking_never_mixes_draw_cards():
@@ -116,7 +118,7 @@ def test_stacking_never_mixes_draw_cards():
 
     e = make(3, hands, "red-3", **STACK_ONLY)
     act(e, "play wild-draw4 green", P(0))
-    assert e.state.phase == CHALLENGE
+    assert e.game_state.phase == CHALLENGE
     assert legal_names(e) == {"challenge", "draw"} | {f"play wild-draw4 {c}" for c in COLORS}
 
     e = make(3, hands, "red-3", **STACK_ONLY)
@@ -131,7 +133,7 @@ def test_stacking_draw4_on_draw4_next_player_draws_eight():
                  2: ["green-6", "green-8", "yellow-9"]}, "red-3", **STACK_ONLY)
     act(e, "play wild-draw4 green", P(0))
     act(e, "play wild-draw4 blue", P(1))
-    assert e.agent_selection == P(2) and e.state.phase == CHALLENGE
+    assert e.agent_selection == P(2) and e.game_state.phase == CHALLENGE
     assert pending_seen(e, 2) == (8, [0.0, 1.0, 0.0])
     assert legal_names(e) == {"challenge", "draw"}  # seat 2 holds no Draw Four
     act(e, "draw", P(2))
@@ -149,7 +151,7 @@ def test_stacking_sewers_on_sewers_victim_needs_two_of_each_colour():
     act(e, "play from-the-sewers yellow", P(1))
     # seat 2 holds red 2, yellow 1: it draws until 2 of each colour (the wild counts for none)
     assert hand(e, 2) == Counter(["red-9", "red-1", "yellow-2"] + drawn)
-    assert e.state.pending == 0
+    assert e.game_state.pending == 0
     assert e.agent_selection == P(0)  # seat 2 lost its turn
     for observer in (0, 1):  # the drawn cards are shown to everyone
         assert known(e, observer, 2) == Counter(drawn)
@@ -161,9 +163,9 @@ def test_stacked_reverses_each_reverse():
     e = make(4, {0: ["red-reverse", "green-4", "green-5"],
                  3: ["blue-reverse", "yellow-1", "yellow-2"]}, "red-3", **STACK_ONLY)
     act(e, "play red-reverse", P(0))
-    assert e.agent_selection == P(3) and e.state.direction == -1
+    assert e.agent_selection == P(3) and e.game_state.direction == -1
     act(e, "play blue-reverse", P(3))
-    assert e.agent_selection == P(0) and e.state.direction == 1
+    assert e.agent_selection == P(0) and e.game_state.direction == 1
 
 
 def test_stacked_reverses_each_reverse_with_jump_in():
@@ -172,10 +174,10 @@ def test_stacked_reverses_each_reverse_with_jump_in():
                  2: ["red-reverse", "blue-4", "blue-5"],
                  3: ["yellow-5", "yellow-6", "yellow-8"]}, "red-3", giving=False)
     act(e, "play red-reverse", P(0))
-    assert e.state.phase == JUMP and e.agent_selection == P(2)
+    assert e.game_state.phase == JUMP and e.agent_selection == P(2)
     act(e, "play red-reverse", P(2))
     # two Reverses: clockwise again, and play continues from the jumper
-    assert e.state.direction == 1 and e.agent_selection == P(3) and e.state.phase == TURN
+    assert e.game_state.direction == 1 and e.agent_selection == P(3) and e.game_state.phase == TURN
 
 
 def test_stacked_skips_skip_only_one_player():
@@ -186,7 +188,7 @@ def test_stacked_skips_skip_only_one_player():
     act(e, "play red-skip", P(0))
     act(e, "play red-skip", P(2))  # jump-in
     # continue from seat 2: seat 3 is skipped, and only seat 3
-    assert e.agent_selection == P(0) and e.state.phase == TURN
+    assert e.agent_selection == P(0) and e.game_state.phase == TURN
 
 
 def test_stacking_off_pending_draw2_is_taken_without_a_decision():
@@ -211,8 +213,8 @@ def test_challenge_under_stacking_success_last_player_draws_whole_count():
     act(e, "challenge", P(2))
     assert size(e, 1) == 2 + 8  # the whole pending count
     assert size(e, 0) == 2 and size(e, 2) == 3
-    assert e.state.pending == 0
-    assert e.agent_selection == P(2) and e.state.phase == TURN  # the challenger plays as usual
+    assert e.game_state.pending == 0
+    assert e.agent_selection == P(2) and e.game_state.phase == TURN  # the challenger plays as usual
     assert e.snapshot()["color"] == "blue"  # the chosen colour stands
     # the challenger alone saw seat 1's hand as it was when challenged
     assert known(e, 2, 1) == Counter(["green-1", "blue-1"])
@@ -226,7 +228,7 @@ def test_challenge_under_stacking_failure_challenger_draws_count_plus_two():
     act(e, "challenge", P(2))
     assert size(e, 2) == 3 + 8 + 2
     assert size(e, 1) == 2 and size(e, 0) == 2  # seat 0's bluff is not challengeable
-    assert e.agent_selection == P(0) and e.state.phase == TURN  # challenger lost its turn
+    assert e.agent_selection == P(0) and e.game_state.phase == TURN  # challenger lost its turn
     assert e.snapshot()["color"] == "blue"
 
 
@@ -241,16 +243,16 @@ def _jump_env(**kw):
 def test_jump_in_identical_card_asked_in_seat_order_and_play_continues_from_jumper():
     e = _jump_env()
     act(e, "play red-5", P(0))
-    assert e.state.phase == JUMP and e.agent_selection == P(1)
+    assert e.game_state.phase == JUMP and e.agent_selection == P(1)
     assert legal_names(e) == {"play red-5", "pass"}
     act(e, "pass", P(1))
-    assert e.state.phase == JUMP and e.agent_selection == P(2)
+    assert e.game_state.phase == JUMP and e.agent_selection == P(2)
     act(e, "play red-5", P(2))
     # a jump-in is a card played: seat 1, still holding red-5, is asked again
-    assert e.state.phase == JUMP and e.agent_selection == P(1)
+    assert e.game_state.phase == JUMP and e.agent_selection == P(1)
     act(e, "pass", P(1))
     # seat 3 holds blue-5 (same number, other colour): never asked
-    assert e.state.phase == TURN and e.agent_selection == P(3)
+    assert e.game_state.phase == TURN and e.agent_selection == P(3)
     assert hand(e, 2) == Counter(["blue-1", "blue-2"]) and hand(e, 1)["red-5"] == 1
     assert e.snapshot()["discard_pile"][-2:] == ["red-5", "red-5"]
 
@@ -260,13 +262,13 @@ def test_jump_in_nobody_jumps_play_goes_on_from_player():
     act(e, "play red-5", P(0))
     act(e, "pass", P(1))
     act(e, "pass", P(2))
-    assert e.state.phase == TURN and e.agent_selection == P(1)
+    assert e.game_state.phase == TURN and e.agent_selection == P(1)
 
 
 def test_jump_in_player_who_played_is_not_asked():
     e = make(3, {0: ["red-5", "red-5", "green-2"]}, "red-3", giving=False)
     act(e, "play red-5", P(0))
-    assert e.state.phase == TURN and e.agent_selection == P(1)
+    assert e.game_state.phase == TURN and e.agent_selection == P(1)
 
 
 def test_jump_in_several_jumpers_one_chosen_at_random():
@@ -276,10 +278,10 @@ def test_jump_in_several_jumpers_one_chosen_at_random():
         act(e, "play red-5", P(0))
         act(e, "play red-5", P(1))
         act(e, "play red-5", P(2))
-        jumper = int(e.state.last_player)
+        jumper = int(e.game_state.last_player)
         assert hand(e, jumper)["red-5"] == 0
         assert hand(e, 3 - jumper)["red-5"] == 1  # the other jumper keeps its card
-        assert e.state.phase == JUMP and e.agent_selection == P(3 - jumper)  # asked again
+        assert e.game_state.phase == JUMP and e.agent_selection == P(3 - jumper)  # asked again
         act(e, "pass", P(3 - jumper))
         assert e.agent_selection == P(jumper + 1)
         jumpers.add(jumper)
@@ -292,9 +294,9 @@ def test_jump_in_random_pick_off_first_in_seat_order_wins():
         act(e, "play red-5", P(0))
         act(e, "play red-5", P(1))
         act(e, "play red-5", P(2))
-        assert e.state.last_player == 1 and e.agent_selection == P(2)
+        assert e.game_state.last_player == 1 and e.agent_selection == P(2)
         act(e, "pass", P(2))  # asked again, onto seat 1's card
-        assert e.state.phase == TURN and e.agent_selection == P(2)
+        assert e.game_state.phase == TURN and e.agent_selection == P(2)
 
 
 def test_jump_in_answers_are_hidden_from_later_players():
@@ -329,16 +331,16 @@ def test_jump_in_wild_only_onto_the_same_kind_of_wild():
              3: ["yellow-4", "yellow-5", "yellow-6"]}
     e = make(4, hands, "red-3", giving=False)
     act(e, "play wild blue", P(0))
-    assert e.state.phase == JUMP and e.agent_selection == P(2)  # seat 1 holds no plain wild
+    assert e.game_state.phase == JUMP and e.agent_selection == P(2)  # seat 1 holds no plain wild
     assert legal_names(e) == {f"play wild {c}" for c in COLORS} | {"pass"}
     act(e, "play wild yellow", P(2))
     assert e.snapshot()["color"] == "yellow" and e.agent_selection == P(3)
 
     e = make(4, hands, "red-3", giving=False)
     act(e, "play wild-draw4 blue", P(0))
-    assert e.state.phase == JUMP and e.agent_selection == P(1)  # seat 2's wild is not asked
+    assert e.game_state.phase == JUMP and e.agent_selection == P(1)  # seat 2's wild is not asked
     act(e, "pass", P(1))
-    assert e.state.phase == CHALLENGE and e.agent_selection == P(1)
+    assert e.game_state.phase == CHALLENGE and e.agent_selection == P(1)
 
 
 def test_jump_in_onto_pending_draw2_stacks():
@@ -347,11 +349,11 @@ def test_jump_in_onto_pending_draw2_stacks():
                  2: ["red-draw2", "blue-1", "blue-2"],
                  3: ["yellow-5", "yellow-6", "yellow-8"]}, "red-3", giving=False)
     act(e, "play red-draw2", P(0))
-    assert e.state.phase == JUMP and e.agent_selection == P(2)  # seat 1 (the victim) holds none
+    assert e.game_state.phase == JUMP and e.agent_selection == P(2)  # seat 1 (the victim) holds none
     act(e, "play red-draw2", P(2))
     # pending 4 reaches seat 3 (next after the jumper), who cannot stack: takes 4, loses the turn
     assert size(e, 3) == 7 and size(e, 1) == 3
-    assert e.agent_selection == P(0) and e.state.pending == 0
+    assert e.agent_selection == P(0) and e.game_state.pending == 0
 
 
 def test_jump_in_by_the_victim_of_a_draw2_passes_the_stack_on():
@@ -380,10 +382,10 @@ def test_jump_in_onto_pending_draw4_stack_makes_jumper_the_challengeable_one():
     act(e, "play wild-draw4 blue", P(0))
     assert e.agent_selection == P(2)
     act(e, "play wild-draw4 green", P(2))  # seat 2 held blue-1 (colour before it): guilty
-    assert e.state.phase == CHALLENGE and e.agent_selection == P(3)
+    assert e.game_state.phase == CHALLENGE and e.agent_selection == P(3)
     act(e, "challenge", P(3))
     assert size(e, 2) == 2 + 8 and size(e, 0) == 2
-    assert e.agent_selection == P(3) and e.state.phase == TURN
+    assert e.agent_selection == P(3) and e.game_state.phase == TURN
 
 
 def test_jump_in_with_last_card_ends_round():
@@ -394,9 +396,9 @@ def test_jump_in_with_last_card_ends_round():
     act(e, "play red-5", P(0))
     act(e, "play red-5", P(2))  # jump-in, seat 2 left with red-6
     act(e, "play red-6", P(3))
-    assert e.state.phase == JUMP and e.agent_selection == P(2)
+    assert e.game_state.phase == JUMP and e.agent_selection == P(2)
     act(e, "play red-6", P(2))  # its last card
-    assert e.state.game_over and e.state.winner == 2
+    assert e.game_state.game_over and e.game_state.winner == 2
     assert all(e.terminations.values())
     assert e._cumulative_rewards[P(2)] == 1.0
     assert e._cumulative_rewards[P(0)] == pytest.approx(-1 / 3)
@@ -411,10 +413,10 @@ def test_jump_in_with_last_card_onto_draw2_next_player_still_draws():
     act(e, "play red-5", P(2))
     act(e, "play red-draw2", P(3))
     act(e, "play red-draw2", P(2))  # jumps with its last card onto a pending Draw Two
-    assert e.state.game_over and e.state.winner == 2
+    assert e.game_state.game_over and e.game_state.winner == 2
     assert size(e, 3) == 1 + 4  # the next player after the jumper draws the stack
-    pts = e.state.round_points[2]
-    assert pts == e.state.scores[2] > 0
+    pts = e.game_state.round_points[2]
+    assert pts == e.game_state.scores[2] > 0
 
 
 def test_no_jump_in_while_a_player_is_drawing():
@@ -425,10 +427,10 @@ def test_no_jump_in_while_a_player_is_drawing():
                  2: ["blue-1", "green-8", "yellow-9"]}, "red-3",
              ["blue-1", "green-8", "red-9"], giving=False)
     act(e, "draw", P(0))
-    assert e.state.phase == DRAWN and e.agent_selection == P(0)
+    assert e.game_state.phase == DRAWN and e.agent_selection == P(0)
     assert size(e, 0) == 6
     act(e, "play red-9", P(0))
-    assert e.state.phase == JUMP and e.agent_selection == P(1)
+    assert e.game_state.phase == JUMP and e.agent_selection == P(1)
 
 
 # ====================================================================== jump-in and the UNO catch window
@@ -444,22 +446,22 @@ def test_jump_in_after_uno_catch_window_caught_player_draws_then_jump_window_ope
     e = _catch_env()
     act(e, "play red-5", P(0))  # next-to-last card, no UNO call
     # first the catch window (everyone else), then the jump window
-    assert e.state.phase != JUMP and e.agent_selection == P(1)
+    assert e.game_state.phase != JUMP and e.agent_selection == P(1)
     assert legal_names(e) == {"catch", "pass"}
     act(e, "catch", P(1))
     act(e, "pass", P(2))
     act(e, "pass", P(3))
     assert size(e, 0) == 3  # caught: drew 2
-    assert e.state.phase == JUMP and e.agent_selection == P(2)
+    assert e.game_state.phase == JUMP and e.agent_selection == P(2)
     act(e, "pass", P(2))
     act(e, "play red-5", P(3))  # seat 3's next-to-last card, without UNO: a new catch window
     assert e.agent_selection == P(0) and legal_names(e) == {"catch", "pass"}
     for q in (0, 1, 2):
         act(e, "pass", P(q))
     # then the jump window onto seat 3's card: seat 2 still holds red-5
-    assert e.state.phase == JUMP and e.agent_selection == P(2)
+    assert e.game_state.phase == JUMP and e.agent_selection == P(2)
     act(e, "pass", P(2))
-    assert e.state.phase == TURN and e.agent_selection == P(0)
+    assert e.game_state.phase == TURN and e.agent_selection == P(0)
     assert size(e, 3) == 1 and conserved(e)
 
 
@@ -468,7 +470,7 @@ def test_jump_in_uno_call_in_jump_window_is_hidden_and_counts_for_jumper():
     act(e, "play red-5", P(0))
     for q in (1, 2, 3):
         act(e, "pass", P(q))  # nobody catches seat 0
-    assert size(e, 0) == 1 and e.state.phase == JUMP and e.agent_selection == P(2)
+    assert size(e, 0) == 1 and e.game_state.phase == JUMP and e.agent_selection == P(2)
     assert "uno" in legal_names(e)
     act(e, "uno", P(2))
     assert e.agent_selection == P(2) and "uno" not in legal_names(e)
@@ -487,10 +489,10 @@ def test_jump_in_uno_call_in_jump_window_is_hidden_and_counts_for_jumper():
     act(e, "pass", P(3))
     # seat 2 jumped with its call made: no catch window; the next jump window (onto seat 2's
     # red-5) asks seat 3 again; then play goes on from seat 2
-    assert e.state.uno_called[2] and size(e, 2) == 1
-    assert e.state.phase == JUMP and e.agent_selection == P(3)
+    assert e.game_state.uno_called[2] and size(e, 2) == 1
+    assert e.game_state.phase == JUMP and e.agent_selection == P(3)
     act(e, "pass", P(3))
-    assert e.state.phase == TURN and e.agent_selection == P(3)
+    assert e.game_state.phase == TURN and e.agent_selection == P(3)
     assert uno_flag_seen(e, 3, 2) == 1
 
 
@@ -503,9 +505,9 @@ def test_jump_in_uno_call_of_a_jumper_not_chosen_lapses():
     act(e, "uno", P(3))
     act(e, "play red-5", P(3))
     # seat 2 did not call UNO: the catch window opens for it
-    assert e.state.last_player == 2 and e.agent_selection == P(3)
+    assert e.game_state.last_player == 2 and e.agent_selection == P(3)
     assert legal_names(e) == {"catch", "pass"}
-    assert not e.state.uno_called[3] and size(e, 3) == 2  # seat 3's call lapsed
+    assert not e.game_state.uno_called[3] and size(e, 3) == 2  # seat 3's call lapsed
 
 
 # ====================================================================== SEVEN slap
@@ -535,29 +537,29 @@ def test_seven_slap_not_random_next_player_draws():
 
 def test_seven_slap_one_card_per_seven_in_a_row():
     e = _seven_env(jump_in=False)
-    pile = len(e.state.draw_pile)
+    pile = len(e.game_state.draw_pile)
     act(e, "play red-7", P(0))
-    assert len(e.state.draw_pile) == pile - 1
+    assert len(e.game_state.draw_pile) == pile - 1
     act(e, "play blue-7", P(1))  # two 7s in a row: the slowest draws 2
-    assert len(e.state.draw_pile) == pile - 3
+    assert len(e.game_state.draw_pile) == pile - 3
     assert conserved(e)
 
 
 def test_seven_slap_jump_in_seven_slaps_for_two():
     e = _seven_env()
-    pile = len(e.state.draw_pile)
+    pile = len(e.game_state.draw_pile)
     act(e, "play red-7", P(0))
-    assert e.state.phase == JUMP and e.agent_selection == P(2)
+    assert e.game_state.phase == JUMP and e.agent_selection == P(2)
     act(e, "play red-7", P(2))
-    assert len(e.state.draw_pile) == pile - 1 - 2
+    assert len(e.game_state.draw_pile) == pile - 1 - 2
     assert e.agent_selection == P(3)
 
 
 def test_seven_slap_off_nobody_draws():
     e = _seven_env(jump_in=False, seven_slap=False)
-    pile = len(e.state.draw_pile)
+    pile = len(e.game_state.draw_pile)
     act(e, "play red-7", P(0))
-    assert len(e.state.draw_pile) == pile
+    assert len(e.game_state.draw_pile) == pile
 
 
 # ====================================================================== giving cards
@@ -574,14 +576,14 @@ def test_giving_ask_offer_take_and_play_the_taken_card():
     e = _give_env()
     assert legal_names(e) == {"draw", "ask"}
     act(e, "ask", P(0))
-    assert e.state.phase == OFFER and e.agent_selection == P(1)
+    assert e.game_state.phase == OFFER and e.agent_selection == P(1)
     assert legal_names(e) == {"pass", "offer red-5", "offer blue-1", "offer blue-2"}
     act(e, "offer red-5", P(1))
     assert e.agent_selection == P(2)
     assert offer_seen(e, 2, 1) is None  # hidden until everyone has answered
     assert known(e, 2, 1) == Counter()
     act(e, "pass", P(2))
-    assert e.state.phase == TAKE and e.agent_selection == P(0)
+    assert e.game_state.phase == TAKE and e.agent_selection == P(0)
     assert legal_names(e) == {"pass", "take 1"}
     for observer in (0, 2):  # public once the window closed
         assert offer_seen(e, observer, 1) == "red-5"
@@ -591,9 +593,9 @@ def test_giving_ask_offer_take_and_play_the_taken_card():
     assert hand(e, 0)["red-5"] == 1 and hand(e, 1)["red-5"] == 0
     assert known(e, 1, 0) == known(e, 2, 0) == Counter(["red-5"])  # the take is public
     assert known(e, 2, 1) == Counter()
-    assert e.state.phase == DRAWN and legal_names(e) == {"play red-5", "draw"}
+    assert e.game_state.phase == DRAWN and legal_names(e) == {"play red-5", "draw"}
     act(e, "play red-5", P(0))
-    assert e.agent_selection == P(1) and e.state.phase == TURN
+    assert e.agent_selection == P(1) and e.game_state.phase == TURN
     assert known(e, 1, 0) == Counter()  # the known card was played
 
 
@@ -606,7 +608,7 @@ def test_giving_then_draw_until_playable():
     act(e, "take 2", P(0))  # unplayable: draws until playable at once
     assert hand(e, 0) == Counter(["green-1", "green-2", "yellow-4", "blue-6",
                                   "green-8", "yellow-9", "red-8"])
-    assert e.state.phase == DRAWN and legal_names(e) == {"play red-8", "pass"}
+    assert e.game_state.phase == DRAWN and legal_names(e) == {"play red-8", "pass"}
     assert "ask" not in legal_names(e)  # drawing has begun
     act(e, "pass", P(0))
     assert e.agent_selection == P(1)
@@ -628,7 +630,7 @@ def test_giving_no_offer_then_draw_by_draw_rule():
     act(e, "ask", P(0))
     act(e, "pass", P(1))
     act(e, "pass", P(2))
-    assert e.state.phase == DRAWN and size(e, 0) == 6
+    assert e.game_state.phase == DRAWN and size(e, 0) == 6
 
 
 def test_giving_asker_declines_every_offer_and_draws():
@@ -637,7 +639,7 @@ def test_giving_asker_declines_every_offer_and_draws():
     act(e, "offer red-5", P(1))
     act(e, "pass", P(2))
     act(e, "pass", P(0))
-    assert hand(e, 1)["red-5"] == 1 and size(e, 0) == 6 and e.state.phase == DRAWN
+    assert hand(e, 1)["red-5"] == 1 and size(e, 0) == 6 and e.game_state.phase == DRAWN
     # the declined offer stays public knowledge of seat 1's hand
     assert known(e, 2, 1) == Counter(["red-5"])
 
@@ -649,9 +651,9 @@ def test_giving_players_with_one_card_are_not_asked():
     act(e, "pass", P(0))
     act(e, "play red-5", P(1))  # seat 1 now holds one card
     act(e, "ask", P(2))
-    assert e.state.phase == OFFER and e.state.queue == [0] and e.agent_selection == P(0)
+    assert e.game_state.phase == OFFER and e.game_state.queue == [0] and e.agent_selection == P(0)
     act(e, "pass", P(0))
-    assert e.state.phase == DRAWN and e.agent_selection == P(2)  # no offer: it drew
+    assert e.game_state.phase == DRAWN and e.agent_selection == P(2)  # no offer: it drew
 
 
 def test_giving_ask_not_legal_when_no_one_can_give_or_penalty_pending():
@@ -694,7 +696,7 @@ def test_draw_until_playable_draws_until_a_playable_card_then_may_keep_it():
     e = make(3, {0: ["green-1", "green-2", "yellow-4"]}, "red-3",
              ["blue-1", "green-8", "red-9"], **GIVE)
     act(e, "draw", P(0))
-    assert size(e, 0) == 6 and e.state.phase == DRAWN
+    assert size(e, 0) == 6 and e.game_state.phase == DRAWN
     assert legal_names(e) == {"play red-9", "pass"}
     act(e, "pass", P(0))
     assert e.agent_selection == P(1) and size(e, 0) == 6
@@ -716,7 +718,7 @@ def test_sewers_victim_draws_until_one_of_each_colour_shows_them_and_loses_turn(
     act(e, "play from-the-sewers green", P(0))
     assert hand(e, 1) == Counter(["yellow-1", "yellow-2", "yellow-4"] + drawn)
     assert known(e, 0, 1) == known(e, 2, 1) == Counter(drawn)
-    assert e.agent_selection == P(2) and e.state.phase == TURN
+    assert e.agent_selection == P(2) and e.game_state.phase == TURN
     assert e.snapshot()["color"] == "green"
 
 
@@ -750,14 +752,14 @@ def test_sewers_stack_with_piles_nearly_empty_stops_when_piles_run_dry():
              2: ["green-0", "green-1", "green-2", "green-3", "green-4", "green-5", "green-6",
                  "green-7", "green-8", "green-9", "red-7", "red-8", "red-9", "yellow-9", "wild"]}
     e = make(3, hands, "red-3", rules="house", hand_size=15, **small, **GIVE)
-    assert len(e.state.draw_pile) == 10  # every blue card is held by seats 0 and 1
+    assert len(e.game_state.draw_pile) == 10  # every blue card is held by seats 0 and 1
     act(e, "play from-the-sewers red", P(0))
     act(e, "play from-the-sewers yellow", P(1))
     # seat 2 needs two blue cards: none is left; it draws the DRAW pile and the reshuffled
     # DISCARD pile dry, then stops and loses its turn
-    assert len(e.state.draw_pile) == 0 and e.snapshot()["discard_pile"] == ["from-the-sewers"]
+    assert len(e.game_state.draw_pile) == 0 and e.snapshot()["discard_pile"] == ["from-the-sewers"]
     assert size(e, 2) == 15 + 10 + 2
-    assert e.state.pending == 0 and e.agent_selection == P(0) and e.state.phase == TURN
+    assert e.game_state.pending == 0 and e.agent_selection == P(0) and e.game_state.phase == TURN
     assert sum(known(e, 0, 2).values()) == 12
     assert conserved(e)
     # the game goes on with empty piles: a player who must draw draws nothing
@@ -770,14 +772,14 @@ def test_sewers_at_round_end_next_player_still_draws():
     e = make(3, {0: ["from-the-sewers"], 1: ["yellow-1"]}, "red-3", ["red-1", "green-2", "blue-3"],
              hand_size=1, **GIVE)
     act(e, "play from-the-sewers green", P(0))
-    assert e.state.game_over and e.state.winner == 0
+    assert e.game_state.game_over and e.game_state.winner == 0
     assert hand(e, 1) == Counter(["yellow-1", "red-1", "green-2", "blue-3"])
 
 
 # ====================================================================== first-card effects (house)
 def test_first_card_draw2_with_stacking_first_player_may_stack():
     e = make(3, {0: ["blue-draw2", "green-1", "green-2"]}, "red-draw2", **GIVE)
-    assert e.agent_selection == P(0) and e.state.phase == TURN
+    assert e.agent_selection == P(0) and e.game_state.phase == TURN
     assert legal_names(e) == {"play blue-draw2", "draw"}
     act(e, "play blue-draw2", P(0))
     assert size(e, 1) == 7 and e.agent_selection == P(2)
@@ -790,9 +792,9 @@ def test_first_card_draw2_first_player_draws_two_and_is_skipped():
 
 def test_first_card_draw4_with_stacking_first_player_chooses_colour_then_stacks_or_draws():
     e = make(3, {0: ["wild-draw4", "green-1", "green-2"]}, "wild-draw4", **GIVE)
-    assert e.state.phase == COLOR and e.agent_selection == P(0)
+    assert e.game_state.phase == COLOR and e.agent_selection == P(0)
     act(e, "color blue", P(0))
-    assert e.state.phase == TURN and e.state.pending == 4  # no challenge of a first card
+    assert e.game_state.phase == TURN and e.game_state.pending == 4  # no challenge of a first card
     assert legal_names(e) == {"draw"} | {f"play wild-draw4 {c}" for c in COLORS}
     act(e, "draw", P(0))
     assert size(e, 0) == 7 and e.agent_selection == P(1)
@@ -812,7 +814,7 @@ def test_first_card_draw4_without_stacking_goes_back_into_the_deck():
 def test_first_card_sewers_first_player_stacks_or_draws_one_of_each_colour():
     e = make(3, {0: ["yellow-1", "green-1", "green-2"]}, "from-the-sewers",
              ["yellow-5", "red-1", "blue-4", "green-3"], **GIVE)
-    assert e.state.phase == COLOR and e.agent_selection == P(0)
+    assert e.game_state.phase == COLOR and e.agent_selection == P(0)
     act(e, "color yellow", P(0))
     assert hand(e, 0) == Counter(["yellow-1", "green-1", "green-2", "yellow-5", "red-1", "blue-4"])
     assert known(e, 1, 0) == Counter(["yellow-5", "red-1", "blue-4"])
@@ -831,7 +833,7 @@ def test_first_card_seven_slap():
         sizes = [size(e, q) for q in range(3)]
         assert sorted(sizes) == [3, 3, 4]  # one player (any) draws one
         victims.add(sizes.index(4))
-        assert e.agent_selection == P(0) and e.state.phase == TURN
+        assert e.agent_selection == P(0) and e.game_state.phase == TURN
     assert len(victims) > 1
 
 
@@ -846,7 +848,7 @@ def test_round_winner_starts_next_round():
         act(e, "pass", P(1))
         act(e, "play red-4", P(2))  # seat 2 wins round 1
         # a fixed number of rounds: reaching target_score does not end the episode
-        assert e.state.round == 1 and not e.state.game_over and e.state.scores[2] > 5
+        assert e.game_state.round == 1 and not e.game_state.game_over and e.game_state.scores[2] > 5
         assert e.infos[P(2)]["round_points"] == 8 + 9 + 1 + 1  # red-8 + red-9 + green-1 + yellow-1
         return e
 
@@ -854,12 +856,12 @@ def test_round_winner_starts_next_round():
     checked = 0
     for seed in range(20):
         e = play_round_one(seed)
-        assert e.state.dealer == 1  # the seat to the right of the winner deals
+        assert e.game_state.dealer == 1  # the seat to the right of the winner deals
         if e.snapshot()["top"] in numbers:
-            assert e.agent_selection == P(2) and e.state.phase == TURN
+            assert e.agent_selection == P(2) and e.game_state.phase == TURN
             checked += 1
         off = play_round_one(seed, winner_starts=False)
-        assert off.state.dealer == 0  # the deal passes left from dealer 2
+        assert off.game_state.dealer == 0  # the deal passes left from dealer 2
         if off.snapshot()["top"] in numbers:
             assert off.agent_selection == P(1)
     assert checked > 0
@@ -871,7 +873,7 @@ def test_jump_in_draw4_masked_like_a_turn_play_when_bluffing_is_off():
                  2: ["wild-draw4", "yellow-1", "yellow-3"],
                  3: ["green-5", "green-6", "green-8"]}, "red-3", giving=False, wd4_bluff=False)
     act(e, "play wild-draw4 blue", P(0))
-    assert e.state.phase == JUMP and e.agent_selection == P(2)  # seat 1 is not asked
+    assert e.game_state.phase == JUMP and e.agent_selection == P(2)  # seat 1 is not asked
     act(e, "pass", P(2))
-    assert e.state.phase == CHALLENGE and e.agent_selection == P(1)
+    assert e.game_state.phase == CHALLENGE and e.agent_selection == P(1)
     assert legal_names(e) == {"challenge", "draw"}  # nor may it stack it

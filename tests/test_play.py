@@ -14,9 +14,9 @@ import pytest
 
 import uno_env
 from uno_env.agents import make_agent
-from uno_env.engine import PHASE_NAMES
-from uno_env.gamelog import read_log, replay
-from uno_env.play import HUMAN, TerminalGame
+from uno_env.game.engine import PHASE_NAMES
+from uno_env.tools.gamelog import read_log, replay
+from uno_env.tools.play import HUMAN, TerminalGame
 
 from helpers import expect_clean_exit, stacked_deck
 
@@ -148,7 +148,7 @@ def test_colours_on_a_tty_and_quit_command():
 def test_bad_arguments_exit_2():
     for args in (["--seat", "3", "--opponents", "random"], ["--rules", "nope"],
                  ["--opponents", "nobody"], ["--set", "stacking"], ["--set", "hand_size=0"]):
-        r = subprocess.run([PY, "-m", "uno_env.play", *args], cwd=ROOT, capture_output=True, text=True,
+        r = subprocess.run([PY, "-m", "uno_env.tools.play", *args], cwd=ROOT, capture_output=True, text=True,
                            env=dict(os.environ, PYTHONPATH=ROOT), stdin=subprocess.DEVNULL, timeout=30)
         assert r.returncode == 2, (args, r.stdout, r.stderr)
         assert "error" in r.stderr
@@ -170,7 +170,7 @@ class Scripted:
         game = self.game_ref[0]
         u = game.u
         self.prompts += 1
-        self.phases.add(PHASE_NAMES[u.state.phase])
+        self.phases.add(PHASE_NAMES[u.game_state.phase])
         if self.answers:
             return self.answers.pop(0)
         legal = u.legal_actions()
@@ -238,7 +238,7 @@ def test_game_against_a_checkpoint(tmp_path):
     import gymnasium
     from sb3_contrib import MaskablePPO
 
-    from uno_env.checkpoint import make_card, save_checkpoint
+    from uno_env.agents.checkpoint import make_card, save_checkpoint
 
     env = gymnasium.make("uno_env/Uno-v0", rules="classic", num_players=2, opponents=["random"])
     model = MaskablePPO("MlpPolicy", env, n_steps=16, batch_size=16, seed=0,
@@ -314,7 +314,7 @@ def test_jump_in_window_shows_only_the_played_jump_in_and_its_uno_call():
     for seed in range(12):
         game, out = window_game(random_pick=True, seed=seed)
         text = "\n".join(out)
-        s = game.u.state
+        s = game.u.game_state
         (chosen,) = [q for q in (1, 2) if s.hands[q, game.u.card_names.index("wild")] == 0]
         other = 3 - chosen
         chosen_seen.add(chosen)
@@ -348,14 +348,14 @@ def test_house_games_tell_only_public_window_outcomes(monkeypatch):
     """Seeded house games with explicit UNO, with windows where several players jump in and
     calls UNO that lapse: the text tells one line per jump-in played, one per UNO call that
     the state shows (``uno_called`` flips), and never who caught a player."""
-    from uno_env import actions as A
-    from uno_env.engine import JUMP
+    from uno_env.game import actions as A
+    from uno_env.game.engine import JUMP
 
     counts = {"jumps": 0, "calls": 0, "multi": 0, "lapsed": 0}
     apply = TerminalGame.apply
 
     def counting_apply(self, action):
-        s = self.u.state
+        s = self.u.game_state
         called, uno = list(s.uno_called), set()
         if s.phase == JUMP and action != A.UNO and len(s.queue) == 1:  # the window closes
             answers = s.answers + [(s.actor, action)]
@@ -364,7 +364,7 @@ def test_house_games_tell_only_public_window_outcomes(monkeypatch):
             counts["multi"] += len(jumpers) > 1
             uno = {q for q, a in answers if a == A.UNO}
         apply(self, action)
-        flipped = {q for q, (b, a) in enumerate(zip(called, self.u.state.uno_called)) if a and not b}
+        flipped = {q for q, (b, a) in enumerate(zip(called, self.u.game_state.uno_called)) if a and not b}
         counts["calls"] += len(flipped)
         counts["lapsed"] += len(uno - flipped)
 

@@ -23,9 +23,9 @@ import numpy as np
 import pytest
 
 import uno_env
-from uno_env import actions as A
-from uno_env import cards as C
-from uno_env.engine import PHASE_NAMES
+from uno_env.game import actions as A
+from uno_env.game import cards as C
+from uno_env.game.engine import PHASE_NAMES
 
 from helpers import stacked_deck
 
@@ -61,7 +61,7 @@ def pick(rng: np.random.Generator, legal: list[int], greedy: bool) -> int:
 
 
 def check_conservation(env) -> None:
-    s, eng = env.state, env.engine
+    s, eng = env.game_state, env.engine
     counts = s.hands.sum(axis=0).astype(np.int64)
     counts += np.bincount(np.asarray(s.draw_pile, np.int64), minlength=C.NUM_KINDS)
     counts += np.bincount(np.asarray(s.discard, np.int64), minlength=C.NUM_KINDS)
@@ -73,7 +73,7 @@ def check_conservation(env) -> None:
 
 
 def check_masks(env) -> None:
-    s = env.state
+    s = env.game_state
     sel = env.agent_selection
     for agent in env.agents:
         obs = env.observe(agent)
@@ -95,7 +95,7 @@ WILD_NAMES = ("wild", "wild-draw4", "team-attack", "from-the-sewers")
 
 def check_legality(env) -> None:
     """The legal actions of the decision, recomputed naively from card strings (RULES.md 3)."""
-    s, r = env.state, env.rules
+    s, r = env.game_state, env.rules
     if s.game_over or env.truncations[env.agent_selection]:
         return
     legal = set(env.engine.legal_actions(s))
@@ -154,7 +154,7 @@ def play_game(rules: str, n: int, seed: int, hidden_check: bool = False, max_ste
             rewards[agent] = reward
             env.step(None)
             continue
-        legal = env.engine.legal_actions(env.state)
+        legal = env.engine.legal_actions(env.game_state)
         env.step(pick(rng, legal, greedy))
         steps += 1
         check_conservation(env)
@@ -163,8 +163,8 @@ def play_game(rules: str, n: int, seed: int, hidden_check: bool = False, max_ste
         if hidden_check:
             check_hidden(env, rng)
     assert set(rewards) == set(env.possible_agents)
-    if env.state.game_over:
-        winner = env.possible_agents[env.state.winner]
+    if env.game_state.game_over:
+        winner = env.possible_agents[env.game_state.winner]
         assert rewards[winner] == 1.0
         assert all(r == pytest.approx(-1.0 / (n - 1)) for a, r in rewards.items() if a != winner)
         assert sum(rewards.values()) == pytest.approx(0.0)
@@ -221,7 +221,7 @@ def _perturbed(s, observer: int, rng: np.random.Generator):
 
 
 def check_hidden(env, rng: np.random.Generator) -> None:
-    s = env.state
+    s = env.game_state
     observer = int(rng.integers(s.n))
     t, changed = _perturbed(s, observer, rng)
     if not changed:

@@ -1,4 +1,4 @@
-"""Game logs (:mod:`uno_env.gamelog`) and the replay program (``python -m uno_env.replay``)."""
+"""Game logs (:mod:`uno_env.tools.gamelog`) and the replay program (``python -m uno_env.replay``)."""
 
 from __future__ import annotations
 
@@ -14,9 +14,9 @@ import pytest
 
 import uno_env
 from uno_env.agents import agent_specs, make_agent
-from uno_env.gamelog import (FORMAT, FORMAT_VERSION, GameRecorder, ReplayError, log_game,
+from uno_env.tools.gamelog import (FORMAT, FORMAT_VERSION, GameRecorder, ReplayError, log_game,
                              read_log, record_game, replay, reset_env)
-from uno_env.replay import main as replay_main
+from uno_env.tools.replay import main as replay_main
 
 from helpers import expect_clean_exit
 
@@ -58,7 +58,7 @@ def spawn(module, args, timeout=30):
 def play_logged(args, log, seed):
     """Play a game through the terminal with random answers, writing ``log``."""
     rng = random.Random(seed)
-    child = spawn("uno_env.play", f"{args} --seed {seed} --no-color --log {log}")
+    child = spawn("uno_env.tools.play", f"{args} --seed {seed} --no-color --log {log}")
     while True:
         i = child.expect([PROMPT] + END)
         if i > 0:
@@ -74,7 +74,7 @@ def test_recorded_games_replay_exactly(rules, n, overrides):
         env, end, text = record(rules, n, seed, **overrides)
         log = read_log(io.StringIO(text))
         assert end["snapshot"] == env.snapshot() == log.end["snapshot"]
-        assert len(log.actions) == env.state.steps == end["steps"]
+        assert len(log.actions) == env.game_state.steps == end["steps"]
         replayed = replay(log)
         assert replayed.snapshot() == log.end["snapshot"]
         assert replayed.history == env.history
@@ -91,7 +91,7 @@ def play_plain(rules, n, seed, **overrides):
     plain = uno_env.raw_env(rules=rules, num_players=n, **overrides)
     plain.reset(seed=seed)
     agents = bots(plain, seed)
-    while not (plain.state.game_over or any(plain.truncations.values())):
+    while not (plain.game_state.game_over or any(plain.truncations.values())):
         obs = plain.observe(plain.agent_selection)
         plain.step(agents[plain.agent_seat[plain.agent_selection]].act(obs["observation"], obs["action_mask"]))
     return plain
@@ -118,8 +118,8 @@ def test_recording_does_not_change_the_game(rules, n, overrides, seeds):
 def test_engine_games_logged_after_the_fact():
     """``log_game`` logs a game played straight on the engine (as the evaluation tool does)
     from a fresh copy of its generator, its dealer and its actions."""
-    from uno_env.engine import Engine
-    from uno_env.observation import ObservationEncoder
+    from uno_env.game.engine import Engine
+    from uno_env.game.observation import ObservationEncoder
 
     for name, ov in [("house", {"uno_call": "explicit"}), ("tmnt", {"episode": "game", "target_score": 150})]:
         rules = uno_env.make_rules(name, **ov)
@@ -143,8 +143,8 @@ def test_engine_games_logged_after_the_fact():
             log = read_log(io.StringIO(buf.getvalue()))
             assert log.header["seed"] is None and log.header["rng"]["shuffle"] is True
             env = replay(log)
-            assert (env.state.hands == state.hands).all()
-            assert env.state.draw_pile == state.draw_pile and env.state.discard == state.discard
+            assert (env.game_state.hands == state.hands).all()
+            assert env.game_state.draw_pile == state.draw_pile and env.game_state.discard == state.discard
     with pytest.raises(ValueError):
         log_game(io.StringIO(), "classic", 2, [70], seed=1)  # a challenge on the first turn
 
@@ -175,8 +175,8 @@ def test_round_end_records_and_truncation():
     env, end, text = record("classic", 2, 1, episode="game", target_score=200)
     log = read_log(io.StringIO(text))
     ends = [r for r in log.actions if "round_end" in r]
-    assert len(ends) == env.state.round >= 1
-    assert ends[-1]["round_end"]["scores"] == env.state.scores
+    assert len(ends) == env.game_state.round >= 1
+    assert ends[-1]["round_end"]["scores"] == env.game_state.scores
     env, end, text = record("house", 3, 0, max_steps=25)
     log = read_log(io.StringIO(text))
     assert log.end["status"] == "truncated" and len(log.actions) == 25
@@ -260,7 +260,7 @@ def test_replay_cli_prints_every_hand(tmp_path, capsys):
     assert replay_main([str(path), "--no-color"]) == 0
     out = capsys.readouterr().out
     steps = [line for line in out.splitlines() if line.startswith("step ")]
-    assert len(steps) == env.state.steps
+    assert len(steps) == env.game_state.steps
     for agent in env.possible_agents:  # deal + one table per action
         assert sum(1 for line in out.splitlines() if line.startswith(f"  {agent} (random)")) == len(steps) + 1
     assert "the final state matches the log exactly" in out
@@ -297,7 +297,7 @@ def test_terminal_game_log_replays_exactly(tmp_path, args):
     game = read_log(log)
     assert "human" in game.header["specs"] and game.end["status"] in ("finished", "truncated")
     assert replay(game).snapshot() == game.end["snapshot"]
-    child = spawn("uno_env.replay", f"{log} --quiet")
+    child = spawn("uno_env.tools.replay", f"{log} --quiet")
     child.expect("the final state matches the log exactly")
     expect_clean_exit(child)
 
@@ -305,7 +305,7 @@ def test_terminal_game_log_replays_exactly(tmp_path, args):
 def test_replay_step_mode(tmp_path):
     path = tmp_path / "g.jsonl"
     record("classic", 2, 0, path=str(path))
-    child = spawn("uno_env.replay", f"{path} --step --no-color")
+    child = spawn("uno_env.tools.replay", f"{path} --step --no-color")
     child.expect(r"step 1 round 1: player_\d \(random\)")
     child.expect(r"\[Enter\] next action, q to stop: ")
     child.sendline("")
@@ -314,7 +314,7 @@ def test_replay_step_mode(tmp_path):
     child.sendline("q")
     child.expect("Replay stopped.")
     expect_clean_exit(child)
-    child = spawn("uno_env.replay", f"{path} --step --no-color")
+    child = spawn("uno_env.tools.replay", f"{path} --step --no-color")
     child.expect(r"\[Enter\] next action")
     child.sendeof()
     child.expect("Replay stopped.")

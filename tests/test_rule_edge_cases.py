@@ -17,8 +17,8 @@ import pytest
 from helpers import (P, act, card_counts, deck_cards, hand, known, legal_names, make_env,
                      offer_seen, size)
 
-from uno_env import observation as O
-from uno_env.engine import CATCH, COLOR, DISCARD, DRAWN, JUMP, OFFER, OVER, TAKE, TURN
+from uno_env.game import observation as O
+from uno_env.game.engine import CATCH, COLOR, DISCARD, DRAWN, JUMP, OFFER, OVER, TAKE, TURN
 
 CLASSIC_COLORS = ("red", "yellow", "green", "blue")
 TMNT_COLORS = ("blue", "orange", "red", "purple")
@@ -48,7 +48,7 @@ def final_rewards(e) -> dict:
 def play_fixed_policy(e, limit: int = 5000) -> None:
     """Play on with the lowest legal action id until the episode ends (deterministic)."""
     for _ in range(limit):
-        if e.state.game_over:
+        if e.game_state.game_over:
             return
         e.step(e.legal_actions()[0])
     raise AssertionError("the episode did not end")
@@ -58,7 +58,7 @@ def play_fixed_policy(e, limit: int = 5000) -> None:
 def test_two_player_reverse_without_skip_option_only_flips_direction():
     e = make(2, {0: ["red-reverse", "green-4", "green-5"], 1: ["red-reverse", "yellow-1", "yellow-2"]},
              "red-3", two_player_reverse_skips=False)
-    assert e.agent_selection == P(0) and e.state.direction == 1
+    assert e.agent_selection == P(0) and e.game_state.direction == 1
     act(e, "play red-reverse", P(0))
     snap = e.snapshot()
     # the direction flips and nobody is skipped: the opponent plays next (with the skip
@@ -93,7 +93,7 @@ def test_two_player_first_card_reverse_without_skip_option_dealer_starts_counter
 def test_uno_explicit_called_in_drawn_phase_then_no_catch_window():
     e = make(3, {0: ["green-1"]}, "red-5", ["red-6"], hand_size=1, uno_call="explicit")
     act(e, "draw", P(0))
-    assert e.state.phase == DRAWN and size(e, 0) == 2
+    assert e.game_state.phase == DRAWN and size(e, 0) == 2
     assert legal_names(e) == {"play red-6", "pass", "uno"}
     act(e, "uno", P(0))
     snap = e.snapshot()
@@ -121,7 +121,7 @@ def test_uno_explicit_not_called_in_drawn_phase_opens_catch_window():
     e = make(3, {0: ["green-1"]}, "red-5", ["red-6"], hand_size=1, uno_call="explicit")
     act(e, "draw", P(0))
     act(e, "play red-6", P(0))
-    assert e.state.phase == CATCH and e.agent_selection == P(1)
+    assert e.game_state.phase == CATCH and e.agent_selection == P(1)
 
 
 TA_HAND = ["team-attack", "blue-1", "orange-2", "purple-9"]
@@ -131,9 +131,9 @@ def test_uno_explicit_team_attack_discards_to_one_card_without_call_catch_window
     e = make(3, {0: TA_HAND}, "blue-5", ["blue-9", "orange-9"], rules="tmnt", hand_size=4,
              uno_call="explicit")
     act(e, "play team-attack red", P(0))
-    assert e.state.phase == DISCARD and "uno" not in legal_names(e)  # three cards left
+    assert e.game_state.phase == DISCARD and "uno" not in legal_names(e)  # three cards left
     act(e, "discard blue-1", P(0))
-    assert e.state.phase == DISCARD and legal_names(e) == {"discard orange-2", "pass", "uno"}
+    assert e.game_state.phase == DISCARD and legal_names(e) == {"discard orange-2", "pass", "uno"}
     act(e, "discard orange-2", P(0))  # one card left, UNO not called
     snap = e.snapshot()
     assert snap["discard_pile"] == ["blue-5", "blue-1", "orange-2", "team-attack"]
@@ -142,7 +142,7 @@ def test_uno_explicit_team_attack_discards_to_one_card_without_call_catch_window
     act(e, "catch", P(1))
     act(e, "pass", P(2))
     assert hand(e, 0) == Counter(["purple-9", "blue-9", "orange-9"])
-    assert e.snapshot()["current"] == P(1) and e.state.phase == TURN
+    assert e.snapshot()["current"] == P(1) and e.game_state.phase == TURN
     assert conserved(e)
 
 
@@ -151,9 +151,9 @@ def test_uno_explicit_called_during_team_attack_discards_then_no_catch_window():
     act(e, "play team-attack red", P(0))
     act(e, "discard blue-1", P(0))
     act(e, "uno", P(0))
-    assert e.state.phase == DISCARD and e.state.uno_called[0]
+    assert e.game_state.phase == DISCARD and e.game_state.uno_called[0]
     act(e, "discard orange-2", P(0))
-    assert e.state.phase == TURN and e.agent_selection == P(1)
+    assert e.game_state.phase == TURN and e.agent_selection == P(1)
     assert hand(e, 0) == Counter(["purple-9"])
 
 
@@ -167,14 +167,14 @@ def _zeros_env():
              "green-0", ["blue-0"], hand_size=2, uno_call="explicit", **ZEROS)
     act(e, "draw", P(0))  # the last card of DRAW
     act(e, "pass", P(0))
-    assert e.state.draw_pile == [] and size(e, 0) == 3
+    assert e.game_state.draw_pile == [] and size(e, 0) == 3
     return e
 
 
 def test_uno_catch_penalty_when_piles_run_dry_draws_only_what_is_left():
     e = _zeros_env()
     act(e, "play green-0", P(1))  # one card left, UNO not called
-    assert e.state.phase == CATCH and e.agent_selection == P(2)
+    assert e.game_state.phase == CATCH and e.agent_selection == P(2)
     act(e, "catch", P(2))
     act(e, "pass", P(0))
     # penalty 2: DISCARD except its top is reshuffled (one card) and drawn; then both
@@ -189,10 +189,10 @@ def test_uno_catch_penalty_when_piles_run_dry_draws_only_what_is_left():
 def test_uno_catch_penalty_with_both_piles_empty_offender_draws_nothing():
     e = _zeros_env()
     act(e, "play green-0", P(1))  # one card left, UNO not called
-    assert e.state.phase == CATCH
+    assert e.game_state.phase == CATCH
     # state set-up: after a play DISCARD always holds at least two cards, so (in the catch
     # window) move the card under the top into seat 2's hand: both piles are then empty
-    s = e.state
+    s = e.game_state
     k = s.discard.pop(0)
     s.played[k] -= 1
     e.engine._add(s, 2, k)
@@ -221,7 +221,7 @@ def scoring_round_one(seed=0, **overrides):
     act(e, "draw", P(1))
     act(e, "draw", P(2))
     act(e, "play red-2", P(0))
-    assert e.state.round == 1 and e.state.round_winner == 0
+    assert e.game_state.round == 1 and e.game_state.round_winner == 0
     return e
 
 
@@ -229,9 +229,9 @@ def _find_two_round_episode(scoring: str):
     """Seed whose second round (fixed policy) is won by a player who is not the episode winner."""
     for seed in range(500):
         e = scoring_round_one(seed, episode="rounds", num_rounds=2, scoring=scoring)
-        assert not e.state.game_over
+        assert not e.game_state.game_over
         play_fixed_policy(e)
-        s = e.state
+        s = e.game_state
         best = max(s.scores) if scoring == "standard" else min(s.scores)
         if s.round == 2 and s.round_winner != s.winner and s.scores.count(best) == 1:
             return e
@@ -240,9 +240,9 @@ def _find_two_round_episode(scoring: str):
 
 def test_rounds_episode_winner_is_highest_total_after_num_rounds_standard_scoring():
     e = scoring_round_one(episode="rounds", num_rounds=2)
-    assert e.state.scores == [P1_LEFT + P2_LEFT, 0, 0] and not e.state.game_over
+    assert e.game_state.scores == [P1_LEFT + P2_LEFT, 0, 0] and not e.game_state.game_over
     e = _find_two_round_episode("standard")
-    s = e.state
+    s = e.game_state
     assert s.phase == OVER and s.round == 2
     champion = int(np.argmax(s.scores))
     assert s.winner == champion != s.round_winner  # totals decide, not the last round
@@ -252,9 +252,9 @@ def test_rounds_episode_winner_is_highest_total_after_num_rounds_standard_scorin
 
 def test_rounds_episode_winner_is_lowest_tally_after_num_rounds_alternative_scoring():
     e = scoring_round_one(episode="rounds", num_rounds=2, scoring="alternative")
-    assert e.state.scores == [0, P1_LEFT, P2_LEFT] and not e.state.game_over
+    assert e.game_state.scores == [0, P1_LEFT, P2_LEFT] and not e.game_state.game_over
     e = _find_two_round_episode("alternative")
-    s = e.state
+    s = e.game_state
     assert s.phase == OVER and s.round == 2
     champion = int(np.argmin(s.scores))
     assert s.winner == champion != s.round_winner
@@ -264,7 +264,7 @@ def test_rounds_episode_winner_is_lowest_tally_after_num_rounds_alternative_scor
 def test_alternative_scoring_game_ends_when_a_tally_reaches_small_target_lowest_wins():
     # seat 2's tally (90) reaches 85: the game ends, the lowest tally (seat 0, 0) wins
     e = scoring_round_one(episode="game", scoring="alternative", target_score=85)
-    s = e.state
+    s = e.game_state
     assert s.game_over and s.phase == OVER and s.scores == [0, P1_LEFT, P2_LEFT]
     assert s.winner == 0
     assert final_rewards(e) == {P(0): 1.0, P(1): -0.5, P(2): -0.5}
@@ -273,16 +273,16 @@ def test_alternative_scoring_game_ends_when_a_tally_reaches_small_target_lowest_
 @pytest.mark.parametrize("seed", range(3))
 def test_alternative_scoring_game_goes_on_below_target_then_lowest_tally_wins(seed):
     e = scoring_round_one(seed, episode="game", scoring="alternative", target_score=100)
-    assert not e.state.game_over and max(e.state.scores) == 90 < 100
+    assert not e.game_state.game_over and max(e.game_state.scores) == 90 < 100
     rounds = 1
     for _ in range(20000):
-        if e.state.game_over:
+        if e.game_state.game_over:
             break
         e.step(e.legal_actions()[0])
-        if e.state.round != rounds and not e.state.game_over:
-            rounds = e.state.round
-            assert max(e.state.scores) < 100
-    s = e.state
+        if e.game_state.round != rounds and not e.game_state.game_over:
+            rounds = e.game_state.round
+            assert max(e.game_state.scores) < 100
+    s = e.game_state
     assert s.game_over and s.round >= 2 and max(s.scores) >= 100
     assert s.winner == s.scores.index(min(s.scores))
     assert final_rewards(e) == {P(i): 1.0 if i == s.winner else -0.5 for i in range(3)}
@@ -336,7 +336,7 @@ def test_first_card_sewers_without_stacking_first_player_chooses_colour_draws_sh
     p0 = ["yellow-1", "green-1", "from-the-sewers"]
     e = make(3, {0: p0}, "from-the-sewers", drawn + ["green-3"], rules="house", stacking=False,
              jump_in=False, seven_slap=False)
-    assert e.state.phase == COLOR and e.agent_selection == P(0)
+    assert e.game_state.phase == COLOR and e.agent_selection == P(0)
     assert legal_names(e) == {f"color {c}" for c in CLASSIC_COLORS}
     act(e, "color blue", P(0))
     snap = e.snapshot()
@@ -362,7 +362,7 @@ def test_jump_in_team_attack_onto_team_attack_jumper_discards_villains():
                  2: ["purple-5", "purple-6", "blue-7", "orange-8"]}, "blue-5", rules="tmnt",
              hand_size=4, jump_in=True)
     act(e, "play team-attack red", P(0))
-    assert e.state.phase == JUMP and e.agent_selection == P(1)
+    assert e.game_state.phase == JUMP and e.agent_selection == P(1)
     assert legal_names(e) == {f"play team-attack {c}" for c in TMNT_COLORS} | {"pass"}
     act(e, "play team-attack purple", P(1))
     snap = e.snapshot()
@@ -386,11 +386,11 @@ def test_giving_taken_card_known_to_all_others_untaken_offer_known_in_givers_blo
                  2: ["blue-6", "blue-8", "yellow-6"],
                  3: ["yellow-7", "yellow-8", "green-9"]}, "red-3", giving=True)
     act(e, "ask", P(0))
-    assert e.state.phase == OFFER
+    assert e.game_state.phase == OFFER
     act(e, "offer red-5", P(1))
     act(e, "offer blue-6", P(2))
     act(e, "pass", P(3))
-    assert e.state.phase == TAKE and legal_names(e) == {"pass", "take 1", "take 2"}
+    assert e.game_state.phase == TAKE and legal_names(e) == {"pass", "take 1", "take 2"}
     act(e, "take 1", P(0))
     assert hand(e, 0)["red-5"] == 1 and hand(e, 1)["red-5"] == 0
     for observer in (1, 2, 3):  # the taken card: known in the taker's block of every other
@@ -402,7 +402,7 @@ def test_giving_taken_card_known_to_all_others_untaken_offer_known_in_givers_blo
     assert known(e, 0, 3) == known(e, 1, 3) == Counter()
     for observer in range(4):  # the offers are closed
         assert all(offer_seen(e, observer, q) is None for q in range(4) if q != observer)
-    assert e.state.phase == DRAWN and legal_names(e) == {"play red-5", "draw"}
+    assert e.game_state.phase == DRAWN and legal_names(e) == {"play red-5", "draw"}
     act(e, "play red-5", P(0))
     assert known(e, 1, 0) == Counter() and known(e, 1, 2) == Counter(["blue-6"])
 

@@ -12,11 +12,11 @@ import sys
 import numpy as np
 import pytest
 
-from uno_env import checkpoint as ckpt
+from uno_env.agents import checkpoint as ckpt
 from uno_env.agents import make_agent
-from uno_env.evaluate import evaluate
-from uno_env.gym_env import UnoGymEnv
-from uno_env.rules import make_rules
+from uno_env.tools.evaluate import evaluate
+from uno_env.envs.gym_env import UnoGymEnv
+from uno_env.game.rules import make_rules
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "training"))

@@ -1,4 +1,4 @@
-"""Evaluate agents against each other: a thin command line over :mod:`uno_env.evaluate`.
+"""Evaluate agents against each other: a thin command line over :mod:`uno_env.tools.evaluate`.
 
     python training/evaluate.py --agents heuristic random random random --rules classic \
         --games 10000 --seed 0 --workers 2 --out runs/eval
@@ -14,7 +14,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from uno_env.evaluate import main  # noqa: E402
+from uno_env.tools.evaluate import main  # noqa: E402
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -3,17 +3,17 @@
     python training/train.py --config configs/train/quick.yaml --run quick
     python training/train.py --config configs/train/classic-2p.yaml --run classic-2p --resume
 
-One learner plays one seat of ``uno_env.gym_env.UnoGymEnv``; the other seats are played
+One learner plays one seat of ``uno_env.envs.gym_env.UnoGymEnv``; the other seats are played
 inside the env by opponents drawn per episode from the league: scripted bots and frozen
 snapshots of the learner (saved every ``snapshot_every`` steps), mixed by the config's
 ``phases`` (a curriculum). Every ``eval_every`` steps the greedy policy plays
-``eval_games`` games against each of ``eval_opponents`` with ``uno_env.evaluate`` (seats
+``eval_games`` games against each of ``eval_opponents`` with ``uno_env.tools.evaluate`` (seats
 rotated, duplicate deals; win rate and 95% Wilson interval) -> TensorBoard and
 ``eval.csv``. At the end (``total_steps`` or ``time_limit_min``): ``final_eval_games``
 games each, written to the card, a results table, and the learning curve ``curve.png``.
 
 Outputs: ``checkpoints/<run>/`` (model.zip, card.json, eval.csv, curve.png; see
-``uno_env.checkpoint``) and ``runs/<run>/`` (TensorBoard logs, self-play snapshots).
+``uno_env.agents.checkpoint``) and ``runs/<run>/`` (TensorBoard logs, self-play snapshots).
 ``--resume`` continues from the latest ``checkpoints/<run>/model.zip`` and its step count.
 """
 
@@ -40,10 +40,10 @@ from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 from tqdm import tqdm
 
 import uno_env
-import uno_env.checkpoint as ckpt
-from uno_env.evaluate import evaluate
-from uno_env.gym_env import UnoGymEnv
-from uno_env.rules import make_rules
+import uno_env.agents.checkpoint as ckpt
+from uno_env.tools.evaluate import evaluate
+from uno_env.envs.gym_env import UnoGymEnv
+from uno_env.game.rules import make_rules
 
 
 @dataclass
@@ -70,7 +70,7 @@ class Config:
     activation: str = "tanh"
     """tanh or relu"""
     obs_features: bool = True
-    """policy input = uno_env.checkpoint.ObsFeatures (no empty opponent slots, scaled counts)
+    """policy input = uno_env.agents.checkpoint.ObsFeatures (no empty opponent slots, scaled counts)
     instead of the raw 1254-entry vector"""
     learning_rate: float = 3e-4
     learning_rate_final: float | None = None
@@ -151,7 +151,7 @@ def league_pool(cfg: Config, step: int, snapshots: list[str], progress: float | 
 def evaluate_vs(agent, opponent: str, rules, num_players: int, games: int, seed: int,
                 workers: int = 1) -> dict:
     """``agent`` (a spec or an Agent) against ``opponent`` in every other seat, seats rotated,
-    duplicate deals (``uno_env.evaluate``): the agent's wins, win rate and 95% Wilson interval."""
+    duplicate deals (``uno_env.tools.evaluate``): the agent's wins, win rate and 95% Wilson interval."""
     result = evaluate([agent, opponent], rules=rules, num_players=num_players, games=games,
                       seed=seed, workers=workers)
     me = result["agents"][0]

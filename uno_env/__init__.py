@@ -1,7 +1,7 @@
 """uno_env: UNO for reinforcement learning.
 
 The official Mattel rules, the UNO TMNT edition and a house-rules variant, as a pure rules
-engine (:mod:`uno_env.engine`) with a PettingZoo AEC environment (:mod:`uno_env.aec_env`)
+engine (:mod:`uno_env.game.engine`) with a PettingZoo AEC environment (:mod:`uno_env.envs.aec_env`)
 and a Gymnasium single-agent view (``gymnasium.make("uno_env/Uno-v0")``) over it.
 
     import uno_env
@@ -15,10 +15,11 @@ Importing the package registers ``"uno_env/uno-v0"`` with ``pettingzoo.make("aec
 and ``"uno_env/Uno-v0"`` with ``gymnasium.make``.
 """
 
-from uno_env.aec_env import env, raw_env
-from uno_env.rules import PRESETS, Rules, make_rules
+from uno_env import _aliases
+from uno_env.envs.aec_env import env, raw_env
+from uno_env.game.rules import PRESETS, Rules, make_rules
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 __all__ = ["env", "raw_env", "Rules", "make_rules", "PRESETS", "__version__"]
 
 
@@ -27,9 +28,10 @@ def _register() -> None:
     import pettingzoo
 
     if "uno_env/uno-v0" not in pettingzoo.aec_registry:
-        pettingzoo.register("aec", "uno_env/uno-v0", entry_point="uno_env.aec_env:env")
+        pettingzoo.register("aec", "uno_env/uno-v0", entry_point="uno_env.envs.aec_env:env")
     if "uno_env/Uno-v0" not in gymnasium.registry:
-        gymnasium.register("uno_env/Uno-v0", entry_point="uno_env.gym_env:UnoGymEnv")
+        gymnasium.register("uno_env/Uno-v0", entry_point="uno_env.envs.gym_env:UnoGymEnv")
 
 
 _register()
+_aliases.install()

@@ -1,7 +1,7 @@
 """The agent interface shared by scripted bots, trained checkpoints and humans.
 
 An agent sees exactly what its player observes: the observation vector of
-:mod:`uno_env.observation` and the int8 action mask of :mod:`uno_env.actions`. It never
+:mod:`uno_env.game.observation` and the int8 action mask of :mod:`uno_env.game.actions`. It never
 reads hidden state (other hands, DRAW order).
 
     agent = make_agent("heuristic", rules, num_players, seed=0)
@@ -18,7 +18,7 @@ from typing import Callable
 
 import numpy as np
 
-from uno_env.rules import Rules
+from uno_env.game.rules import Rules
 
 
 class Agent:

@@ -29,12 +29,12 @@ import random as _random
 
 import numpy as np
 
-from uno_env import actions as A
-from uno_env import cards as C
-from uno_env import observation as O
+from uno_env.game import actions as A
+from uno_env.game import cards as C
+from uno_env.game import observation as O
 from uno_env.agents.base import Agent, register_agent
 from uno_env.agents.view import View, decode
-from uno_env.engine import CATCH, CHALLENGE, COLOR, DISCARD, DRAWN, JUMP, OFFER, TAKE, TURN
+from uno_env.game.engine import CATCH, CHALLENGE, COLOR, DISCARD, DRAWN, JUMP, OFFER, TAKE, TURN
 
 NK, NF, NCOL, NCOLORS = C.NUM_KINDS, C.NUM_FACES, C.NUM_COLORED, C.NUM_COLORS
 D2, REV, SKIP = C.FACE_DRAW2, C.FACE_REVERSE, C.FACE_SKIP

@@ -1,6 +1,6 @@
 """A readable view of one player's observation: what scripted bots decide on.
 
-:func:`decode` turns the observation vector of :mod:`uno_env.observation` and the action
+:func:`decode` turns the observation vector of :mod:`uno_env.game.observation` and the action
 mask into a :class:`View` with plain Python fields (lists and ints), so a bot never indexes
 the raw vector and never sees more than its player observes::
 
@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from uno_env import cards as C
-from uno_env import observation as O
-from uno_env.engine import NO_PENDING, PHASE_NAMES
+from uno_env.game import cards as C
+from uno_env.game import observation as O
+from uno_env.game.engine import NO_PENDING, PHASE_NAMES
 
 _NK = C.NUM_KINDS
 _NF = C.NUM_FACES

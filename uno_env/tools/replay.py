@@ -1,4 +1,4 @@
-"""Replay a game log (:mod:`uno_env.gamelog`) in the terminal, showing every hand.
+"""Replay a game log (:mod:`uno_env.tools.gamelog`) in the terminal, showing every hand.
 
     python -m uno_env.replay game.jsonl            # print the whole game
     python -m uno_env.replay game.jsonl --step     # wait for Enter after every action
@@ -21,10 +21,10 @@ import os
 import sys
 from typing import Any, Callable, Sequence
 
-from uno_env.engine import PHASE_NAMES, PENDING_SEWERS
-from uno_env.gamelog import GameLog, ReplayError, read_log, replay
-from uno_env.play import paint_text
-from uno_env.render import paint
+from uno_env.game.engine import PHASE_NAMES, PENDING_SEWERS
+from uno_env.tools.gamelog import GameLog, ReplayError, read_log, replay
+from uno_env.tools.play import paint_text
+from uno_env.envs.render import paint
 
 
 class _Stop(Exception):
@@ -34,7 +34,7 @@ class _Stop(Exception):
 def table_lines(env: Any, specs: Sequence[str], color: bool = False) -> list[str]:
     """The table and every hand of a raw env, as lines."""
     u = env.unwrapped
-    s = u.state
+    s = u.game_state
     colour = u.colors[s.color] if s.color >= 0 else "-"
     pending = ""
     if s.pending:
@@ -103,7 +103,7 @@ def replay_game(log: "GameLog | str", color: bool = False, quiet: bool = False,
     except ReplayError as e:
         write(f"REPLAY MISMATCH: {e}")
         return 1
-    s = env.unwrapped.state
+    s = env.unwrapped.game_state
     end = log.end
     if end is None:
         write(f"Replayed {len(log.actions)} actions; the log has no end record (the game was cut off).")
@@ -116,7 +116,7 @@ def replay_game(log: "GameLog | str", color: bool = False, quiet: bool = False,
 
 def main(argv: Sequence[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="uno-replay", description="Replay a UNO game log (JSON Lines).")
-    ap.add_argument("log", help="game log written by uno-play, evaluation or uno_env.gamelog")
+    ap.add_argument("log", help="game log written by uno-play, evaluation or uno_env.tools.gamelog")
     ap.add_argument("--step", action="store_true", help="wait for Enter after every action")
     ap.add_argument("--quiet", action="store_true", help="print only the verification result")
     ap.add_argument("--no-color", action="store_true", help="no ANSI colours")

@@ -33,8 +33,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from uno_env import cards as C
-from uno_env.engine import NUM_PENDING_KINDS, NUM_PHASES, Engine, State
+from uno_env.game import cards as C
+from uno_env.game.engine import NUM_PENDING_KINDS, NUM_PHASES, Engine, State
 
 LAYOUT_VERSION = 0  # bump on any change to the layout below (checkpoints record it)
 MAX_PLAYERS = 10

@@ -31,10 +31,10 @@ from typing import Any
 
 import numpy as np
 
-from uno_env import actions as A
-from uno_env import observation as O
+from uno_env.game import actions as A
+from uno_env.game import observation as O
 from uno_env.agents.base import Agent, register_agent
-from uno_env.rules import Rules
+from uno_env.game.rules import Rules
 
 CARD_FORMAT = 1
 MODEL_FILE = "model.zip"

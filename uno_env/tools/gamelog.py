@@ -4,7 +4,7 @@ A log holds one JSON object per line:
 
 ``header`` (first line)
     ``format`` (``"uno_env-gamelog"``), ``version`` (:data:`FORMAT_VERSION`), ``rules`` (the
-    full rules dict, :meth:`uno_env.rules.Rules.to_dict`), ``num_players``, ``agents``
+    full rules dict, :meth:`uno_env.game.rules.Rules.to_dict`), ``num_players``, ``agents``
     (``player_i`` names), ``specs`` (agent spec per seat, e.g. ``"heuristic"``, ``"human"``),
     ``agent_seeds``, ``seed``, ``rng`` (null, or for a game dealt from a given numpy
     generator: its bit-generator ``state`` before the deal and whether it drew the dealer /
@@ -36,7 +36,7 @@ actor's hand before it, the public table after it, and the final snapshot.
 
 **Writing a log** from any game loop (human, bots, evaluation)::
 
-    from uno_env.gamelog import GameRecorder
+    from uno_env.tools.gamelog import GameRecorder
     env = uno_env.raw_env(rules="classic", num_players=2)
     with GameRecorder(env, "game.jsonl", specs=["heuristic", "random"]) as rec:
         rec.reset(seed=7)                 # instead of env.reset(seed=7)
@@ -67,8 +67,8 @@ from typing import IO, Any, Callable, Iterable, Sequence
 import numpy as np
 from gymnasium.utils import seeding
 
-from uno_env import actions as A
-from uno_env.engine import CATCH, JUMP, OFFER, PHASE_NAMES
+from uno_env.game import actions as A
+from uno_env.game.engine import CATCH, JUMP, OFFER, PHASE_NAMES
 
 FORMAT = "uno_env-gamelog"
 FORMAT_VERSION = 1
@@ -141,7 +141,7 @@ def reset_env(env: Any, seed: int, dealer: int | None = None, deck: Sequence[str
 def public_table(env: Any) -> dict[str, Any]:
     """The public table of a raw env as a JSON-able dict."""
     u = env.unwrapped
-    s, agents = u.state, u.possible_agents
+    s, agents = u.game_state, u.possible_agents
     return {
         "top": u.card_names[s.discard[-1]],
         "color": u.colors[s.color] if s.color >= 0 else None,
@@ -155,7 +155,7 @@ def public_table(env: Any) -> dict[str, Any]:
 
 
 def _end_status(u: Any) -> str | None:
-    if u.state.game_over:
+    if u.game_state.game_over:
         return "finished"
     if any(u.truncations.values()):
         return "truncated"
@@ -253,7 +253,7 @@ class GameRecorder:
         if self.done:
             raise RuntimeError("the game is over")
         u = self.u
-        s = u.state
+        s = u.game_state
         action = int(action)
         seat = s.actor
         before = public_table(u)
@@ -268,7 +268,7 @@ class GameRecorder:
             record["hand"] = [u.card_names[k] for k in u.engine.hand_cards(s, seat)]
         rounds = s.round
         self.env.step(action)
-        s = u.state
+        s = u.game_state
         record["after"] = public_table(u)
         if s.round != rounds:
             record["round_end"] = {
@@ -287,7 +287,7 @@ class GameRecorder:
         ``status`` defaults to ``finished``/``truncated``, or ``aborted`` mid-game."""
         if self.header is not None and not self.ended:
             u = self.u
-            s = u.state
+            s = u.game_state
             status = status or _end_status(u) or "aborted"
             self.end_record = {
                 "type": "end", "status": status, "steps": int(s.steps),
@@ -352,7 +352,7 @@ def log_game(out: "str | os.PathLike | IO[str]", rules: Any, num_players: int,
     raw env (``ValueError`` if one is illegal: then the log ends ``aborted``). Returns the
     end record.
     """
-    from uno_env.aec_env import raw_env
+    from uno_env.envs.aec_env import raw_env
 
     env = raw_env(rules=rules, num_players=num_players)
     rec = GameRecorder(env, out, specs=specs, agent_seeds=agent_seeds, meta=meta, hands=hands)
@@ -421,7 +421,7 @@ def read_log(source: "str | os.PathLike | IO[str] | Iterable[str]") -> GameLog:
 # ---------------------------------------------------------------------------- replaying
 def env_from_log(log: GameLog, render_mode: str | None = None) -> Any:
     """A fresh raw env with the log's rules and player count (not reset)."""
-    from uno_env.aec_env import raw_env
+    from uno_env.envs.aec_env import raw_env
 
     h = log.header
     return raw_env(rules=dict(h["rules"]), num_players=int(h["num_players"]), render_mode=render_mode)
@@ -463,10 +463,10 @@ def replay_step(env: Any, record: dict[str, Any]) -> None:
     """Apply one logged action to ``env``, checking actor, phase, legality and the public table
     after it (``ReplayError`` on any difference)."""
     u = env.unwrapped
-    s = u.state
+    s = u.game_state
     step = record.get("step")
     action = int(record["action"])
-    if u.state.game_over or any(u.truncations.values()):
+    if u.game_state.game_over or any(u.truncations.values()):
         raise ReplayError(f"step {step}: the game is already over in the replay")
     if u.agent_selection != record["agent"]:
         raise ReplayError(f"step {step}: logged actor {record['agent']} but {u.agent_selection} "

@@ -1,9 +1,14 @@
 """Rule options: one typed, validated, frozen config with named presets.
 
-``make_rules`` accepts a preset name (``classic``, ``tmnt``, ``house``), a path to a YAML
-file, a dict, or an existing :class:`Rules`, plus keyword overrides on top. An unknown
-key or a bad value raises ``ValueError`` naming it. A YAML file may name a ``preset`` to
-start from; its other keys override that preset.
+``make_rules`` accepts a preset name (``classic``, ``tmnt``, ``house``,
+``classic-stacking-jumpin``), a path to a YAML file, a dict, or an existing :class:`Rules`,
+plus keyword overrides on top. An unknown key or a bad value raises ``ValueError`` naming
+it. A YAML file (or dict) may name a ``preset`` to start from; its other keys override that
+preset.
+
+The presets are package data: ``uno_env/game/presets/<name>.yaml``, one file per preset,
+each holding only what differs from the defaults below (the official rules) or from the
+preset it names. :data:`PRESETS` maps every name to its options (as read from its file).
 
 Every **Decision** of ``RULES.md`` is the default of an option here (see the field
 comments), so it can be changed.
@@ -16,10 +21,9 @@ import os
 from dataclasses import dataclass, fields
 from typing import Any, Mapping
 
-from uno_env import cards
+from uno_env.game import cards
 
-CONFIG_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                          "configs", "rules")
+PRESET_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "presets")
 
 _CHOICES = {
     "colors": tuple(cards.COLOR_SETS),
@@ -140,16 +144,50 @@ def _validate(r: Rules) -> None:
         raise ValueError(f"deck of {r.deck_size()} cards is too small for hand_size {r.hand_size}")
 
 
-_HOUSE_DECK = dict(count_zero=5, count_number=10, count_draw2=10, count_reverse=10, count_skip=10,
-                   count_wild=40, count_wild_draw4=20, count_sewers=20)
+def _read_yaml(path: str) -> dict[str, Any]:
+    """The mapping in a rules YAML file; ``ValueError`` naming the file if it is not one."""
+    import yaml
 
-PRESETS: dict[str, dict[str, Any]] = {
-    "classic": {"name": "classic"},
-    "tmnt": {"name": "tmnt", "colors": "tmnt", "count_team_attack": 4},
-    "house": {"name": "house", **_HOUSE_DECK, "stacking": True, "jump_in": True,
-              "seven_slap": True, "giving": True, "draw_rule": "until_playable",
-              "winner_starts": True},
-}
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = yaml.safe_load(fh)
+    except OSError as e:
+        raise ValueError(f"rules file {path!r} cannot be read: {e.strerror or e}") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"rules file {path!r} is not UTF-8 text") from None
+    except yaml.YAMLError as e:
+        raise ValueError(f"rules file {path!r} is not valid YAML: {str(e).splitlines()[0]}") from None
+    data = {} if data is None else data
+    if not isinstance(data, dict):
+        raise ValueError(f"rules file {path!r} must hold a mapping of rule options")
+    return dict(data)
+
+
+def _load_presets() -> dict[str, dict[str, Any]]:
+    """Every ``presets/<name>.yaml``, flattened: ``{name: {option: value}}`` (``name`` included)."""
+    raw = {os.path.splitext(f)[0]: _read_yaml(os.path.join(PRESET_DIR, f))
+           for f in sorted(os.listdir(PRESET_DIR)) if f.endswith(".yaml")}
+    out: dict[str, dict[str, Any]] = {}
+
+    def flatten(name: str, seen: tuple[str, ...]) -> dict[str, Any]:
+        if name in out:
+            return out[name]
+        if name in seen:
+            raise ValueError(f"preset {name!r} names itself through {' -> '.join(seen + (name,))}")
+        data = dict(raw[name])
+        base = data.pop("preset", None)
+        values = dict(flatten(base, seen + (name,))) if base is not None else {}
+        values.update(data)
+        values["name"] = name
+        out[name] = values
+        return values
+
+    for name in raw:
+        flatten(name, ())
+    return out
+
+
+PRESETS: dict[str, dict[str, Any]] = _load_presets()
 
 
 def _field_names() -> set[str]:
@@ -176,27 +214,30 @@ def _from_mapping(base: Rules, mapping: Mapping[str, Any], source: str) -> Rules
 
 
 def load_yaml(path: str) -> Rules:
-    """Rules from a YAML file; ``preset: <name>`` in it selects the base preset."""
-    import yaml
-
-    with open(path, encoding="utf-8") as fh:
-        data = yaml.safe_load(fh) or {}
-    if not isinstance(data, dict):
-        raise ValueError(f"rules file {path!r} must hold a mapping of rule options")
-    data = dict(data)
-    base = preset(data.pop("preset", "classic"))
+    """Rules from a YAML file; ``preset: <name>`` in it selects the base preset. The rules are
+    named after the file (``mine.yaml``: ``mine``) unless it sets ``name``."""
+    data = _read_yaml(path)
+    data.setdefault("name", os.path.splitext(os.path.basename(path))[0])
+    base = _base_preset(data.pop("preset", "classic"), f"rules file {path!r}")
     return _from_mapping(base, data, f"rules file {path!r}")
 
 
+def _base_preset(name: Any, source: str) -> Rules:
+    if not isinstance(name, str) or name not in PRESETS:
+        raise ValueError(f"{source} names an unknown preset {name!r}; presets: {sorted(PRESETS)}")
+    return Rules(**_coerced(PRESETS[name]))
+
+
+def _coerced(values: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: _coerce(k, v) for k, v in values.items()}
+
+
 def preset(name: str) -> Rules:
-    """A named preset: ``classic``, ``tmnt`` or ``house`` (or a YAML file in configs/rules)."""
-    if name in PRESETS:
-        return Rules(**PRESETS[name])
-    path = os.path.join(CONFIG_DIR, f"{name}.yaml")
-    if os.path.isfile(path):
-        return load_yaml(path)
+    """A named preset (a file of ``uno_env/game/presets``): ``classic``, ``tmnt``, ``house``..."""
+    if isinstance(name, str) and name in PRESETS:
+        return Rules(**_coerced(PRESETS[name]))
     raise ValueError(f"unknown rules preset {name!r}; presets: {sorted(PRESETS)} "
-                     f"or a YAML file (path, or a name in {CONFIG_DIR})")
+                     f"(or the path of a YAML file)")
 
 
 def make_rules(rules: "str | Mapping[str, Any] | Rules | None" = "classic", **overrides: Any) -> Rules:
@@ -209,7 +250,10 @@ def make_rules(rules: "str | Mapping[str, Any] | Rules | None" = "classic", **ov
         base = load_yaml(rules) if rules.endswith((".yaml", ".yml")) else preset(rules)
     elif isinstance(rules, Mapping):
         mapping = dict(rules)
-        start = preset(mapping.pop("preset", "classic"))
+        bad = [k for k in mapping if not isinstance(k, str)]
+        if bad:
+            raise ValueError(f"rule keys must be strings, got {bad!r}")
+        start = _base_preset(mapping.pop("preset", "classic"), "rules dict")
         base = _from_mapping(start, mapping, "rules dict")
     else:
         raise ValueError(f"rules must be a preset name, YAML path, dict or Rules, got {type(rules).__name__}")

@@ -2,7 +2,7 @@
 
 Library use::
 
-    from uno_env.evaluate import evaluate, evaluate_pool
+    from uno_env.tools.evaluate import evaluate, evaluate_pool
     result = evaluate(["heuristic", "random"], rules="classic", games=10_000, seed=0, workers=2)
     result["agents"][0]["win_rate"], result["agents"][0]["win_ci95"]
 
@@ -31,9 +31,9 @@ number of workers.
 
 **Game logs.** With ``log_dir`` (``--log-dir DIR``; ``log_games`` / ``--log-games N``: only
 games ``0..N-1``) game ``g`` is also written to ``DIR/game-{g:06d}.jsonl``, a JSON Lines log
-of :mod:`uno_env.gamelog` (one record per decision) that ``uno_env.gamelog.replay`` (or
+of :mod:`uno_env.tools.gamelog` (one record per decision) that ``uno_env.tools.gamelog.replay`` (or
 ``python -m uno_env.replay``) replays exactly. The action ids are kept while the game is
-played and the log is written afterwards with :func:`uno_env.gamelog.log_game` from a fresh
+played and the log is written afterwards with :func:`uno_env.tools.gamelog.log_game` from a fresh
 generator seeded like the game's, the dealer, the spec of every seat, the agents' seeds and
 ``meta`` (``tool``, ``game``, ``seed``, ``deal``, ``duplicate``, ``entries``: the line-up
 entry at each seat, ``labels``). Every worker writes the logs of the games it plays; games
@@ -71,10 +71,10 @@ from typing import Any, Iterable, Sequence
 
 import numpy as np
 
-from uno_env.actions import legal_mask
-from uno_env.engine import Engine
-from uno_env.observation import ObservationEncoder
-from uno_env.rules import Rules, make_rules
+from uno_env.game.actions import legal_mask
+from uno_env.game.engine import Engine
+from uno_env.game.observation import ObservationEncoder
+from uno_env.game.rules import Rules, make_rules
 
 Z95 = 1.959963984540054
 PERCENTILES = (5, 25, 50, 75, 90, 95, 99)
@@ -224,7 +224,7 @@ class _Table:
     def _write_log(self, path: str, seed: int, game: int, deal: int, duplicate: bool,
                    seat_entry: list[int], actions: list[int]) -> None:
         """Write the log of a game just played from a fresh generator seeded like its deal."""
-        from uno_env.gamelog import log_game
+        from uno_env.tools.gamelog import log_game
 
         n = self.n
         log_game(path, self.rules, n, actions, rng=np.random.default_rng([seed, deal]), dealer=n - 1,

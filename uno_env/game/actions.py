@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from uno_env import cards
+from uno_env.game import cards
 
 LAYOUT_VERSION = 0  # bump on any change to the layout below (checkpoints record it)
 PLAY_COLORED = 0

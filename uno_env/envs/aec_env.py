@@ -1,16 +1,16 @@
-"""UNO as a PettingZoo AEC environment: a thin adapter over :mod:`uno_env.engine`.
+"""UNO as a PettingZoo AEC environment: a thin adapter over :mod:`uno_env.game.engine`.
 
 =====================  ==========================================================
 Import                 ``import uno_env; uno_env.env(rules="classic", num_players=4)``
                        or ``pettingzoo.make("aec", "uno_env/uno-v0", ...)``
 Agents                 ``player_0 ... player_{n-1}`` (n = 2..10); seat i+1 is left of seat i
-Action space           ``Discrete(195)``, the same for every ruleset (``uno_env.actions``)
+Action space           ``Discrete(195)``, the same for every ruleset (``uno_env.game.actions``)
 Observation space      ``Dict(observation=Box(0, inf, (1254,), float32),
-                       action_mask=Box(0, 1, (195,), int8))`` (``uno_env.observation``)
+                       action_mask=Box(0, 1, (195,), int8))`` (``uno_env.game.observation``)
 =====================  ==========================================================
 
 Constructor: ``raw_env(rules="classic", num_players=4, render_mode=None, **overrides)``.
-``rules`` is a preset name, a YAML path, a dict or a :class:`~uno_env.rules.Rules`;
+``rules`` is a preset name, a YAML path, a dict or a :class:`~uno_env.game.rules.Rules`;
 keyword overrides change single options (``uno_env.env(rules="tmnt", uno_call="explicit")``).
 
 **Turns and windows.** ``agent_selection`` is the player who decides next: the player on
@@ -49,12 +49,12 @@ from gymnasium.utils import EzPickle, seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
-from uno_env import actions as A
-from uno_env import cards as C
-from uno_env.engine import PHASE_NAMES, Engine
-from uno_env.observation import OBS_SIZE, ObservationEncoder
-from uno_env.rules import make_rules
-from uno_env.render import render_for_mode
+from uno_env.game import actions as A
+from uno_env.game import cards as C
+from uno_env.game.engine import PHASE_NAMES, Engine
+from uno_env.game.observation import OBS_SIZE, ObservationEncoder
+from uno_env.game.rules import make_rules
+from uno_env.envs.render import render_for_mode
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -97,7 +97,7 @@ class raw_env(AECEnv, EzPickle):
         self._card_ids = {name: k for k, name in enumerate(self.card_names)}
         self.np_random, self.np_random_seed = seeding.np_random(None)
         self._max_steps = self.rules.max_steps
-        self.state = None
+        self.game_state = None
         self.history: list[tuple[int, int]] = []  # (seat, action) of every decision this episode
 
     # ------------------------------------------------------------------ spaces and names
@@ -129,7 +129,7 @@ class raw_env(AECEnv, EzPickle):
         deck = options.get("deck")
         if deck is not None:
             deck = C.parse_deck(deck, self.colors)
-        self.state = self.engine.new_state(self.np_random, deck=deck, dealer=options.get("dealer"))
+        self.game_state = self.engine.new_state(self.np_random, deck=deck, dealer=options.get("dealer"))
         self.history = []
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
@@ -138,10 +138,10 @@ class raw_env(AECEnv, EzPickle):
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
         self._last_round = 0
-        self.agent_selection = self.possible_agents[self.state.actor]
+        self.agent_selection = self.possible_agents[self.game_state.actor]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        s, seat = self.state, self.agent_seat[agent]
+        s, seat = self.game_state, self.agent_seat[agent]
         if s.actor == seat and s.steps < self._max_steps:  # actor is -1 once the game is over
             mask = A.legal_mask(self.engine.legal_actions(s))
         else:
@@ -150,16 +150,16 @@ class raw_env(AECEnv, EzPickle):
 
     def legal_actions(self) -> list[int]:
         """Legal action ids of ``agent_selection`` (empty once the episode is over)."""
-        if self.state.game_over or self.truncations[self.agent_selection]:
+        if self.game_state.game_over or self.truncations[self.agent_selection]:
             return []
-        return list(self.engine.legal_actions(self.state))
+        return list(self.engine.legal_actions(self.game_state))
 
     def step(self, action: Any) -> None:
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        s = self.state
+        s = self.game_state
         if action is None:
             raise ValueError(f"action None for live agent {agent} in phase {PHASE_NAMES[s.phase]!r}")
         seat, action = s.actor, int(action)
@@ -190,7 +190,7 @@ class raw_env(AECEnv, EzPickle):
     # ------------------------------------------------------------------ inspection
     def snapshot(self) -> dict[str, Any]:
         """The whole state as a JSON-serialisable dict (hidden information included)."""
-        s, names = self.state, self.card_names
+        s, names = self.game_state, self.card_names
         return {
             "rules": self.rules.name,
             "hands": {a: [names[k] for k in self.engine.hand_cards(s, i)]
@@ -213,7 +213,7 @@ class raw_env(AECEnv, EzPickle):
         }
 
     def render(self) -> str | None:
-        s = self.state
+        s = self.game_state
         return render_for_mode(self, (s.actor if s.actor >= 0 else s.turn) if s is not None else 0)
 
     def close(self) -> None:

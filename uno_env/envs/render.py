@@ -6,7 +6,7 @@ from typing import Any
 
 import gymnasium
 
-from uno_env.engine import PHASE_NAMES
+from uno_env.game.engine import PHASE_NAMES
 
 _ANSI = {"red": "31", "yellow": "33", "green": "32", "blue": "34", "orange": "38;5;208",
          "purple": "35"}
@@ -22,7 +22,7 @@ def paint(card: str, color: bool) -> str:
 
 def render_table(env: Any, seat: int, color: bool = False) -> str:
     """The public table and ``seat``'s hand of a ``raw_env`` as text."""
-    s, names, agents = env.state, env.card_names, env.possible_agents
+    s, names, agents = env.game_state, env.card_names, env.possible_agents
     lines = [
         f"round {s.round + 1}  step {s.steps}  phase {PHASE_NAMES[s.phase]}  "
         f"direction {'clockwise' if s.direction > 0 else 'counter-clockwise'}",
@@ -42,7 +42,7 @@ def render_for_mode(env: Any, seat: int) -> str | None:
     if env.render_mode is None:
         gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
         return None
-    if env.state is None:
+    if env.game_state is None:
         return None
     text = render_table(env, seat)
     if env.render_mode == "ansi":

@@ -1,7 +1,7 @@
 """The UNO rules engine: pure game logic, no agents, spaces or rewards.
 
 Implements ``RULES.md`` sections 2-8 for every preset (``classic``, ``tmnt``, ``house``)
-through the options of :class:`uno_env.rules.Rules`. The API is small::
+through the options of :class:`uno_env.game.rules.Rules`. The API is small::
 
     engine = Engine(rules, num_players)
     state = engine.new_state(rng, deck=None, dealer=None)   # shuffle (or stack) and deal
@@ -9,7 +9,7 @@ through the options of :class:`uno_env.rules.Rules`. The API is small::
     engine.step(state, action)                              # ValueError if illegal
     state.game_over, state.winner, state.scores, ...
 
-Every decision is a *phase* with its own legal actions (ids in :mod:`uno_env.actions`);
+Every decision is a *phase* with its own legal actions (ids in :mod:`uno_env.game.actions`);
 ``state.actor`` is the seat that decides next.
 
 ========== ==================================================================
@@ -67,9 +67,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from uno_env import actions as A
-from uno_env import cards as C
-from uno_env.rules import Rules
+from uno_env.game import actions as A
+from uno_env.game import cards as C
+from uno_env.game.rules import Rules
 
 # Phases.
 TURN, DRAWN, CHALLENGE, COLOR, DISCARD, CATCH, JUMP, OFFER, TAKE, OVER = range(10)

@@ -4,13 +4,13 @@
 Import                 ``import uno_env; gymnasium.make("uno_env/Uno-v0", rules="classic",
                        num_players=2, opponents=["heuristic"], seat="random")``
                        (or ``gymnasium.make("uno_env:uno_env/Uno-v0", ...)``)
-Action space           ``Discrete(195)``, the layout of :mod:`uno_env.actions`
-Observation space      ``Box(0, inf, (1254,), float32)``, the vector of :mod:`uno_env.observation`
+Action space           ``Discrete(195)``, the layout of :mod:`uno_env.game.actions`
+Observation space      ``Box(0, inf, (1254,), float32)``, the vector of :mod:`uno_env.game.observation`
 Action mask            ``env.action_masks()`` (bool, for sb3-contrib) and
                        ``info["action_mask"]`` (int8); all zero once the episode is over
 =====================  ==========================================================
 
-A thin adapter over :class:`uno_env.engine.Engine` (no AEC machinery, for speed). The
+A thin adapter over :class:`uno_env.game.engine.Engine` (no AEC machinery, for speed). The
 learner sees only its own decisions, windows included (a jump-in or catch window, a Wild
 Draw Four challenge); every other decision is taken inside ``step()`` and ``reset()`` by
 the opponents through the agent interface (``act(observation, action_mask)``).
@@ -47,13 +47,13 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from uno_env import actions as A
-from uno_env import cards as C
+from uno_env.game import actions as A
+from uno_env.game import cards as C
 from uno_env.agents.base import Agent, make_agent
-from uno_env.engine import Engine
-from uno_env.observation import OBS_SIZE, ObservationEncoder
-from uno_env.render import render_for_mode
-from uno_env.rules import make_rules
+from uno_env.game.engine import Engine
+from uno_env.game.observation import OBS_SIZE, ObservationEncoder
+from uno_env.envs.render import render_for_mode
+from uno_env.game.rules import make_rules
 
 ILLEGAL_REWARD = -1.0
 
@@ -85,7 +85,7 @@ class UnoGymEnv(gym.Env):
         self._cache: dict[tuple[str, int], Agent] = {}  # (spec, opponent slot) -> agent
         self.set_opponents(opponents)
         self.set_opponent_pool(opponent_pool)
-        self.state = None
+        self.game_state = None
         self.done = True  # no decision pending: before the first reset, or the episode ended
         self.seat = 0
         self.seat_agents: list[Agent | None] = [None] * self.n  # agent of each seat (None: learner)
@@ -164,9 +164,9 @@ class UnoGymEnv(gym.Env):
         for agent in dict.fromkeys(opponents):  # distinct agents, in seat order
             agent.reset(int(rng.integers(2**31)))
         for _ in range(100):
-            self.state = self.engine.new_state(rng, deck=deck, dealer=options.get("dealer"))
+            self.game_state = self.engine.new_state(rng, deck=deck, dealer=options.get("dealer"))
             self._play_opponents()
-            if not self.state.game_over and self.state.steps < self.rules.max_steps:
+            if not self.game_state.game_over and self.game_state.steps < self.rules.max_steps:
                 break
             deck = None  # deal again (at random)
         else:
@@ -177,7 +177,7 @@ class UnoGymEnv(gym.Env):
         return self._observe(), self._info()
 
     def step(self, action: Any):
-        s = self.state
+        s = self.game_state
         if self.done:
             raise RuntimeError("the episode is over (or not started); call reset()")
         action = int(action)
@@ -201,7 +201,7 @@ class UnoGymEnv(gym.Env):
 
     def _play_opponents(self) -> None:
         """Opponents decide until it is the learner's decision or the episode ends."""
-        s, engine, encoder, seat = self.state, self.engine, self.encoder, self.seat
+        s, engine, encoder, seat = self.game_state, self.engine, self.encoder, self.seat
         max_steps = self.rules.max_steps
         while not s.game_over and s.actor != seat and s.steps < max_steps:
             p = s.actor
@@ -215,18 +215,18 @@ class UnoGymEnv(gym.Env):
             engine.step(s, a)
 
     def _observe(self) -> np.ndarray:
-        return self.encoder.encode(self.state, self.seat)
+        return self.encoder.encode(self.game_state, self.seat)
 
     def _mask(self) -> np.ndarray:
         if self.done:
             return np.zeros(A.NUM_ACTIONS, np.int8)
-        return A.legal_mask(self.engine.legal_actions(self.state))
+        return A.legal_mask(self.engine.legal_actions(self.game_state))
 
     def _info(self, done: bool = False) -> dict[str, Any]:
         info: dict[str, Any] = {"action_mask": self._mask(), "seat": self.seat}
         if done:
-            info["winner"] = int(self.state.winner)
-            info["steps"] = int(self.state.steps)
+            info["winner"] = int(self.game_state.winner)
+            info["steps"] = int(self.game_state.steps)
         return info
 
     def action_masks(self) -> np.ndarray:

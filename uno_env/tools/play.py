@@ -22,7 +22,7 @@ not decisions. Answer with a number or an action name:
 ``offer red-3``, ``take 1``. ``?`` shows help, ``hand`` / ``table`` show them again, ``quit``
 (or end of input, or Ctrl-C) ends the game. Every decision of every ruleset (challenges,
 colour choices, UNO catch windows, jump-ins, Team Attack discards, offers) is asked when it
-arises. ``--log game.jsonl`` writes a game log (:mod:`uno_env.gamelog`) that
+arises. ``--log game.jsonl`` writes a game log (:mod:`uno_env.tools.gamelog`) that
 ``python -m uno_env.replay`` replays. The exit code is 0 unless the arguments are wrong (2).
 """
 
@@ -36,12 +36,12 @@ import sys
 from collections import Counter
 from typing import Any, Callable, Sequence
 
-from uno_env import actions as A
-from uno_env import cards as C
-from uno_env.engine import (CATCH, CHALLENGE, COLOR, DISCARD, DRAWN, JUMP, OFFER, PENDING_DRAW2,
+from uno_env.game import actions as A
+from uno_env.game import cards as C
+from uno_env.game.engine import (CATCH, CHALLENGE, COLOR, DISCARD, DRAWN, JUMP, OFFER, PENDING_DRAW2,
                             PENDING_DRAW4, PENDING_SEWERS, PHASE_NAMES, TAKE, TURN)
-from uno_env.gamelog import WINDOW_PHASES, GameRecorder, reset_env
-from uno_env.render import paint
+from uno_env.tools.gamelog import WINDOW_PHASES, GameRecorder, reset_env
+from uno_env.envs.render import paint
 
 HUMAN = "human"
 _PENDING_NAMES = {PENDING_DRAW2: "Draw Two", PENDING_DRAW4: "Wild Draw Four",
@@ -105,12 +105,12 @@ class TerminalGame:
         return paint(self.u.card_names[k], self.color)
 
     def hand_text(self) -> str:
-        u, s = self.u, self.u.state
+        u, s = self.u, self.u.game_state
         cards = u.engine.hand_cards(s, self.human)
         return f"Your hand ({len(cards)}): " + " ".join(self.card(k) for k in cards)
 
     def table_text(self) -> str:
-        u, s = self.u, self.u.state
+        u, s = self.u, self.u.game_state
         n = s.n
         arrow = "clockwise (seat numbers up)" if s.direction > 0 else \
             "counter-clockwise (seat numbers down)"
@@ -141,7 +141,7 @@ class TerminalGame:
 
     def situation(self) -> str:
         """What the human is asked, in words."""
-        u, s = self.u, self.u.state
+        u, s = self.u, self.u.game_state
         ph = s.phase
         if ph == TURN:
             if s.pending:
@@ -176,7 +176,7 @@ class TerminalGame:
     def _effects(self, before: list[int], skip: int | None, got: Counter) -> str:
         """Hand size changes (other than the -1 of ``skip``, who played) as text; the cards
         the human received are named."""
-        s = self.u.state
+        s = self.u.game_state
         out = []
         for i in range(s.n):
             d = s.hand_size[i] - before[i] + (1 if i == skip else 0)
@@ -254,13 +254,13 @@ class TerminalGame:
         card ended the round (the next round's deal resets ``last_player``)."""
         if not any(a < A.DRAW for _, a in answers):
             return None
-        s = self.u.state
+        s = self.u.game_state
         return s.round_winner if s.round != info["round"] else s.last_player
 
     def apply(self, action: int) -> None:
         """Step the game with the actor's ``action`` and note what the human may see."""
         u = self.u
-        s = u.state
+        s = u.game_state
         seat, phase = s.actor, s.phase
         before = list(s.hand_size)
         my_hand = Counter(u.engine.hand_cards(s, self.human))
@@ -275,7 +275,7 @@ class TerminalGame:
             self.recorder.step(action)
         else:
             self.env.step(action)
-        s = u.state
+        s = u.game_state
         lines: list[str] = []
         if hidden:
             self.window.append((seat, action))
@@ -327,7 +327,7 @@ class TerminalGame:
         words = t.split(" ")
         card = words[-1] if words[0] == "play" else (words[0] if len(words) == 1 else None)
         if card in ("wild", "wild-draw4", "team-attack", "from-the-sewers"):
-            if u.state.hands[u.state.actor, u.card_names.index(card)] == 0:
+            if u.game_state.hands[u.game_state.actor, u.card_names.index(card)] == 0:
                 return None, f"'play {card}' is not possible now: you do not hold {card}."
             return None, (f"Say which colour: e.g. 'play {card} {u.colors[0]}' "
                           f"(colours: {', '.join(u.colors)}).")
@@ -336,7 +336,7 @@ class TerminalGame:
 
     def why_illegal(self, action: int) -> str:
         """Why a known action is not legal for the human now."""
-        u, s = self.u, self.u.state
+        u, s = self.u, self.u.game_state
         ph, p = s.phase, s.actor
         hand = s.hands[p]
         if action < A.DRAW:
@@ -416,7 +416,7 @@ class TerminalGame:
 
     # ------------------------------------------------------------------ main loop
     def over(self) -> bool:
-        return self.u.state.game_over or any(self.u.truncations.values())
+        return self.u.game_state.game_over or any(self.u.truncations.values())
 
     def run(self) -> int:
         u, w = self.u, self.write
@@ -429,10 +429,10 @@ class TerminalGame:
             reset_env(self.env, self.seed, self.dealer, self.deck)
         for seat, agent in self.agents.items():
             agent.reset(None)
-        w(f"{self.labels[u.state.dealer].capitalize()} dealt; the first card is {self.card(u.state.discard[-1])}.")
+        w(f"{self.labels[u.game_state.dealer].capitalize()} dealt; the first card is {self.card(u.game_state.discard[-1])}.")
         try:
             while not self.over():
-                seat = u.state.actor
+                seat = u.game_state.actor
                 if seat == self.human:
                     action = self.ask_human()
                 else:
@@ -453,7 +453,7 @@ class TerminalGame:
         return 0
 
     def show_result(self) -> None:
-        u, s, w = self.u, self.u.state, self.write
+        u, s, w = self.u, self.u.game_state, self.write
         w(self.table_text())
         if self.events:
             w("Last moves:")
@@ -512,9 +512,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     ap = build_parser()
     args = ap.parse_args(argv)
-    from uno_env.aec_env import raw_env
+    from uno_env.envs.aec_env import raw_env
     from uno_env.agents import agent_specs, make_agent
-    from uno_env.rules import make_rules
+    from uno_env.game.rules import make_rules
 
     opponents = args.opponents
     if opponents is None:
