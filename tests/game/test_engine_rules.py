@@ -23,7 +23,7 @@ from uno_env.game.rules import PRESET_DIR, PRESETS, Rules, make_rules, preset
 
 from helpers import act, card_counts, deck_cards, legal_names, reset_stacked, stacked_deck
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CLASSIC_COLORS = ("red", "yellow", "green", "blue")
 TMNT_COLORS = ("blue", "orange", "red", "purple")
 

@@ -17,7 +17,7 @@ from uno_env.tools.evaluate import (_play_matches, bradley_terry, elo_from_bt, e
 from uno_env.tools.gamelog import read_log, replay
 from uno_env.game.rules import make_rules
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def _strip_timing(result):

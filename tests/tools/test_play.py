@@ -20,7 +20,7 @@ from uno_env.tools.play import HUMAN, TerminalGame
 
 from helpers import expect_clean_exit, stacked_deck
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PY = sys.executable
 PROMPT = r"Your move \((\d+)(?:-(\d+))?, \? for help\): "
 END = [r"Game over after \d+ steps\.", r"Game stopped after \d+ steps"]

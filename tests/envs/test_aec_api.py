@@ -22,7 +22,7 @@ from uno_env.game.engine import NUM_PENDING_KINDS, NUM_PHASES
 
 from helpers import act, legal_names, reset_stacked
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CASES = [(rules, n, call) for rules in ("classic", "tmnt") for n in (2, 3, 4, 10)
          for call in ("auto", "explicit")]
 CASE_IDS = [f"{r}-{n}p-{c}" for r, n, c in CASES]

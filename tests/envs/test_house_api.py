@@ -20,7 +20,8 @@ from uno_env.game import actions as A
 from uno_env.game.engine import NUM_PHASES, OVER
 from uno_env.game.observation import OBS_SIZE, PHASE
 
-from test_properties import check_hidden
+from helpers import check_hidden
+
 
 PLAYER_COUNTS = (2, 3, 5, 10)
 ALL_ON = dict(rules="house", uno_call="explicit")
@@ -98,7 +99,7 @@ def _uniform(mask: np.ndarray, rng: np.random.Generator) -> int:
 def run_game(seed: int, num_players: int, policy, max_steps: int, hidden_check: bool = False,
              **overrides) -> dict:
     """One seeded game with the state checks after every step (and with ``hidden_check``,
-    :func:`test_properties.check_hidden`, from its own RNG: the game is the same either way)."""
+    :func:`helpers.check_hidden`, from its own RNG: the game is the same either way)."""
     e = uno_env.raw_env(rules="house", num_players=num_players, max_steps=max_steps, **overrides)
     e.reset(seed=seed)
     deck_counts = np.asarray(e.rules.deck_counts(), np.int64)

@@ -17,7 +17,6 @@ The default run plays a few hundred games; the ``slow`` variants play thousands.
 
 from __future__ import annotations
 
-import copy
 
 import numpy as np
 import pytest
@@ -27,7 +26,7 @@ from uno_env.game import actions as A
 from uno_env.game import cards as C
 from uno_env.game.engine import PHASE_NAMES
 
-from helpers import stacked_deck
+from helpers import check_hidden, stacked_deck
 
 PRESETS = ("classic", "tmnt")
 PHASE = {name: i for i, name in enumerate(PHASE_NAMES)}
@@ -171,69 +170,6 @@ def play_game(rules: str, n: int, seed: int, hidden_check: bool = False, max_ste
     else:  # truncated at the step limit
         assert all(r == 0.0 for r in rewards.values())
     return steps
-
-
-# ---------------------------------------------------------------------- hidden information
-def _perturbed(s, observer: int, rng: np.random.Generator):
-    """A copy of ``s`` that differs from it only in cards hidden from ``observer``."""
-    t = copy.copy(s)
-    t.hands = s.hands.copy()
-    t.held = list(s.held)
-    t.draw_pile = list(s.draw_pile)
-    t.legal_cache = None
-    changed = False
-    others = [q for q in range(s.n) if q != observer]
-
-    def hidden_kinds(q):
-        return [int(k) for k in np.flatnonzero(t.hands[q] > s.known[observer, q])]
-
-    def move(q, k_out, k_in):
-        t.hands[q, k_out] -= 1
-        t.hands[q, k_in] += 1
-        t.held[q] = sum(1 << int(k) for k in np.flatnonzero(t.hands[q]))
-
-    # 1. swap one hidden card of another player with a different card of DRAW
-    q = others[int(rng.integers(len(others)))]
-    hk = hidden_kinds(q)
-    if hk and t.draw_pile:
-        k = hk[int(rng.integers(len(hk)))]
-        idx = [i for i, c in enumerate(t.draw_pile) if c != k]
-        if idx:
-            i = idx[int(rng.integers(len(idx)))]
-            move(q, k, t.draw_pile[i])
-            t.draw_pile[i] = k
-            changed = True
-    # 2. swap hidden cards between two other players
-    if len(others) >= 2:
-        q, r = rng.choice(others, 2, replace=False)
-        hq, hr = hidden_kinds(q), hidden_kinds(r)
-        pairs = [(a, b) for a in hq for b in hr if a != b]
-        if pairs:
-            a, b = pairs[int(rng.integers(len(pairs)))]
-            move(q, a, b)
-            move(r, b, a)
-            changed = True
-    # 3. reorder DRAW
-    if len(set(t.draw_pile)) > 1:
-        rng.shuffle(t.draw_pile)
-        changed = True
-    return t, changed
-
-
-def check_hidden(env, rng: np.random.Generator) -> None:
-    s = env.game_state
-    observer = int(rng.integers(s.n))
-    t, changed = _perturbed(s, observer, rng)
-    if not changed:
-        return
-    enc = env.encoder
-    assert (enc.encode(t, observer) == enc.encode(s, observer)).all(), \
-        f"observation of seat {observer} depends on hidden cards"
-    if s.actor == observer and not s.game_over:
-        assert env.engine.legal_actions(t) == env.engine.legal_actions(s)
-    # the perturbed copy is still a valid deal of the deck
-    assert (t.hands.sum(axis=0) + np.bincount(np.asarray(t.draw_pile, np.int64), minlength=C.NUM_KINDS)
-            == s.hands.sum(axis=0) + np.bincount(np.asarray(s.draw_pile, np.int64), minlength=C.NUM_KINDS)).all()
 
 
 # ---------------------------------------------------------------------- tests

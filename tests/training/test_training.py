@@ -18,7 +18,7 @@ from uno_env.tools.evaluate import evaluate
 from uno_env.envs.gym_env import UnoGymEnv
 from uno_env.game.rules import make_rules
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "training"))
 import train  # noqa: E402
 

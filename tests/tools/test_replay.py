@@ -20,7 +20,7 @@ from uno_env.tools.replay import main as replay_main
 
 from helpers import expect_clean_exit
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PY = sys.executable
 PROMPT = r"Your move \((\d+)(?:-(\d+))?, \? for help\): "
 END = [r"Game over after \d+ steps\.", r"Game stopped after \d+ steps"]
