@@ -52,14 +52,14 @@ from uno_env.game import cards as C
 from uno_env.agents.base import Agent, make_agent
 from uno_env.game.engine import Engine
 from uno_env.game.observation import OBS_SIZE, ObservationEncoder
-from uno_env.envs.render import render_for_mode
+from uno_env.envs.render import RENDER_MODES, render_for_mode
 from uno_env.game.rules import make_rules
 
 ILLEGAL_REWARD = -1.0
 
 
 class UnoGymEnv(gym.Env):
-    metadata = {"render_modes": ["human", "ansi"], "render_fps": 1}
+    metadata = {"render_modes": RENDER_MODES, "render_fps": 1}
 
     def __init__(self, rules: Any = "classic", num_players: int = 2,
                  opponents: Any = ("heuristic",), seat: "str | int" = "random",
