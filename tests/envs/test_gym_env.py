@@ -87,7 +87,7 @@ def test_bad_arguments():
     with pytest.raises(ValueError, match="weights"):
         UnoGymEnv(opponents="random", opponent_pool=[("random", 0.0)])
     with pytest.raises(ValueError, match="render_mode"):
-        UnoGymEnv(opponents="random", render_mode="rgb_array")
+        UnoGymEnv(opponents="random", render_mode="video")
 
 
 # ---------------------------------------------------------------------- opponents and rewards
