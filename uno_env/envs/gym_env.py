@@ -229,8 +229,10 @@ class UnoGymEnv(gym.Env):
             info["steps"] = int(self.game_state.steps)
         return info
 
-    def action_masks(self) -> np.ndarray:
-        """Legal actions of the learner's current decision, as bools (sb3-contrib's hook)."""
+    def action_masks(self, env: Any = None) -> np.ndarray:
+        """Legal actions of the learner's current decision, as bools (sb3-contrib's hook).
+        ``env`` is ignored: sb3-contrib's ``ActionMasker(env, "action_masks")`` passes the env
+        to the method it finds by name."""
         return self._mask().astype(bool)
 
     def render(self) -> str | None:
