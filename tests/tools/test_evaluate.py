@@ -270,3 +270,77 @@ def test_training_script_runs(tmp_path):
     data = json.loads((tmp_path / "evaluation.json").read_text())
     assert data["config"]["rule_options"]["uno_call"] == "explicit"
     assert data["config"]["num_players"] == 3
+
+
+def test_cli_set_is_the_shared_parser_and_a_bad_item_exits_2(tmp_path, capsys):
+    assert main(["--agents", "random", "random", "--games", "2", "--workers", "1", "--no-progress", "--quiet",
+                 "--set", "hand_size=3", "--set", "max_steps=2000", "--out", str(tmp_path)]) == 0
+    options = json.loads((tmp_path / "evaluation.json").read_text())["config"]["rule_options"]
+    assert options["hand_size"] == 3 and options["max_steps"] == 2000
+    for bad, named in ((["--set", "hand_size"], "'hand_size'"), (["--set", "villain_faces=[1,"], "'villain_faces=[1,'")):
+        with pytest.raises(SystemExit) as info:
+            main(["--agents", "random", "random", "--games", "2", "--no-progress"] + bad)
+        assert info.value.code == 2
+        err = capsys.readouterr().err
+        assert "uno-evaluate: error: --set" in err and named in err
+    assert main(["--agents", "random", "random", "--games", "2", "--no-progress", "--set", "nonsense=1"]) == 2
+    assert "nonsense" in capsys.readouterr().err
+
+
+def test_out_files_are_replaced_atomically(tmp_path, monkeypatch):
+    """A write that fails half-way leaves the previous file whole and no temporary file."""
+    from uno_env.tools import report
+
+    args = ["--agents", "random", "random", "--games", "4", "--workers", "1", "--no-progress", "--quiet",
+            "--out", str(tmp_path)]
+    assert main(args) == 0
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    assert sorted(before) == ["evaluation.csv", "evaluation.json", "evaluation.png"]
+
+    def broken_dump(obj, fh, **kwargs):
+        fh.write('{"games": ')
+        raise OSError("disk full")
+
+    monkeypatch.setattr(report.json, "dump", broken_dump)
+    assert main(args[:-1] + [str(tmp_path)]) == 2
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+
+
+def test_out_without_matplotlib_writes_json_and_csv_with_a_note(tmp_path, monkeypatch, capsys):
+    for name in [m for m in sys.modules if m == "matplotlib" or m.startswith("matplotlib.")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib -> ImportError
+    out = tmp_path / "eval"
+    assert main(["--agents", "heuristic", "random", "--games", "4", "--workers", "1", "--no-progress",
+                 "--out", str(out)]) == 0
+    assert sorted(p.name for p in out.iterdir()) == ["evaluation.csv", "evaluation.json"]
+    captured = capsys.readouterr()
+    assert f"wrote {out / 'evaluation.json'}, {out / 'evaluation.csv'}\n" in captured.out
+    notes = [line for line in captured.err.splitlines() if "matplotlib" in line]
+    assert notes == ["note: evaluation.png not written: the PNG chart needs matplotlib (pip install matplotlib)"]
+
+
+def test_an_illegal_move_names_the_game_and_stops_the_run():
+    from uno_env.agents import Agent
+    from uno_env.agents.arena import IllegalActionError
+
+    class Cheater(Agent):
+        name = "cheater"
+
+        def act(self, observation, action_mask):
+            return 72  # catch: never legal in a classic turn
+
+    rules = make_rules("classic")
+    with pytest.raises(IllegalActionError, match=r"^game 0: agent Cheater\('cheater'\) at seat 0"):
+        evaluate([Cheater(rules, 2), "random"], games=2, workers=1)
+
+
+def test_moved_names_stay_importable_from_evaluate():
+    import uno_env.tools.evaluate as ev
+    from uno_env.tools import evaluate_cli, report, stats
+
+    assert ev.wilson_interval is stats.wilson_interval and ev.bradley_terry is stats.bradley_terry
+    assert ev.write_outputs is report.write_outputs and ev.format_result is report.format_result
+    assert ev.main is evaluate_cli.main
+    with pytest.raises(AttributeError):
+        ev.no_such_name  # noqa: B018

@@ -9,7 +9,9 @@
 * The value is read as YAML (``yaml.safe_load``, which never runs code): ``true``/``false``
   are booleans, ``7`` an int, ``1e-4`` a float, ``null`` None, ``[1, 2]`` a list, anything
   else a string (``explicit``). Quote a string that would read as another type
-  (``name='1'``). An empty value (``key=``) is the empty string.
+  (``name='1'``). An empty value (``key=``) is the empty string. As in YAML 1.2, a number
+  in exponent notation without a dot (``1e-4``) is a float too (PyYAML's YAML 1.1 would
+  read it as a string).
 * The key is everything before the first ``=``, stripped; it must be a word of letters,
   digits and ``_`` (a rule option or config field name). The callers check the names
   (``make_rules`` names unknown rule options).
@@ -26,6 +28,7 @@ from typing import Any, Iterable
 import yaml
 
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_EXP_FLOAT = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)[eE][-+]?\d+")  # YAML 1.2 floats like 1e-4
 
 
 def parse_override(item: str, option: str = "--set") -> tuple[str, Any]:
@@ -42,10 +45,13 @@ def parse_override(item: str, option: str = "--set") -> tuple[str, Any]:
     if not value.strip():
         return key, ""
     try:
-        return key, yaml.safe_load(value)
+        parsed = yaml.safe_load(value)
     except yaml.YAMLError as exc:
         reason = str(getattr(exc, "problem", None) or exc).splitlines()[0]
         raise ValueError(f"{option} {item!r}: the value is not valid YAML ({reason})") from None
+    if isinstance(parsed, str) and _EXP_FLOAT.fullmatch(value.strip()):  # unquoted only
+        parsed = float(parsed)
+    return key, parsed
 
 
 def parse_overrides(items: Iterable[str] | None, option: str = "--set") -> dict[str, Any]:
