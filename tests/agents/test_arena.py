@@ -141,9 +141,10 @@ def test_illegal_action_names_agent_seat_action_and_legal_set():
 @pytest.mark.parametrize("answer", [5.0, "68", None, [68]])
 def test_a_non_integer_answer_is_an_error_naming_its_type(answer):
     rules = make_rules("classic")
-    with pytest.raises(IllegalActionError, match=f"seat 0 .*{type(answer).__name__}, not an action id"):
+    with pytest.raises(IllegalActionError, match=f"seat 0 .*{type(answer).__name__}, not an action id") as info:
         play_game(Engine(rules, 2), [Answer(rules, 2, answer), FirstLegal(rules, 2)],
                   np.random.default_rng(0), dealer=1)
+    assert info.value.action == repr(answer) and pickle.loads(pickle.dumps(info.value)).action == repr(answer)
 
 
 def test_numpy_integer_answers_are_accepted():

@@ -72,7 +72,8 @@ class IllegalActionError(ValueError):
     """An agent answered with something that is not a legal action id (state unchanged).
 
     ``agent`` is the agent's ``repr`` (a string, so that the error pickles across worker
-    processes), ``seat`` its seat, ``action`` its answer, ``legal`` the legal action ids.
+    processes), ``seat`` its seat, ``action`` its answer (an int, or the ``repr`` of an
+    answer that is not an integer), ``legal`` the legal action ids.
     """
 
     def __init__(self, message: str, *, agent: str = "", seat: int = -1, action: Any = None,
@@ -105,8 +106,12 @@ class GameRecord:
 def _illegal(engine: Engine, state: State, agent: Any, answer: Any) -> IllegalActionError:
     seat, legal = state.actor, engine.legal_actions(state)
     names = ", ".join(f"{a} ({engine.describe(a)})" for a in legal)
-    what = (f"action {answer} ({engine.describe(answer)})" if isinstance(answer, (int, np.integer))
-            else f"{answer!r} ({type(answer).__name__}, not an action id)")
+    if isinstance(answer, (int, np.integer)):
+        answer = int(answer)
+        what = f"action {answer} ({engine.describe(answer)})"
+    else:
+        what = f"{answer!r} ({type(answer).__name__}, not an action id)"
+        answer = repr(answer)
     return IllegalActionError(
         f"agent {agent!r} at seat {seat} chose an illegal action: {what} in phase "
         f"{PHASE_NAMES[state.phase]!r}; legal: {names}",
