@@ -45,7 +45,8 @@ GameRecord field   meaning
                    one-round episode, only the winner scores; alternative scoring: tally)
 ``hand_points``    per seat: points of the cards left in hand (:func:`uno_env.game.cards.card_points`)
 ``cards_left``     per seat: number of cards left in hand
-``rewards``        per seat: +1 winner, -1/(n-1) the others; 0 for all when truncated
+``rewards``        per seat: ``Engine.returns`` (+1 winner, -1/(n-1) the others; 0 for all
+                   when truncated)
 ``actions``        the action ids in order (``record_actions=True``), else None
 =================  ===================================================================
 
@@ -118,25 +119,16 @@ def _illegal(engine: Engine, state: State, agent: Any, answer: Any) -> IllegalAc
         agent=repr(agent), seat=seat, action=answer, legal=legal)
 
 
-def _rewards(engine: Engine, state: State) -> tuple[float, ...]:
-    # TODO(engine contract): engine.returns(state) once the lead's "Engine:" commit is on main.
-    n = state.n
-    if not state.game_over:
-        return (0.0,) * n
-    lose = -1.0 / (n - 1)
-    return tuple(1.0 if s == state.winner else lose for s in range(n))
-
-
 def record_of(engine: Engine, state: State, dealer: int,
               actions: Sequence[int] | None = None) -> GameRecord:
     """The :class:`GameRecord` of a game that ended (or was cut) in ``state``."""
-    truncated = not state.game_over  # TODO(engine contract): engine.truncated(state)
+    truncated = engine.truncated(state)
     points = state.hands.astype(np.int64) @ np.asarray(engine.points, np.int64)
     return GameRecord(
         winner=-1 if truncated else int(state.winner), truncated=truncated,
         turns=int(state.turns), steps=int(state.steps), rounds=int(state.round), dealer=int(dealer),
         scores=tuple(int(x) for x in state.scores), hand_points=tuple(int(x) for x in points),
-        cards_left=tuple(int(x) for x in state.hand_size), rewards=_rewards(engine, state),
+        cards_left=tuple(int(x) for x in state.hand_size), rewards=tuple(engine.returns(state)),
         actions=None if actions is None else tuple(actions))
 
 
@@ -149,10 +141,9 @@ def _loop(engine: Engine, state: State, seat_agents: Sequence[Any], stop_seat: i
           encode: Callable[[State, int], np.ndarray], on_decision: OnDecision | None,
           actions: list[int] | None) -> int:
     """The one game loop: decisions until ``stop_seat`` decides, the episode ends or is cut."""
-    legal_actions, step = engine.legal_actions, engine.step
-    max_steps = engine.rules.max_steps  # TODO(engine contract): engine.truncated(state)
+    legal_actions, step, truncated = engine.legal_actions, engine.step, engine.truncated
     taken = 0
-    while not state.game_over and state.actor != stop_seat and state.steps < max_steps:
+    while not state.game_over and state.actor != stop_seat and not truncated(state):
         p = state.actor
         agent = seat_agents[p]
         legal = legal_actions(state)
