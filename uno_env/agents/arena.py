@@ -142,25 +142,28 @@ def _loop(engine: Engine, state: State, seat_agents: Sequence[Any], stop_seat: i
           actions: list[int] | None) -> int:
     """The one game loop: decisions until ``stop_seat`` decides, the episode ends or is cut."""
     legal_actions, step, truncated = engine.legal_actions, engine.step, engine.truncated
-    taken = 0
+    start = state.steps
     while not state.game_over and state.actor != stop_seat and not truncated(state):
         p = state.actor
         agent = seat_agents[p]
-        legal = legal_actions(state)
-        answer = agent.act(encode(state, p), legal_mask(legal))
+        answer = agent.act(encode(state, p), legal_mask(legal_actions(state)))
         try:
             action = operator.index(answer)
         except TypeError:
             raise _illegal(engine, state, agent, answer) from None
-        if action not in legal:
-            raise _illegal(engine, state, agent, action)
-        if on_decision is not None:
+        if on_decision is not None:  # it sees legal actions only
+            if action not in legal_actions(state):
+                raise _illegal(engine, state, agent, action)
             on_decision(state, p, action)
-        step(state, action)
+        try:
+            step(state, action)  # checks legality first; the state is unchanged if it raises
+        except ValueError:
+            if action in legal_actions(state):
+                raise  # not the agent's fault
+            raise _illegal(engine, state, agent, action) from None
         if actions is not None:
             actions.append(action)
-        taken += 1
-    return taken
+    return state.steps - start
 
 
 def play_game(engine: Engine, seat_agents: Sequence[Any], rng: np.random.Generator,
