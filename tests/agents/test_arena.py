@@ -136,6 +136,12 @@ def test_illegal_action_names_agent_seat_action_and_legal_set():
     # the error crosses process boundaries (evaluation workers) intact
     copy = pickle.loads(pickle.dumps(err))
     assert str(copy) == message and copy.seat == 1 and copy.legal == err.legal
+    # with an on_decision hook too; the hook never sees the illegal answer
+    seen = []
+    with pytest.raises(IllegalActionError, match="seat 1"):
+        play_game(engine, [FirstLegal(rules, 2), cheater], np.random.default_rng(0), dealer=0,
+                  on_decision=lambda state, seat, action: seen.append((seat, action)))
+    assert seen and all(seat == 0 for seat, _ in seen)
 
 
 @pytest.mark.parametrize("answer", [5.0, "68", None, [68]])
