@@ -19,7 +19,8 @@ import uno_env
 from uno_env.game import actions as A
 from uno_env.game import cards as C
 from uno_env.agents import agent_specs, make_agent
-from uno_env.agents.bots import GreedyAgent, HeuristicAgent, RandomAgent
+from uno_env.agents.bots import GreedyAgent, RandomAgent
+from uno_env.agents.heuristic import HeuristicAgent
 from uno_env.agents.view import decode
 from uno_env.game.engine import CATCH, CHALLENGE, JUMP, OFFER, Engine
 from uno_env.game.observation import ObservationEncoder
@@ -60,7 +61,7 @@ def test_bots_registered():
     assert isinstance(make_agent("random", rules, 2, 0), RandomAgent)
     assert isinstance(make_agent("greedy", rules, 2, 0), GreedyAgent)
     h = make_agent("heuristic:hold_wild=3", rules, 2, 0)
-    assert isinstance(h, HeuristicAgent) and h.hold_wild == 3
+    assert isinstance(h, HeuristicAgent) and h.weights.hold_wild == 3
     with pytest.raises(ValueError, match="unknown heuristic parameter"):
         make_agent("heuristic:nonsense=1", rules, 2, 0)
 
