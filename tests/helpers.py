@@ -22,6 +22,11 @@ from uno_env.game import observation as O
 from uno_env.game.rules import Rules, make_rules
 
 
+# The colour names of the decks (RULES.md 1), typed once for every test.
+CLASSIC_COLORS = ("red", "yellow", "green", "blue")  # classic and house
+TMNT_COLORS = ("blue", "orange", "red", "purple")
+
+
 def deck_cards(rules: Any) -> list[str]:
     """Every card string of the ruleset's deck, in card-kind order (duplicates repeated)."""
     r = rules if isinstance(rules, Rules) else make_rules(rules)

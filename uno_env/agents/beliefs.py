@@ -24,8 +24,9 @@ What it knows and believes:
   - with two players, one who left colour ``c`` for another without drawing probably holds
     none (odds factor ``switch_odds`` on the counting prior);
   - a player who played a ``c`` card may hold more; every card it receives (a draw, a
-    penalty) may be any colour, which weakens each void by the chance that the new card
-    is not of that colour.
+    Draw Two's penalty) may be any colour, which weakens each void by the chance that the
+    new card is not of that colour; the cards my Wild Draw Four or SEWERS makes it take
+    are not read at all (their number depends on a challenge).
 
 * **Per opponent** (:meth:`Beliefs.opponent`): P(no card of colour ``c``) for each colour,
   combining its void and counting over its cards that are not known; its known cards.
