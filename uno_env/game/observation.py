@@ -97,6 +97,7 @@ class ObservationEncoder:
         self.multi_round = r.episode != "round"
         rule_flags = np.array([flag(r) for _, flag in RULE_FLAGS] + [n / MAX_PLAYERS], np.float32)
         self._template = np.zeros(OBS_SIZE, np.float32)  # the constant part: presence and rules
+        self.rule_flags = rule_flags  # the RULES block (also in the global state)
         self._template[RULES:] = rule_flags
         self._template[OPPONENTS + OPP_PRESENT:OPPONENTS + (n - 1) * OPP_FIELDS:OPP_FIELDS] = 1.0
         # _others[p]: seats to p's left, j = 1..n-1
