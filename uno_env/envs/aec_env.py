@@ -58,7 +58,7 @@ from uno_env.game.engine import PHASE_NAMES, Engine
 from uno_env.game.global_state import GLOBAL_STATE_SIZE, GlobalStateEncoder
 from uno_env.game.observation import OBS_SIZE, ObservationEncoder
 from uno_env.game.rules import make_rules
-from uno_env.envs.render import render_for_mode
+from uno_env.envs.render import RENDER_MODES, render_for_mode
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -71,7 +71,7 @@ def env(**kwargs: Any) -> AECEnv:
 
 
 class raw_env(AECEnv, EzPickle):
-    metadata = {"render_modes": ["human", "ansi"], "name": "uno_v0", "is_parallelizable": False,
+    metadata = {"render_modes": RENDER_MODES, "name": "uno_v0", "is_parallelizable": False,
                 "render_fps": 1}
 
     def __init__(self, rules: Any = "classic", num_players: int = 4, render_mode: str | None = None,
