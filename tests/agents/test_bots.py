@@ -1,7 +1,8 @@
 """Scripted bots (``random``, ``greedy``, ``heuristic``) and the observation view they read.
 
 * Bots only ever choose legal actions, in every preset, 2-10 players, both UNO-call modes
-  (hypothesis property test over whole games, every seat a different bot).
+  (hypothesis property test over games of up to 400 decisions, every seat a different bot);
+  a table of one bot kind plays whole games to the end.
 * The decoded view matches the state it was encoded from.
 * Specific decisions in stacked situations: the heuristic calls UNO (explicit mode), catches,
   jumps in, challenges a likely bluff, offers a card the asker can't play; greedy plays its
@@ -20,7 +21,8 @@ from uno_env.game import actions as A
 from uno_env.game import cards as C
 from uno_env.agents import agent_specs, make_agent
 from uno_env.agents.arena import play_game
-from uno_env.agents.bots import GreedyAgent, HeuristicAgent, RandomAgent
+from uno_env.agents.bots import GreedyAgent, RandomAgent
+from uno_env.agents.heuristic import HeuristicAgent
 from uno_env.agents.view import decode
 from uno_env.game.engine import CATCH, CHALLENGE, JUMP, OFFER, Engine
 from uno_env.game.observation import ObservationEncoder
@@ -65,7 +67,7 @@ def test_bots_registered():
     assert isinstance(make_agent("random", rules, 2, 0), RandomAgent)
     assert isinstance(make_agent("greedy", rules, 2, 0), GreedyAgent)
     h = make_agent("heuristic:hold_wild=3", rules, 2, 0)
-    assert isinstance(h, HeuristicAgent) and h.hold_wild == 3
+    assert isinstance(h, HeuristicAgent) and h.weights.hold_wild == 3
     with pytest.raises(ValueError, match="unknown heuristic parameter"):
         make_agent("heuristic:nonsense=1", rules, 2, 0)
 
@@ -94,10 +96,11 @@ def test_bots_legal_in_every_configuration(preset, num_players, uno_call):
 @pytest.mark.parametrize("preset", ["classic", "tmnt", "house", "classic-stacking-jumpin"])
 @pytest.mark.parametrize("bot", BOTS)
 def test_each_bot_alone_plays_whole_games(preset, bot):
-    """A table of one bot kind plays games to the end (or the step cap) without error."""
+    """A table of one bot kind plays games to the end (they end within 1,500 decisions)."""
     rules = make_rules(preset, uno_call="explicit")
     for seed in range(3):
-        play_checked(rules, 3 + seed, [bot], seed, max_steps=1500)
+        record = play_checked(rules, 3 + seed, [bot], seed, max_steps=1500)
+        assert not record.truncated and 0 <= record.winner < 3 + seed, f"game {seed} did not finish"
 
 
 def test_bots_through_the_aec_env():
@@ -137,7 +140,7 @@ def test_view_matches_the_state(preset, num_players):
             break
         for p in range(num_players):
             legal = engine.legal_actions(state) if p == state.actor else []
-            v = decode(encoder.encode(state, p), _mask(legal))
+            v = decode(encoder.encode(state, p), A.legal_mask(legal))
             assert v.hand == [int(x) for x in state.hands[p]]
             assert v.hand_size == state.hand_size[p]
             assert v.top == state.discard[-1]
@@ -161,9 +164,25 @@ def test_view_matches_the_state(preset, num_players):
             assert v.next_opponent.hand_size == state.hand_size[nxt]
             assert v.rules.stacking == rules.stacking and v.rules.explicit_uno
             assert v.rules.tmnt == (preset == "tmnt")
-            assert isinstance(v.describe(rules.color_names), str)
+            _check_describe(v, rules.color_names)
         legal = engine.legal_actions(state)
         engine.step(state, legal[int(rng.integers(len(legal)))])
+
+
+def _check_describe(v, colors) -> None:
+    """``View.describe``: the table line, my hand, one line per opponent, the rules."""
+    names = C.card_names(colors)
+    lines = v.describe(colors).splitlines()
+    assert len(lines) == 2 + len(v.opponents) + 1
+    assert lines[0].startswith(f"phase {v.phase_name()}  top {names[v.top]}  colour ")
+    assert lines[0].split("colour ")[1].startswith(colors[v.color] if v.color >= 0 else "-")
+    head, _, cards = lines[1].partition(": ")
+    assert head == f"my hand ({v.hand_size})"
+    assert sorted(cards.removesuffix("  UNO").split()) == sorted(names[k] for k in range(C.NUM_KINDS)
+                                                               for _ in range(v.hand[k]))
+    for o, line in zip(v.opponents, lines[2:]):
+        assert line.startswith(f"  +{o.offset}: {o.hand_size} cards")
+    assert lines[-1] == f"rules: {v.rules!r}  players {v.num_players}"
 
 
 # ---------------------------------------------------------------------- stacked decisions

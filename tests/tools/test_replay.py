@@ -18,7 +18,7 @@ from uno_env.tools.gamelog import (FORMAT, FORMAT_VERSION, GameRecorder, ReplayE
                              read_log, record_game, replay, reset_env)
 from uno_env.tools.replay import main as replay_main
 
-from helpers import expect_clean_exit
+from helpers import CLASSIC_COLORS, expect_clean_exit
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PY = sys.executable
@@ -101,8 +101,7 @@ def play_plain(rules, n, seed, **overrides):
     *[(r, n, ov, [0, 1, 2]) for r, n, ov in CASES[2:4]],
     # the deal itself uses the RNG: a first Wild Draw Four is shuffled back, a first 7 slaps
     ("classic", 2, {}, first_card_seeds("classic", 2, ["wild-draw4"])),
-    ("classic", 3, {"seven_slap": True}, first_card_seeds("classic", 3, [f"{c}-7" for c in
-                                                                           ("red", "yellow", "green", "blue")])),
+    ("classic", 3, {"seven_slap": True}, first_card_seeds("classic", 3, [f"{c}-7" for c in CLASSIC_COLORS])),
 ])
 def test_recording_does_not_change_the_game(rules, n, overrides, seeds):
     """A recorded game with seed s is the game a plain ``env.reset(seed=s)`` gives."""

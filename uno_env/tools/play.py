@@ -193,11 +193,11 @@ class TerminalGame:
         u = self.u
         who = self.labels[seat]
         name = u.action_names[action]
-        if action < A.DRAW:
+        if A.is_play(action):
             k = A.played_kind(action)
             text = f"{who} played {self.card(k)}"
-            if k >= C.NUM_COLORED:
-                text += f", colour {paint(u.colors[(action - A.PLAY_WILD) % 4], self.color)}"
+            if C.is_wild(k):
+                text += f", colour {paint(u.colors[A.played_color(action)], self.color)}"
             return text
         if action == A.DRAW:
             if phase in (TURN, CHALLENGE) and info["pending"]:
@@ -210,14 +210,14 @@ class TerminalGame:
             return f"{who} challenged the Wild Draw Four of {self.labels[info['wd4_player']]}"
         if action == A.UNO:
             return f"{who} called UNO!"
-        if A.COLOR <= action < A.DISCARD:
-            return f"{who} chose colour {paint(u.colors[action - A.COLOR], self.color)}"
-        if A.DISCARD <= action < A.ASK:
-            return f"{who} discarded the villain {self.card(action - A.DISCARD)}"
+        if action in A.COLOR_IDS:
+            return f"{who} chose colour {paint(u.colors[A.chosen_color(action)], self.color)}"
+        if action in A.DISCARD_IDS:
+            return f"{who} discarded the villain {self.card(A.discarded_kind(action))}"
         if action == A.ASK:
             return f"{who} asked the others for a card"
-        if A.TAKE <= action:
-            giver = (seat + action - A.TAKE + 1) % u.engine.n
+        if action in A.TAKE_IDS:
+            giver = (seat + A.take_offset(action)) % u.engine.n
             return f"{who} took {self.labels[giver]}'s offer {self.card(info['offers'][giver])}"
         return f"{who}: {self.p(name)}"
 
@@ -236,24 +236,24 @@ class TerminalGame:
             jumper = self.chosen_jumper(answers, info)
             if jumper is None:
                 return []
-            a = next(a for q, a in answers if q == jumper and a < A.DRAW)
+            a = next(a for q, a in answers if q == jumper and A.is_play(a))
             lines = [f"{self.labels[jumper]} called UNO!"] if (jumper, A.UNO) in answers else []
             lines.append(f"{self.labels[jumper]} jumped in with {self.card(A.played_kind(a))}"
-                         + (f", colour {paint(self.u.colors[(a - A.PLAY_WILD) % 4], self.color)}"
-                            if a >= A.PLAY_WILD else ""))
+                         + (f", colour {paint(self.u.colors[A.played_color(a)], self.color)}"
+                            if a in A.WILD_PLAY_IDS else ""))
             return lines
         if phase == OFFER:
             picked = [(q, a) for q, a in answers if a != A.PASS]
             if not picked:
                 return ["nobody offered a card"]
-            return [f"{self.labels[q]} offered {self.card(a - A.OFFER)}" for q, a in picked]
+            return [f"{self.labels[q]} offered {self.card(A.offered_kind(a))}" for q, a in picked]
         return []
 
     def chosen_jumper(self, answers: list[tuple[int, int]], info: dict[str, Any]) -> int | None:
         """The seat whose jump-in the engine played when the window closed (None: nobody
         jumped in). The engine leaves it as ``last_player``, or as the round winner when its
         card ended the round (the next round's deal resets ``last_player``)."""
-        if not any(a < A.DRAW for _, a in answers):
+        if not any(A.is_play(a) for _, a in answers):
             return None
         s = self.u.game_state
         return s.round_winner if s.round != info["round"] else s.last_player
@@ -294,7 +294,7 @@ class TerminalGame:
                 lines.append(f"*** scores: {scores}. Round {s.round + 1}: {self.labels[s.dealer]} deals, "
                              f"first card {self.card(s.discard[-1])}")
         elif lines or closing:
-            played = (action < A.DRAW or A.DISCARD <= action < A.ASK) and not hidden
+            played = (A.is_play(action) or action in A.DISCARD_IDS) and not hidden
             got = Counter(u.engine.hand_cards(s, self.human)) - my_hand
             eff = self._effects(before, seat if played else None, got)
             if lines:
@@ -340,7 +340,7 @@ class TerminalGame:
         u, s = self.u, self.u.game_state
         ph, p = s.phase, s.actor
         hand = s.hands[p]
-        if action < A.DRAW:
+        if A.is_play(action):
             k = A.played_kind(action)
             name = self.u.card_names[k]
             if hand[k] == 0:
@@ -360,13 +360,13 @@ class TerminalGame:
                 return f"a Wild Draw Four may be played only when you hold no {u.colors[s.color]} card."
             colour = u.colors[s.color] if s.color >= 0 else "-"
             return f"{name} does not match the top card {u.card_names[s.discard[-1]]} (colour {colour})."
-        if A.COLOR <= action < A.DISCARD and ph != COLOR:
+        if action in A.COLOR_IDS and ph != COLOR:
             return "a colour is chosen with the wild card itself, e.g. 'play wild red'."
-        if A.DISCARD <= action < A.ASK and ph == DISCARD:
+        if action in A.DISCARD_IDS and ph == DISCARD:
             return "only villain cards that you hold may be discarded."
-        if A.OFFER <= action < A.TAKE and ph == OFFER:
+        if action in A.OFFER_IDS and ph == OFFER:
             return "you can only offer a card that you hold."
-        if action >= A.TAKE and ph == TAKE:
+        if action in A.TAKE_IDS and ph == TAKE:
             return "nobody at that position made an offer."
         if action == A.UNO and u.rules.uno_call == "auto":
             return "UNO is called for you in these rules (uno_call: auto)."
