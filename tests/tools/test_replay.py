@@ -236,7 +236,8 @@ def test_tampered_logs_do_not_replay():
     def change_after(lines):
         lines[2]["after"]["hand_sizes"][0] += 1
 
-    for fn, msg in [(swap_action, "not legal"), (change_deck, "step 1"), (change_end, "final state"),
+    for fn, msg in [(swap_action, "not legal"), (change_deck, "the events of the deal differ"),
+                    (change_end, "final state"),
                     (change_after, "step 2: the table after")]:
         with pytest.raises(ReplayError, match=msg):
             replay(read_log(tamper(text, fn)))
