@@ -11,12 +11,14 @@ YAML file; ``--set key=value`` (repeatable) overrides single rule options (value
 YAML: ``true``, ``3``, ``explicit``).
 
 At each decision the program shows the table (top card and colour, direction, pending
-penalty, every hand size, UNO calls, scores), what the others did since your last decision,
+penalty, every hand size, UNO calls, scores), what happened since your last decision,
 your hand, and your legal actions, numbered. You see what your player's observation shows,
-no more: answers in a window (UNO catch, jump-in, offers) are told when it closes, and
-only its public outcome (who was caught, the jump-in played with its player's UNO call,
-the offers made), not who else was asked or what they answered; the table counts turns,
-not decisions. Answer with a number or an action name:
+no more: what happened is told from the engine's public events
+(:mod:`uno_env.tools.narrate`), plus the names of the cards you drew. So answers in a window
+(UNO catch, jump-in, offers) are told when it closes, and only its public outcome (who was
+caught, the jump-in played with its player's UNO call, the offers made), not who else was
+asked or what they answered; the table counts turns, not decisions. Answer with a number or
+an action name:
 ``play red-5`` (or just ``red-5``), ``play wild blue`` (or ``wild blue``), ``draw``,
 ``pass``, ``uno``, ``challenge``, ``catch``, ``color red``, ``discard red-1``, ``ask``,
 ``offer red-3``, ``take 1``. ``?`` shows help, ``hand`` / ``table`` show them again, ``quit``
