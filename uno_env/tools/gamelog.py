@@ -83,12 +83,11 @@ from gymnasium.utils import seeding
 
 from uno_env.game import actions as A
 from uno_env.game import events as E
-from uno_env.game.engine import CATCH, JUMP, OFFER, PHASE_NAMES
+from uno_env.game.engine import PHASE_NAMES
 
 FORMAT = "uno_env-gamelog"
 FORMAT_VERSION = 2  # written; see the version history in the module docstring
 READ_VERSIONS = (1, 2)  # read and replayed
-WINDOW_PHASES = (CATCH, JUMP, OFFER)  # answers stay hidden until the window closes
 
 
 class ReplayError(ValueError):
