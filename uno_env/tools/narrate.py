@@ -45,11 +45,12 @@ GAME_OVER      ``*** player_1 won the game``
 A catch window closes without an event when nobody catches; :meth:`Narrator.expect_catch`
 (called when the narrated player answers one) makes the next narration say ``nobody caught
 player_0 (no UNO call)`` unless the penalty follows.
+
+Version history: 1 (uno_env 0.2: replaces the terminal game's state diffs).
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Callable, Iterable, Sequence
 
 from uno_env.game import cards as C
