@@ -287,7 +287,7 @@ class Game:
         got = None
         if seat is not None and self.mode == "play":
             got = views.own_cards_event(u, seat, before, Counter(u.engine.hand_cards(u.game_state, seat)))
-        hidden = f"{self.players[actor]}: {u.action_names[action]} ({PHASE_NAMES[phase]})"
+        hidden = f"{self.players[actor]}: {u.action_names[action]} ({views.PHASE_TEXT[PHASE_NAMES[phase]]})"
         return self._drain(seat, hidden, got)
 
     def _bot_action(self) -> int:
@@ -402,18 +402,19 @@ class Replay:
             events = views.event_dicts(u, list(s.events), self.players)
             s.events.clear()
             self.frames.append({
-                "step": len(self.frames), "text": text + [ev["text"] for ev in events],
+                "step": len(self.frames), "text": [ev["text"] for ev in events] or text,
                 "action": None if record is None else record.get("name"),
                 "seat": None if record is None else record.get("seat"),
                 "table": views.open_table(u), "result": views._result(u, s)})
 
         def on_reset(e: Any) -> None:
-            frame(e, [f"{rules.name} rules, {n} players, seed {h.get('seed')}"], None)
+            frame(e, ["the deal"], None)
 
         def on_step(e: Any, record: dict) -> None:
             seat = record.get("seat")
             who = self.players[seat] if isinstance(seat, int) and 0 <= seat < n else "?"
-            frame(e, [f"{who}: {record.get('name')} ({record.get('phase')})"], record)
+            frame(e, [f"{who}: {record.get('name')} ({views.PHASE_TEXT.get(record.get('phase'), record.get('phase'))})"],
+                  record)
 
         try:
             replay(log, env=env, on_step=on_step, on_reset=on_reset)

@@ -51,6 +51,9 @@ DIRECTION_NAMES = {1: "clockwise", -1: "counter-clockwise"}
 # event kinds whose ``value`` is a colour index
 _COLOR_VALUED = {PLAYED, JUMPED_IN}
 _PENDING_TEXT = {"draw2": "Draw Two", "draw4": "Wild Draw Four", "sewers": "FROM THE SEWERS"}
+PHASE_TEXT = {"turn": "turn", "drawn": "drawn card", "challenge": "challenge", "color": "colour choice",
+              "discard": "Team Attack discard", "catch": "UNO catch window", "jump": "jump-in window",
+              "offer": "offer window", "take": "take an offer", "over": "over"}
 OWN_CARDS = "GOT"  # the private event: the cards the seat itself received
 
 

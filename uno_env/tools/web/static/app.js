@@ -507,10 +507,12 @@ async function watchStep() {
   if (S.busy || !S.game || S.mode !== "watch") return;
   if (S.view && S.view.over) { stopWatch(); return; }
   const seat = S.watch.seat === "all" ? "all" : parseInt(S.watch.seat, 10);
+  S.busy = true;
+  setState("busy");
   try {
     const data = await api("POST", `/api/games/${S.game}/step`, {seat, steps: 1});
     await showView(data.view);
-  } catch (e) { toast(e.message); stopWatch(); S.busy = false; }
+  } catch (e) { toast(e.message); stopWatch(); S.busy = false; setState("idle"); }
 }
 async function watchLoop() {
   while (S.watch.playing && S.mode === "watch") {
@@ -523,6 +525,7 @@ async function watchLoop() {
 // ---------------------------------------------------------------- replay
 async function openReplay(text) {
   $("replay-error").textContent = "";
+  document.body.dataset.frame = "";
   setState("busy");
   try {
     const data = await api("POST", "/api/replays", text, true);
@@ -575,9 +578,10 @@ async function gotoFrame(i) {
   const R = S.replay;
   if (!R.id) return;
   i = Math.max(0, Math.min(R.count - 1, i));
+  R.index = i;  // the frame asked for last wins: quick clicks step on from it
   try {
     const data = await api("GET", `/api/replays/${R.id}/frames/${i}`);
-    renderFrame(data.frame, i);
+    if (R.index === i) renderFrame(data.frame, i);
   } catch (e) { toast(e.message); }
 }
 async function replayLoop() {
