@@ -231,12 +231,12 @@ def test_stacked_deal_asks_colour_choice_then_challenge():
     view = c.post(f"/api/games/{gid}/actions", json={"action": "play red-5"}).json()["view"]
     assert view["phase"] == "challenge"
     assert "challenge" in view["legal_actions"] and "player_1" in view["prompt"]
-    assert [e["kind"] for e in view["events"]][:2] == ["PLAYED", "PLAYED"]
+    assert [e["kind"] for e in view["events"]][:2] == ["played", "played"]
     assert view["events"][1]["card"] == "wild-draw4" and view["events"][1]["seat"] == 1
     before = len(view["hand"])
     view = c.post(f"/api/games/{gid}/actions", json={"action": "challenge"}).json()["view"]
     # player_1 held no red card: the challenge fails, the challenger draws 4 + 2
-    assert "CHALLENGED" in [e["kind"] for e in view["events"]]
+    assert "challenged" in [e["kind"] for e in view["events"]]
     assert len(view["hand"]) == before + 6
     assert view["players"][1]["known"], "the challenger is shown the challenged hand"
 
@@ -261,7 +261,7 @@ def test_own_drawn_cards_are_named_to_the_seat_only():
     view = c.post(f"/api/games/{gid}/actions", json={"action": "draw"}).json()["view"]
     got = [e for e in view["events"] if e["kind"] == views.OWN_CARDS]
     assert got and got[0]["cards"] == ["yellow-4"] and got[0]["seat"] == 0
-    drew = [e for e in view["events"] if e["kind"] == "DREW" and e["seat"] == 1]
+    drew = [e for e in view["events"] if e["kind"] == "drew" and e["seat"] == 1]
     assert all(e["card"] is None for e in drew), "another seat's drawn card is never named"
 
 

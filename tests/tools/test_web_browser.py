@@ -212,8 +212,8 @@ def test_play_a_whole_game_by_clicking_then_replay_and_watch(server, browser, tm
     def frame() -> int:
         return int(d.find_element(By.TAG_NAME, "body").get_attribute("data-frame") or -1)
 
-    WebDriverWait(d, 15).until(lambda d: frame() == 0 and page.all("#seats .seat.open"))
-    assert len(page.all("#seats .seat.open")) == 2  # every hand face up
+    WebDriverWait(d, 15).until(lambda d: frame() == 0 and page.all("#felt .seat.open"))
+    assert len(page.all("#felt .seat.open")) == 2  # every hand face up
     for _ in range(4):
         d.find_element(By.ID, "rp-next").click()
     WebDriverWait(d, 10).until(lambda d: frame() == 4)
@@ -224,18 +224,20 @@ def test_play_a_whole_game_by_clicking_then_replay_and_watch(server, browser, tm
     WebDriverWait(d, 10).until(lambda d: frame() == len(log.actions))
     assert "win" in d.find_element(By.ID, "banner").text
 
-    # watch three bots, every hand face up, step by step
+    # watch four bots play TMNT, every hand face up, step by step
     d.find_element(By.ID, "tab-watch").click()
     page.wait_state("setup")
-    d.find_element(By.CSS_SELECTOR, "#agents button[title='one player more']").click()
+    Select(d.find_element(By.ID, "rules")).select_by_value("tmnt")
+    for _ in range(2):
+        d.find_element(By.CSS_SELECTOR, "#agents button[title='one player more']").click()
     d.find_element(By.ID, "seed").clear()
     d.find_element(By.ID, "seed").send_keys("3")
     d.find_element(By.ID, "start").click()
     page.wait_state("idle", "over")
-    for _ in range(6):
+    for _ in range(8):
         d.find_element(By.ID, "watch-step").click()
         page.wait_state("idle", "over")
-    assert len(page.all("#seats .seat.open")) == 3
+    assert len(page.all("#felt .seat.open")) == 4
     assert len(page.all("#log li")) >= 6
     page.shot("watch")
     assert all(os.path.getsize(p) > 10_000 for p in page.saved)

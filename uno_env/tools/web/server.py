@@ -86,7 +86,8 @@ MAX_LOG_BYTES = 32 * 1024 * 1024
 MAX_DECK = 2000  # cards: a request must not make the server build a huge deck (house: 580)
 MAX_WATCH_STEPS = 1000  # decisions per watch step request
 HUMAN = "human"
-STATIC_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "static")
+# beside views.py (not __file__: ``python -m uno_env.web`` runs this code without one)
+STATIC_DIR = os.path.join(os.path.dirname(os.path.abspath(views.__file__)), "static")
 _GAME_KEYS = {"mode", "rules", "options", "num_players", "opponents", "agents", "seat", "seed",
               "deck", "dealer"}
 _ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
@@ -265,7 +266,7 @@ class Game:
         if got is not None:
             out.append(got)
         if not out and hidden is not None and seat is None:
-            out.append({"kind": "DECISION", "seat": None, "card": None, "color": None,
+            out.append({"kind": "decision", "seat": None, "card": None, "color": None,
                         "value": -1, "text": hidden})
         if out:
             if seat is None:

@@ -25,7 +25,9 @@ A seat view (``GET /api/games/{id}``)::
 
 An event (``view["events"]``, what happened since the last view, oldest first) is
 ``{kind, seat, card, color, value, text}`` (``kind`` a name of
-:data:`uno_env.game.events.EVENT_NAMES`, ``card`` a card name or null); the last event of
+:data:`uno_env.game.events.EVENT_NAMES`, or ``got`` for the cards the seat received, or for a
+spectator of every hand ``decision`` for a decision without public events; ``card`` a card
+name or null); the last event of
 every decision also carries ``table`` (:func:`seat_table` after it) and ``hand`` (the seat's
 hand after it), so that the page can replay the moves one by one. A decision without a
 public event (a hidden window answer) yields no event at all.
@@ -54,7 +56,7 @@ _PENDING_TEXT = {"draw2": "Draw Two", "draw4": "Wild Draw Four", "sewers": "FROM
 PHASE_TEXT = {"turn": "turn", "drawn": "drawn card", "challenge": "challenge", "color": "colour choice",
               "discard": "Team Attack discard", "catch": "UNO catch window", "jump": "jump-in window",
               "offer": "offer window", "take": "take an offer", "over": "over"}
-OWN_CARDS = "GOT"  # the private event: the cards the seat itself received
+OWN_CARDS = "got"  # the private event: the cards the seat itself received
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -64,8 +66,8 @@ def card_list(counts: Sequence[int], names: Sequence[str]) -> list[str]:
 
 
 def seat_names(n: int, specs: Sequence[str], you: int | None = None) -> list[str]:
-    """How a seat is called in event texts: ``player_1 (heuristic)``, ``you``."""
-    return ["you" if i == you else f"player_{i} ({specs[i]})" for i in range(n)]
+    """How a seat is called in event texts: ``player_1 (heuristic)``, ``player_0 (you)``."""
+    return [f"player_{i} ({'you' if i == you else specs[i]})" for i in range(n)]
 
 
 def _observe(u: Any, seat: int, state: Any = None) -> View:

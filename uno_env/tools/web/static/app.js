@@ -126,15 +126,22 @@ function renderCenter(t) {
 }
 
 function renderSeats(view, t) {
-  const box = $("seats");
-  box.replaceChildren();
+  const top = $("seats");
+  const bottom = $("seats-bottom");
+  top.replaceChildren();
+  bottom.replaceChildren();
   const n = view.num_players;
   const open = !!t.hands;
+  // every hand open (a spectator): half the seats along the far side of the table, the
+  // others along the near side, in play order around it
+  const far = open ? Math.ceil(n / 2) : n;
+  let box = top;
   const first = view.seat === null || view.seat === undefined ? 0 : view.seat + 1;
   const showScores = view.rules.options.episode !== "round";
   for (let j = 0; j < n; j++) {
     const q = (first + j) % n;
     if (view.mode === "play" && q === view.seat) continue;
+    box = j < far ? top : bottom;
     const p = view.players[q];
     const seat = el("div", "seat" + (open ? " open" : "") + (q === view.seat ? " me" : ""));
     seat.dataset.seat = q;
@@ -165,7 +172,8 @@ function renderSeats(view, t) {
       if (p.offer) { known.append("offers:"); known.append(cardEl(p.offer, "small")); }
       seat.append(known);
     }
-    box.append(seat);
+    if (box === bottom) box.prepend(seat);
+    else box.append(seat);
   }
 }
 
@@ -211,6 +219,7 @@ function renderChoices(view) {
 function renderView(view, table, hand) {
   const t = table || view;
   setColors(view.colors);
+  $("felt").classList.toggle("open", !!t.hands);
   renderCenter(t);
   renderSeats(view, t);
   const me = view.mode === "play" || (view.mode === "watch" && view.seat !== null);
@@ -251,8 +260,8 @@ function logLine(text, cls, colour) {
 function logEvent(ev, view) {
   const mine = view.mode === "play" && ev.seat === view.seat;
   let cls = mine ? "mine" : "";
-  if (ev.kind === "GOT") cls = "private";
-  if (ev.kind === "ROUND_OVER" || ev.kind === "GAME_OVER" || ev.kind === "DEALT") cls += " big";
+  if (ev.kind === "got") cls = "private";
+  if (ev.kind === "round_over" || ev.kind === "game_over" || ev.kind === "dealt") cls += " big";
   logLine(ev.text, cls, ev.color);
 }
 function showBanner(html, buttons) {
@@ -292,14 +301,14 @@ async function showView(view) {
   S.view = view;
   for (const ev of view.events) {
     logEvent(ev, view);
-    if (ev.kind === "ROUND_OVER" && !view.over) {
+    if (ev.kind === "round_over" && !view.over) {
       showBanner(`${ev.text}`);
     }
     if (ev.table) {
       renderView(view, ev.table, ev.hand);
-      const long = ev.kind === "ROUND_OVER" ? 3 : 1;
+      const long = ev.kind === "round_over" ? 3 : 1;
       await sleep(S.pause * long);
-      if (ev.kind === "DEALT") hideBanner();
+      if (ev.kind === "dealt") hideBanner();
     }
   }
   S.skip = false;
