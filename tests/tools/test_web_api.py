@@ -338,6 +338,7 @@ def test_bad_action_requests_get_4xx_and_leave_the_game_unchanged(make_request, 
     ({"dealer": 5}, "dealer"),
     ({"mode": "spectate"}, "mode"),
     ({"mode": "watch", "opponents": ["random"]}, "agents"),
+    ({"mode": "watch", "agents": ["random"] * 3, "seat": 3}, "seat"),
     ({"agents": ["random", "random"]}, "watched game"),
     ({"colour": "red"}, "unknown field"),
 ])
@@ -425,6 +426,17 @@ def test_watch_game_steps_to_the_end_with_every_hand_or_one_seat():
     assert c.get(f"/api/games/{gid}?seat=2").json()["view"]["seat"] == 2
 
 
+def test_watch_from_one_seat_sends_that_seat_only_from_the_deal_on():
+    c = client()
+    r = c.post("/api/games", json={"mode": "watch", "agents": ["random", "greedy"], "seat": 1, "seed": 2})
+    view = r.json()["view"]
+    u = game_of(c, r.json()["id"]).u
+    assert view["watching"] == 1 and "hands" not in view
+    assert view["events"] and all("hands" not in e.get("table", {}) for e in view["events"])
+    assert [e["hand"] for e in view["events"] if "hand" in e][-1] == \
+        [u.card_names[k] for k in u.engine.hand_cards(u.game_state, 1)]
+
+
 # ---------------------------------------------------------------------------- logs and replays
 def test_browser_game_log_replays_on_the_server_frame_by_frame(tmp_path):
     c = client(log_dir=str(tmp_path))
@@ -452,6 +464,28 @@ def test_browser_game_log_replays_on_the_server_frame_by_frame(tmp_path):
     assert c.get(f"/api/replays/{rid}/frames/{len(hands)}").status_code == 404
     assert c.get(f"/api/replays/{rid}/frames/x").status_code == 400
     assert c.get(f"/api/games/{rid}").status_code == 404  # a replay is not a game
+
+
+def test_log_of_a_game_dealt_from_an_rng_state_replays(tmp_path):
+    """The evaluation tool logs its games from the generator's state, not from a seed."""
+    from uno_env.game.engine import Engine
+    from uno_env.game.rules import make_rules
+    from uno_env.tools.gamelog import log_game
+
+    engine = Engine(make_rules("classic"), 3)
+    s = engine.new_state(np.random.default_rng([5, 0]), dealer=2)
+    rng = random.Random(0)
+    actions = []
+    while not s.game_over:
+        a = rng.choice(engine.legal_actions(s))
+        engine.step(s, a)
+        actions.append(a)
+    path = tmp_path / "eval.jsonl"
+    log_game(str(path), "classic", 3, actions, rng=np.random.default_rng([5, 0]), dealer=2,
+             specs=["random"] * 3)
+    r = client().post("/api/replays", content=path.read_bytes())
+    assert r.status_code == 201, r.text
+    assert r.json()["count"] == len(actions) + 1 and r.json()["header"]["seed"] is None
 
 
 @pytest.mark.parametrize("body,words", [

@@ -19,7 +19,8 @@ JSON API (request and answer bodies are JSON objects; every error is a 4xx answe
 ``POST /api/games``                         a new game: ``{"rules", "options", "num_players",
                                             "opponents", "seat", "seed", "deck", "dealer"}``
                                             (all optional) -> ``{"id", "view"}`` (201); a
-                                            watched game: ``{"mode": "watch", "agents": [...]}``
+                                            watched game: ``{"mode": "watch", "agents": [...],
+                                            "seat": "all" or k}`` (whose view)
 ``GET  /api/games/{id}``                    ``{"view"}`` (watch: ``?seat=all`` or a seat)
 ``POST /api/games/{id}/actions``            ``{"action": <name or id>}`` -> ``{"view"}``
 ``POST /api/games/{id}/step``               watch: ``{"seat": "all" or k, "steps": 1}`` ->
@@ -227,7 +228,8 @@ class Game:
 
     def __init__(self, gid: str, mode: str, env: Any, specs: list[str], agents: dict[int, Any],
                  human: int | None, seed: int, log: "str | None",
-                 deck: list[str] | None = None, dealer: int | None = None):
+                 deck: list[str] | None = None, dealer: int | None = None,
+                 perspective: int | None = None):
         self.id, self.mode, self.env, self.u = gid, mode, env, env.unwrapped
         self.specs, self.agents, self.human, self.seed = specs, agents, human, seed
         self.lock = threading.Lock()
@@ -244,7 +246,8 @@ class Game:
             agent.reset(None)
         n = len(specs)
         self.players = views.seat_names(n, specs, human)
-        self.perspective: int | None = human  # whose events and table ("all": None)
+        # whose events and table: the human's; in a watched game one seat's, or None: every hand
+        self.perspective: int | None = human if mode == "play" else perspective
         self._drain(self.perspective)  # the deal
         if mode == "play":
             self.advance()
@@ -344,6 +347,8 @@ class Game:
         else:
             seat = self.perspective if perspective == "default" else perspective
             events, self.pending = self.pending, []
+            if seat != self.perspective:  # they were made for another viewer
+                events = []
             if seat is None:
                 view = views.open_view(self.u, self.specs, events=events)
             else:
@@ -529,10 +534,10 @@ class Server:
             specs = [HUMAN if i == seat else self.specs.check(next(others), f"opponents[{i - (i > seat)}]")
                      for i in range(n)]
             human: int | None = seat
+            perspective = seat
         else:
-            if "opponents" in body or "seat" in body:
-                raise ApiError(400, "a watched game takes 'agents' (one spec per seat), "
-                                    "not 'opponents' or 'seat'")
+            if "opponents" in body:
+                raise ApiError(400, "a watched game takes 'agents' (one spec per seat), not 'opponents'")
             agents = body.get("agents", ["heuristic"] * (n or 2))
             if not isinstance(agents, list) or not 2 <= len(agents) <= 10:
                 raise ApiError(400, f"agents must be a list of 2..10 agent specs, got {agents!r}")
@@ -541,6 +546,8 @@ class Server:
             n = len(agents)
             specs = [self.specs.check(a, f"agents[{i}]") for i, a in enumerate(agents)]
             human = None
+            watch = body.get("seat", "all")
+            perspective = None if watch == "all" else _int(watch, "seat (of a watched game: 'all' or a seat)", 0, n - 1)
         seed = body.get("seed")
         seed = secrets.randbits(31) if seed is None else _int(seed, "seed", 0, 2**63 - 1)
         deck, dealer = body.get("deck"), body.get("dealer")
@@ -558,7 +565,7 @@ class Server:
             stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
             log = os.path.join(self.log_dir, f"web-{stamp}-{gid}.jsonl")
         try:
-            game = Game(gid, mode, env, specs, agents_by_seat, human, seed, log, deck, dealer)
+            game = Game(gid, mode, env, specs, agents_by_seat, human, seed, log, deck, dealer, perspective)
         except ValueError as e:  # a deck that is not the ruleset's deck
             raise ApiError(400, f"bad deal: {e}") from None
         except OSError as e:

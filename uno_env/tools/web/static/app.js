@@ -149,7 +149,7 @@ function renderSeats(view, t) {
     const head = el("div", "seat-head");
     head.append(el("span", "seat-name", seatName(q, view)), el("span", "seat-spec", p.spec));
     if (q === t.dealer) head.append(el("span", "badge dealer", "D"));
-    if (t.uno[q]) head.append(el("span", "badge uno", "UNO!"));
+    if (t.uno[q] && t.hand_sizes[q] > 0) head.append(el("span", "badge uno", "UNO!"));
     if (showScores) head.append(el("span", "badge score", `${t.scores[q]} pts`));
     if (view.over && view.winner === q) head.append(el("span", "badge winner", "winner"));
     seat.append(head);
@@ -165,9 +165,11 @@ function renderSeats(view, t) {
     seat.append(cards);
     if (!open && (p.known.length || p.offer)) {
       const known = el("div", "seat-known");
-      if (p.known.length) {
+      const shown = p.known.slice();
+      if (p.offer && shown.includes(p.offer)) shown.splice(shown.indexOf(p.offer), 1);  // shown as the offer
+      if (shown.length) {
         known.append("known:");
-        p.known.forEach((c) => known.append(cardEl(c, "small")));
+        shown.forEach((c) => known.append(cardEl(c, "small")));
       }
       if (p.offer) { known.append("offers:"); known.append(cardEl(p.offer, "small")); }
       seat.append(known);
@@ -181,6 +183,8 @@ function renderHand(cards, view, interactive) {
   const hand = $("hand");
   hand.replaceChildren();
   hand.classList.toggle("deciding", !!interactive);
+  hand.classList.toggle("many", cards.length > 11);
+  hand.classList.toggle("lots", cards.length > 19);
   const playable = new Set();
   if (interactive) {
     view.choices.forEach((c) => {
@@ -455,6 +459,8 @@ function settings() {
   if (S.tab === "watch") {
     body.mode = "watch";
     body.agents = specs;
+    const seat = $("watch-seat").value;
+    body.seat = seat === "all" ? "all" : parseInt(seat, 10);
   } else {
     body.opponents = specs;
     body.seat = parseInt($("seat").value, 10);
@@ -479,14 +485,10 @@ async function start(body) {
     S.watch.playing = false;
     $("watch-play").textContent = "Play";
     if (S.mode === "watch") {
-      S.watch.seat = $("watch-seat").value;
+      S.watch.seat = String(body.seat);
       $("watch-seat2").value = S.watch.seat;
-      if (S.watch.seat !== "all") {
-        const d = await api("GET", `/api/games/${S.game}?seat=${S.watch.seat}`);
-        d.view.events = data.view.events;
-        await showView(d.view);
-      } else await showView(data.view);
-    } else await showView(data.view);
+    }
+    await showView(data.view);
   } catch (e) {
     $("setup-error").textContent = e.message;
     setState("setup");
