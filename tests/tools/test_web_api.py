@@ -350,6 +350,13 @@ def test_bad_new_game_requests_get_400_naming_the_problem(body, words):
     assert c.app.state.server.store.items == {}
 
 
+def test_refused_game_leaves_no_log_file(tmp_path):
+    c = client(log_dir=str(tmp_path))
+    r = c.post("/api/games", json={"deck": ["red-1"] * 108, "dealer": 0})
+    assert r.status_code == 400 and "bad deal" in r.json()["error"]
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_oversized_new_game_body_gets_413():
     c = client(max_body=1000)
     r = c.post("/api/games", content=json.dumps({"deck": ["red-1"] * 200}).encode())

@@ -74,6 +74,7 @@ from collections import Counter
 from typing import Any, Callable, Sequence
 
 from uno_env.game import actions as A
+from uno_env.game import cards as C
 from uno_env.game.engine import PHASE_NAMES, Engine
 from uno_env.game.rules import PRESETS, Rules, make_rules
 from uno_env.tools.gamelog import GameLog, GameRecorder, read_log, replay
@@ -85,7 +86,8 @@ MAX_GAMES = 64
 MAX_BODY = 64 * 1024
 MAX_LOG_BYTES = 32 * 1024 * 1024
 MAX_DECK = 2000  # cards: a request must not make the server build a huge deck (house: 580)
-MAX_WATCH_STEPS = 1000  # decisions per watch step request
+MAX_WATCH_STEPS = 1000  # decisions looked through for one visible move of a watched game
+MAX_STEPS_PER_REQUEST = 100  # visible moves per watch step request
 HUMAN = "human"
 # beside views.py (not __file__: ``python -m uno_env.web`` runs this code without one)
 STATIC_DIR = os.path.join(os.path.dirname(os.path.abspath(views.__file__)), "static")
@@ -411,7 +413,7 @@ class Replay:
                 "step": len(self.frames), "text": [ev["text"] for ev in events] or text,
                 "action": None if record is None else record.get("name"),
                 "seat": None if record is None else record.get("seat"),
-                "table": views.open_table(u), "result": views._result(u, s)})
+                "table": views.open_table(u), "result": views.result(u, s)})
 
         def on_reset(e: Any) -> None:
             frame(e, ["the deal"], None)
@@ -555,10 +557,15 @@ class Server:
             dealer = _int(dealer, "dealer", 0, n - 1)
         if deck is not None and (not isinstance(deck, list) or not all(isinstance(c, str) for c in deck)):
             raise ApiError(400, "deck must be a list of card names, top first")
+        self.store.reserve()
         env = new_env(rules, n)
+        if deck is not None:
+            try:
+                env.engine.check_deck(C.parse_deck(deck, env.colors))
+            except ValueError as e:
+                raise ApiError(400, f"bad deal: {e}") from None
         agents_by_seat = {i: self.specs.make(sp, rules, n, seed + 1 + i, f"seat {i} ({sp})")
                           for i, sp in enumerate(specs) if i != human}
-        self.store.reserve()
         gid = self.store.new_id()
         log = None
         if self.log_dir is not None:
@@ -566,8 +573,6 @@ class Server:
             log = os.path.join(self.log_dir, f"web-{stamp}-{gid}.jsonl")
         try:
             game = Game(gid, mode, env, specs, agents_by_seat, human, seed, log, deck, dealer, perspective)
-        except ValueError as e:  # a deck that is not the ruleset's deck
-            raise ApiError(400, f"bad deal: {e}") from None
         except OSError as e:
             raise ApiError(500, f"cannot write the game log {log!r}: {e}") from None
         self.store.add(game)
@@ -629,7 +634,9 @@ def create_app(**options: Any) -> Any:
 
     async def read_body(request: Request, limit: int) -> bytes:
         length = request.headers.get("content-length")
-        if length is not None and (not length.isdigit() or int(length) > limit):
+        if length is not None and not length.isdigit():
+            raise ApiError(400, f"bad Content-Length {length[:40]!r}")
+        if length is not None and int(length) > limit:
             raise ApiError(413, f"request body too large: at most {limit} bytes")
         chunks, size = [], 0
         async for chunk in request.stream():
@@ -730,7 +737,7 @@ def create_app(**options: Any) -> Any:
         if game.mode != "watch":
             raise ApiError(409, "this game has a human seat: POST /api/games/{id}/actions plays it")
         seat = perspective_of(game, body.get("seat", "all"))
-        steps = _int(body.get("steps", 1), "steps", 1, 1000)
+        steps = _int(body.get("steps", 1), "steps", 1, MAX_STEPS_PER_REQUEST)
 
         def run() -> dict[str, Any]:
             game.watch_step(seat, steps)

@@ -116,7 +116,8 @@ def seat_table(u: Any, seat: int, state: Any = None, v: View | None = None) -> d
     }
 
 
-def _result(u: Any, s: Any) -> dict[str, Any]:
+def result(u: Any, s: Any) -> dict[str, Any]:
+    """The end of the game so far: over, winner, truncated, the last round's winner and points."""
     truncated = bool(u.engine.truncated(s))
     return {
         "over": bool(s.game_over or truncated),
@@ -255,7 +256,7 @@ def seat_view(u: Any, seat: int, specs: Sequence[str], state: Any = None,
         "players": players,
         "events": list(events or []),
     }
-    view.update(_result(u, s))
+    view.update(result(u, s))
     return view
 
 
@@ -300,7 +301,7 @@ def open_view(u: Any, specs: Sequence[str], events: list[dict[str, Any]] | None 
         "colors": list(u.colors), "hand": [], "legal_actions": [], "choices": [],
         "prompt": "", **table, "players": players, "events": list(events or []),
     }
-    view.update(_result(u, s))
+    view.update(result(u, s))
     return view
 
 

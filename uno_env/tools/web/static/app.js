@@ -140,7 +140,7 @@ function renderSeats(view, t) {
   const showScores = view.rules.options.episode !== "round";
   for (let j = 0; j < n; j++) {
     const q = (first + j) % n;
-    if (view.mode === "play" && q === view.seat) continue;
+    if (q === view.seat) continue;  // that seat's hand is shown below
     box = j < far ? top : bottom;
     const p = view.players[q];
     const seat = el("div", "seat" + (open ? " open" : "") + (q === view.seat ? " me" : ""));
@@ -230,13 +230,14 @@ function renderView(view, table, hand) {
   if (me) {
     const interactive = view.mode === "play" && !table && !view.over && view.choices.length > 0;
     renderHand(table ? (hand || view.hand) : view.hand, view, interactive);
-    $("prompt").textContent = table ? "" : view.prompt;
+    $("prompt").textContent = table || view.mode !== "play" ? "" : view.prompt;
     const who = view.mode === "play" ? `you, player_${view.seat}` : `player_${view.seat} (${view.specs[view.seat]})`;
     const size = t.hand_sizes ? t.hand_sizes[view.seat] : view.hand.length;
     const marks = [];
     if (t.uno && t.uno[view.seat]) marks.push("UNO!");
     if (view.rules.options.episode !== "round" && t.scores) marks.push(`${t.scores[view.seat]} pts`);
     $("me-label").textContent = `${who} \u00B7 ${size} card${size === 1 ? "" : "s"} ${marks.join(" \u00B7 ")}`;
+    $("me-label").classList.toggle("turn", t.turn === view.seat && !view.over);
   } else {
     $("hand").replaceChildren();
     $("prompt").textContent = "";
