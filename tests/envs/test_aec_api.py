@@ -280,3 +280,11 @@ def test_render_ansi_shows_public_table_and_acting_hand():
     text = env.render()
     assert env.agent_selection in ("player_0", "player_1")
     assert f"{env.agent_selection} hand" in text
+
+
+@pytest.mark.slow
+def test_pettingzoo_performance_benchmark_runs():
+    """PettingZoo's performance_benchmark (prints turns/s and cycles/s; ~5 s of random play)."""
+    from pettingzoo.test import performance_benchmark
+
+    performance_benchmark(uno_env.env(rules="classic", num_players=4))

@@ -118,23 +118,18 @@ def test_recording_does_not_change_the_game(rules, n, overrides, seeds):
 def test_engine_games_logged_after_the_fact():
     """``log_game`` logs a game played straight on the engine (as the evaluation tool does)
     from a fresh copy of its generator, its dealer and its actions."""
+    from uno_env.agents.arena import play_until
     from uno_env.game.engine import Engine
-    from uno_env.game.observation import ObservationEncoder
 
     for name, ov in [("house", {"uno_call": "explicit"}), ("tmnt", {"episode": "game", "target_score": 150})]:
         rules = uno_env.make_rules(name, **ov)
         n = 3
         for deal in range(3):
             engine = Engine(rules, n)
-            encoder = ObservationEncoder(engine)
             state = engine.new_state(np.random.default_rng([7, deal]), dealer=n - 1)
             agents = [make_agent("random", rules, n, seed=deal * 10 + i) for i in range(n)]
             actions = []
-            while not state.game_over and state.steps < rules.max_steps:
-                mask = np.zeros(195, np.int8)
-                mask[engine.legal_actions(state)] = 1
-                actions.append(agents[state.actor].act(encoder.encode(state, state.actor), mask))
-                engine.step(state, actions[-1])
+            play_until(engine, state, agents, -1, on_decision=lambda s, seat, a: actions.append(a))
             buf = io.StringIO()
             end = log_game(buf, rules, n, actions, rng=np.random.default_rng([7, deal]), dealer=n - 1,
                            specs=["random"] * n, meta={"game": deal})

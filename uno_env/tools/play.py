@@ -8,7 +8,7 @@ One human seat (``--seat``, default 0) and one seat per ``--opponents`` spec (an
 spec: ``random``, ``greedy``, ``heuristic``, ``checkpoint:<dir>``), so the player count is
 1 + the number of opponents. ``--rules`` is a preset (``classic``, ``tmnt``, ``house``) or a
 YAML file; ``--set key=value`` (repeatable) overrides single rule options (values are read as
-YAML: ``true``, ``3``, ``explicit``).
+YAML: ``true``, ``3``, ``explicit``; :mod:`uno_env.tools.overrides`, the parser of every CLI).
 
 At each decision the program shows the table (top card and colour, direction, pending
 penalty, every hand size, UNO calls, scores), what the others did since your last decision,
@@ -41,6 +41,7 @@ from uno_env.game import cards as C
 from uno_env.game.engine import (CATCH, CHALLENGE, COLOR, DISCARD, DRAWN, JUMP, OFFER, PENDING_DRAW2,
                             PENDING_DRAW4, PENDING_SEWERS, PHASE_NAMES, TAKE, TURN)
 from uno_env.tools.gamelog import WINDOW_PHASES, GameRecorder, reset_env
+from uno_env.tools.overrides import parse_overrides
 from uno_env.envs.render import paint
 
 HUMAN = "human"
@@ -476,29 +477,14 @@ class TerminalGame:
 
 
 # ---------------------------------------------------------------------------- CLI
-def parse_overrides(items: Sequence[str]) -> dict[str, Any]:
-    """``key=value`` strings (values read as YAML) as a dict; ``ValueError`` if malformed."""
-    import yaml
-
-    out: dict[str, Any] = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise ValueError(f"--set expects key=value, got {item!r}")
-        try:
-            out[key.strip()] = yaml.safe_load(value) if value.strip() else ""
-        except yaml.YAMLError:
-            out[key.strip()] = value
-    return out
-
-
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
         prog="uno-play", description="Play UNO in the terminal against bots and trained agents.",
         epilog="Example: uno-play --rules classic --opponents heuristic checkpoint:checkpoints/classic-2p")
     ap.add_argument("--rules", default="classic", help="preset (classic, tmnt, house) or YAML file")
     ap.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
-                    help="override one rule option (repeatable), e.g. --set uno_call=explicit")
+                    help="override one rule option (repeatable; values read as YAML), "
+                         "e.g. --set uno_call=explicit")
     ap.add_argument("--opponents", nargs="+", default=None, metavar="SPEC",
                     help="agent spec of each opponent: random, greedy, heuristic, checkpoint:<dir> "
                          "(default: heuristic)")
