@@ -257,3 +257,10 @@ def check_hidden(env, rng: np.random.Generator) -> None:
     # the perturbed copy is still a valid deal of the deck
     assert (t.hands.sum(axis=0) + np.bincount(np.asarray(t.draw_pile, np.int64), minlength=C.NUM_KINDS)
             == s.hands.sum(axis=0) + np.bincount(np.asarray(s.draw_pile, np.int64), minlength=C.NUM_KINDS)).all()
+
+
+def perturb_hidden(s, observer: int, rng: np.random.Generator):
+    """A copy of state ``s`` in which only cards hidden from ``observer`` changed (a hidden
+    card of another hand swapped with DRAW, two other hands swapping hidden cards, DRAW
+    reordered), and whether anything changed."""
+    return _perturbed(s, observer, rng)
