@@ -108,8 +108,8 @@ def main(argv: list[str] | None = None) -> None:
         for spec in args.specs:
             r = time_spec(spec, args.games, args.seed)
             rows.append(r)
-            print(f"| `{spec}` | {r['decisions']} | {r['searched']} | {r['cpu_ms_per_decision']:.1f} | "
-                  f"{r['wall_ms_per_decision']:.1f} | {r['cpu_ms_per_searched']:.1f} ({r['cpu_ms_searched_p95']:.1f}) | "
+            print(f"| `{spec}` | {r['decisions']} | {r['searched']} | {r['cpu_ms_per_decision']:.2f} | "
+                  f"{r['wall_ms_per_decision']:.2f} | {r['cpu_ms_per_searched']:.1f} ({r['cpu_ms_searched_p95']:.1f}) | "
                   f"{r['cpu_ms_max']:.1f} | {100 * r['override_share']:.1f}% |", flush=True)
     else:
         print("| spec | games | seed | win rate vs heuristic | Wilson 95% | wall s |")

@@ -9,8 +9,8 @@
   when only cards hidden from it change. Deterministic for a seed.
 * Its sampled deals agree with its observation (every field it sees, the deck conserved),
   and leave out of an opponent's hand the colour and face it could not play on.
-* The rollout policy plays whole games of every preset; the value model prefers the
-  player about to go out.
+* The rollout policy plays whole games of every preset; the search replaces some of the
+  heuristic's moves.
 """
 
 from __future__ import annotations
@@ -27,10 +27,8 @@ from helpers import CLASSIC_COLORS, make_env, perturb_hidden
 from uno_env.agents import make_agent
 from uno_env.agents.arena import play_game
 from uno_env.agents.heuristic import HeuristicAgent
-from uno_env.agents.search import (OPTION_NAMES, SEARCHED_PHASES, RolloutPolicy, SearchAgent,
-                                   SearchOptions, value, value_features, VALUE_WEIGHTS)
+from uno_env.agents.search import OPTION_NAMES, SEARCHED_PHASES, RolloutPolicy, SearchAgent, SearchOptions
 from uno_env.agents.view import decode
-from uno_env.game import actions as A
 from uno_env.game import cards as C
 from uno_env.game.actions import legal_mask
 from uno_env.game.engine import Engine
@@ -47,8 +45,8 @@ def test_spec_overrides_the_named_options_only():
     assert o.simulations == 200 and isinstance(o.simulations, int) and o.z == 1.5
     assert dataclasses.replace(o, simulations=SearchOptions().simulations, z=SearchOptions().z) == SearchOptions()
     assert SearchOptions.from_spec("search") == SearchOptions()
-    bot = make_agent("search:simulations=50,depth=10", make_rules("classic"), 2, seed=0)
-    assert isinstance(bot, SearchAgent) and bot.options.simulations == 50 and bot.options.depth == 10
+    bot = make_agent("search:simulations=50,voids=1", make_rules("classic"), 2, seed=0)
+    assert isinstance(bot, SearchAgent) and bot.options.simulations == 50 and bot.options.voids == 1
     assert SearchAgent(make_rules("classic"), 2, 0, {"simulations": 3}).options.simulations == 3
 
 
@@ -78,8 +76,8 @@ def test_options_are_frozen_and_validated():
         o.simulations = 3
     with pytest.raises(ValueError, match="'halving' must be in"):
         SearchOptions(halving=2)
-    with pytest.raises(ValueError, match="'depth' must be an integer"):
-        SearchOptions(depth=2.5)
+    with pytest.raises(ValueError, match="'max_steps' must be an integer"):
+        SearchOptions(max_steps=2.5)
     with pytest.raises(ValueError, match="'fast' must be a finite number"):
         SearchOptions(fast=True)
     with pytest.raises(ValueError, match="unknown search option 'sims'"):
@@ -263,7 +261,7 @@ def test_leaving_the_colour_is_evidence_of_a_void():
     assert cv[CLASSIC_COLORS.index("blue")] == 0.0  # it played blue
 
 
-# ---------------------------------------------------------------------- rollouts and value
+# ---------------------------------------------------------------------- rollouts
 @pytest.mark.parametrize("preset", ["classic", "tmnt", "house", "classic-stacking-jumpin"])
 def test_rollout_policy_plays_whole_games(preset):
     rules = make_rules(preset, uno_call="explicit")
@@ -275,23 +273,6 @@ def test_rollout_policy_plays_whole_games(preset):
             while not s.game_over and s.steps < 3000:
                 engine.step(s, policy(s, engine.legal_actions(s)))  # raises on an illegal action
             assert s.game_over
-
-
-def test_value_model_prefers_the_player_about_to_go_out():
-    assert len(VALUE_WEIGHTS) == 1 + len(value_features([0] * C.NUM_KINDS, [0] * C.NUM_KINDS, 0, 0))
-    rules = make_rules("classic")
-    engine = Engine(rules, 2)
-    s = engine.new_state(np.random.default_rng(0))
-    s.hands[:] = 0
-    s.hands[0, C.kind_of(RED, 5)] = 1  # seat 0: one card; seat 1: seven
-    s.hands[1, C.kind_of(1, 1):C.kind_of(1, 8)] = 1
-    s.color, s.phase = RED, 0
-    for actor, sign in ((0, 1), (1, 1)):
-        s.actor = actor
-        assert value(s) * sign > 0.3
-    s.hands[[0, 1]] = s.hands[[1, 0]]
-    s.actor = 0
-    assert value(s) < 0
 
 
 def test_search_bot_differs_from_the_heuristic_sometimes():

@@ -21,9 +21,8 @@ choice, it then compares the candidate moves on sampled deals:
 2. **Roll out** every candidate on the same deal with the same random numbers (common
    random numbers: the comparison is paired) on a private :class:`Engine` (one round),
    every seat played by :class:`RolloutPolicy` (the heuristic's card ranking on the state,
-   ~4 us a decision), to the end of the round (``+1`` win, ``-1`` loss; ``0`` if cut at
-   ``max_steps``) or, with ``depth``, for that many decisions and then scored by a
-   logistic value model of the position (:func:`value_features`, two players).
+   ~4 us a decision), to the end of the round: ``+1`` win, ``-1`` loss (``0`` if cut at
+   ``max_steps``; with more players, ``Engine.returns`` of my seat).
 3. **Keep the default unless another move wins the paired test**: the candidate with the
    best mean gain over the default (outcome difference on the same deals) replaces it
    only if that gain exceeds ``margin`` and ``z`` standard errors. With ``halving`` the
@@ -50,20 +49,22 @@ is the opponent's): from the cards played and its hand size since my last move,
 * one that played a Wild (or a Wild Draw Four while I held 2+ cards) without drawing had
   no playable coloured card either (a player keeps wilds for later);
 * one that left colour ``c`` for another colour without drawing probably lacks ``c``
-  (evidence 0.5, measured on heuristic games: it then held ``c`` 33% of the time, against
+  (evidence 0.5, measured on heuristic games: it then held ``c`` 34% of the time, against
   68% at other times);
 * a card of colour ``c`` or face ``f`` it plays clears that void; every card it receives
   weakens the voids by the chance that the card is of that colour or face, the cards it drew
   and kept by the chance given that they were not playable.
 
-Measured on 150 heuristic games (2,404 decisions), the Brier score of "the opponent holds
-colour c" of the sampled hands is 0.215 with uniform sampling, 0.174 with the heuristic's
-Beliefs and 0.159 with the tracker; with voids at 1.0 the opponent held the colour 1.2% of
-the time (Beliefs: 9.9%).
+Measured on 150 heuristic games (2,404 decisions of the searching player), the Brier score
+of "the opponent holds colour c" over the sampled hands is 0.218 with uniform sampling
+(``voids=0``), 0.173 with the heuristic's Beliefs (``voids=1``) and 0.159 with the tracker
+(``voids=2``); where the tracker's evidence is 1.0 the opponent held the colour 1.3% of the
+time (Beliefs: 9.9%, as they do not see that a card drawn and kept may be of that colour).
 
-**Cost.** One rollout to the end of a 2-player classic round takes about 0.15 ms of CPU;
-``simulations`` sets the time per searched decision (the module of the bench
-``bench/bench_search.py`` measures it), and a decision without a choice costs nothing.
+**Cost.** One rollout to the end of a 2-player classic round takes about 0.18 ms of CPU
+(~22 decisions; the engine is 60% of it), so ``simulations`` sets the time of a searched
+decision; a decision without a choice costs what the heuristic's does.
+``bench/bench_search.py`` measures time per decision and strength.
 
 It never reads hidden state: it decides from its observations (decoded by
 :func:`~uno_env.agents.view.decode`) and its own seeded generators.
@@ -104,12 +105,11 @@ class SearchOptions:
     """The search's options (``search:key=value,...``); see the module docstring."""
 
     simulations: int = 800  # rollouts per searched decision, shared by the candidate moves
-    z: float = 1.0  # the default is replaced only by a move whose mean gain exceeds z standard errors
+    z: float = 2.0  # the default is replaced only by a move whose mean gain exceeds z standard errors
     margin: float = 0.0  # ... and this mean gain (outcomes +1 / -1)
     halving: int = 1  # 1: successive halving of the candidates; 0: every candidate gets the same samples
     colors: int = 1  # 1: a wild is tried in the colours I hold and the heuristic's; 0: in all four
     voids: int = 2  # sampling of hidden hands: 0 uniform, 1 the Beliefs' colour voids, 2 the Tracker's
-    depth: int = 0  # two players: decisions before the value model scores a rollout (0: to the end)
     fast: int = 1  # rollout players: 1 the RolloutPolicy on the state, 0 heuristic agents on observations
     max_steps: int = 1000  # a rollout longer than this many decisions is a draw (0)
 
@@ -161,50 +161,8 @@ class SearchOptions:
 OPTION_NAMES = tuple(f.name for f in dataclasses.fields(SearchOptions))
 _INTEGER = frozenset(f.name for f in dataclasses.fields(SearchOptions) if f.type in (int, "int"))
 _BOUNDS = {"simulations": (1, 10 ** 6), "z": (0.0, 100.0), "margin": (0.0, 2.0), "halving": (0, 1),
-           "colors": (0, 1), "voids": (0, 2), "depth": (0, 10 ** 6), "fast": (0, 1),
+           "colors": (0, 1), "voids": (0, 2), "fast": (0, 1),
            "max_steps": (1, 10 ** 6)}
-
-
-# ---------------------------------------------------------------------- value model
-def value_features(me: list, opp: list, color: int, top: int) -> list:
-    """Features of a regular turn for the value model, for the player to move: ``me`` and
-    ``opp`` the two hands (counts per kind), ``color`` / ``top`` the table. Per hand: log
-    and inverse of (size + 1), size 1, size 2, Wilds, Wild Draw Fours, Draw Twos, Skips and
-    Reverses, colours held, cards of its most held colour; then whether I can play."""
-    out = []
-    for h in (me, opp):
-        n = sum(h)
-        cols = [sum(h[0:13]), sum(h[13:26]), sum(h[26:39]), sum(h[39:52])]
-        out += [math.log(n + 1.0), 1.0 / (n + 1.0), float(n == 1), float(n == 2), h[C.WILD],
-                h[C.WILD_DRAW4], h[_D2] + h[13 + _D2] + h[26 + _D2] + h[39 + _D2],
-                h[_REV] + h[13 + _REV] + h[26 + _REV] + h[39 + _REV]
-                + h[_SKIP] + h[13 + _SKIP] + h[26 + _SKIP] + h[39 + _SKIP],
-                sum(1 for x in cols if x), max(cols)]
-    face = _FACE_OF[top]
-    playable = any(me[C.NUM_COLORED:]) or color >= 0 and any(me[color * 13:color * 13 + 13]) \
-        or face != C.NO_FACE and any(me[face:C.NUM_COLORED:13])
-    out.append(float(playable))
-    return out
-
-
-# Logistic regression: P(the player to move wins) = sigmoid(w0 + w . value_features), fitted
-# on 626,914 turns of 20,000 heuristic-vs-heuristic games (classic, 2 players) by
-# ``python bench/fit_search_value.py --games 20000 --seed 31337``; held-out log loss 0.584
-# (constant 0.692, hand sizes only 0.665).
-VALUE_WEIGHTS = (-1.2044, -1.7883, -3.7342, 0.6106, 0.0730, 0.3812, 0.9428, 0.4964, 0.1833, -0.3162, -0.0401,
-                 2.0467, 6.1358, -0.7936, -0.1320, -0.4746, -1.0326, -0.4791, -0.1588, 0.2411, 0.0601,
-                 0.7365)
-
-
-def value(s: State) -> float:
-    """The value model's estimate for seat 0 of a 2-player state in a regular turn, as an
-    expected reward in [-1, 1]."""
-    p = s.actor
-    f = value_features(s.hands[p].tolist(), s.hands[1 - p].tolist(), s.color, s.discard[-1])
-    w = VALUE_WEIGHTS
-    z = w[0] + sum(a * b for a, b in zip(w[1:], f))
-    v = 2.0 / (1.0 + math.exp(-z)) - 1.0
-    return v if p == 0 else -v
 
 
 # ---------------------------------------------------------------------- opponent tracker
@@ -270,7 +228,9 @@ class Tracker:
             extra = got + n_played
         else:
             drew = got + n_played
-            wild = n_played == 1 and drew == 0 and (changed[0] == C.WILD or changed[0] == C.WILD_DRAW4 and my_size > 1)
+            # a Wild, or a Wild Draw Four while I was not about to go out, played without drawing
+            wild = n_played == 1 and drew == 0 and (changed[0] == C.WILD
+                                                    or changed[0] == C.WILD_DRAW4 and my_size > 1)
             lacked = color_then >= 0 and (drew >= 1 and n_played <= 1 or wild)
             extra = 0
             if lacked:
@@ -578,20 +538,15 @@ class SearchAgent(PyRngAgent):
         return default
 
     def _rollout(self, s: State) -> float:
-        """Play ``s`` on (to the end, or ``depth`` decisions and the value model); seat 0's outcome."""
+        """Play ``s`` to the end of the round; seat 0's outcome (0 if cut at ``max_steps``)."""
         engine = self.engine
         legal_actions, step = engine.legal_actions, engine.step
-        o = self.options
-        cap = s.steps + int(o.max_steps)
-        stop = s.steps + int(o.depth) if o.depth and s.n == 2 else cap
-        if o.fast:
+        cap = s.steps + int(self.options.max_steps)
+        if self.options.fast:
             policy = self.policy
             while not s.game_over:
-                if s.steps >= stop:
-                    if s.steps >= cap:
-                        return 0.0
-                    if s.phase == TURN:
-                        return value(s)
+                if s.steps >= cap:
+                    return 0.0
                 step(s, policy(s, legal_actions(s)))
         else:
             if self._players is None:
@@ -601,11 +556,8 @@ class SearchAgent(PyRngAgent):
             for p in players:
                 p.beliefs.reset()
             while not s.game_over:
-                if s.steps >= stop:
-                    if s.steps >= cap:
-                        return 0.0
-                    if s.phase == TURN:
-                        return value(s)
+                if s.steps >= cap:
+                    return 0.0
                 p = s.actor
                 step(s, players[p].act(encode(s, p), A.legal_mask(legal_actions(s))))
         return engine.returns(s)[0]
@@ -708,7 +660,8 @@ class SearchAgent(PyRngAgent):
                 take, rest = [], []
                 for k in order:
                     c = _COLOR_OF[k]
-                    if len(take) < need and not (c >= 0 and (excl >> c & 1 or excl >> (NCOLORS + _FACE_OF[k]) & 1)):
+                    left_out = c >= 0 and (excl >> c & 1 or excl >> (NCOLORS + _FACE_OF[k]) & 1)
+                    if len(take) < need and not left_out:
                         take.append(k)
                     else:
                         rest.append(k)
