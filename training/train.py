@@ -43,7 +43,7 @@ import uno_env
 import uno_env.agents.checkpoint as ckpt
 from uno_env.tools.evaluate import evaluate
 from uno_env.envs.gym_env import UnoGymEnv
-from uno_env.game.rules import make_rules
+from uno_env.game.rules import make_rules, show_value
 
 
 @dataclass
@@ -108,16 +108,113 @@ class Config:
     checkpoint_every: int = 100_000
 
 
+def _number(value, low=None, high=None, low_open=False) -> bool:
+    """A finite int or float (not bool) in the range (``low`` excluded when ``low_open``)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return False
+    if low is not None and (value <= low if low_open else value < low):
+        return False
+    return high is None or value <= high
+
+
+def _integer(low: int, high: int | None = None):
+    return (lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= low
+            and (high is None or v <= high)), f"an integer >= {low}" + (f" and <= {high}" if high else "")
+
+
+def _real(low=None, high=None, low_open=False, optional=False):
+    bound = (f" > {low}" if low_open else f" >= {low}") if low is not None else ""
+    bound += f" and <= {high}" if high is not None else ""
+    return ((lambda v: (optional and v is None) or _number(v, low, high, low_open)),
+            f"a number{bound}" + (" or null" if optional else ""))
+
+
+def _phases_ok(phases) -> bool:
+    return isinstance(phases, list) and bool(phases) and all(
+        isinstance(p, dict) and set(p) <= {"until", "opponents"} and "opponents" in p
+        and (p.get("until") is None or _number(p["until"], 0, low_open=True))
+        and isinstance(p["opponents"], dict) and bool(p["opponents"])
+        and all(isinstance(k, str) and _number(w, 0) for k, w in p["opponents"].items())
+        for p in phases)
+
+
+# what each Config key must hold: (check, description for the error message)
+_CONFIG_CHECKS = {
+    "rules": (lambda v: isinstance(v, str) and bool(v), "a rules preset name or YAML path"),
+    "num_players": _integer(2, 10),
+    "total_steps": _integer(1),
+    "time_limit_min": _real(0, low_open=True, optional=True),
+    "seed": _integer(0),
+    "n_envs": _integer(1),
+    "vec_env": (lambda v: v in ("dummy", "subproc"), "dummy or subproc"),
+    "torch_threads": _integer(1),
+    "net_arch": (lambda v: isinstance(v, list) and bool(v) and all(
+        isinstance(x, int) and not isinstance(x, bool) and x >= 1 for x in v),
+        "a list of layer sizes (integers >= 1)"),
+    "activation": (lambda v: v in ("tanh", "relu"), "tanh or relu"),
+    "obs_features": (lambda v: isinstance(v, bool), "true or false"),
+    "learning_rate": _real(0, low_open=True),
+    "learning_rate_final": _real(0, optional=True),
+    "n_steps": _integer(1),
+    "batch_size": _integer(1),
+    "n_epochs": _integer(1),
+    "gamma": _real(0, 1, low_open=True),
+    "gae_lambda": _real(0, 1),
+    "clip_range": _real(0, low_open=True),
+    "ent_coef": _real(0),
+    "ent_coef_final": _real(0, optional=True),
+    "vf_coef": _real(0),
+    "max_grad_norm": _real(0, low_open=True),
+    "target_kl": _real(0, low_open=True, optional=True),
+    "phases": (_phases_ok, "a non-empty list of {until: fraction or step count (> 0) or null, "
+                           "opponents: {spec: weight >= 0}}"),
+    "snapshot_every": _integer(1),
+    "snapshot_keep": _integer(1),
+    "snapshot_sample": (lambda v: isinstance(v, bool), "true or false"),
+    "eval_every": _integer(1),
+    "eval_games": _integer(1),
+    "eval_opponents": (lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v),
+                       "a list of agent specs"),
+    "final_eval_games": _integer(1),
+    "eval_workers": _integer(1),
+    "checkpoint_every": _integer(1),
+}
+
+
 def load_config(path: str) -> Config:
-    with open(path, encoding="utf-8") as fh:
-        data = yaml.safe_load(fh) or {}
+    """The :class:`Config` of a YAML file. ``ValueError`` naming the file and the key if the
+    file cannot be read or parsed, or a key is unknown or holds a value of the wrong type or
+    range (``total_steps: abc``); the rules are checked with ``make_rules``."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = yaml.safe_load(fh)
+    except OSError as e:
+        raise ValueError(f"{path}: cannot read the config: {e.strerror or e}") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: the config is not UTF-8 text") from None
+    except yaml.YAMLError as e:
+        raise ValueError(f"{path}: the config is not valid YAML: {str(e).splitlines()[0]}") from None
+    except RecursionError:
+        raise ValueError(f"{path}: the config is nested too deeply") from None
+    data = {} if data is None else data
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: a config must be a mapping of keys to values, got {type(data).__name__}")
+    bad_keys = [k for k in data if not isinstance(k, str)]
+    if bad_keys:
+        raise ValueError(f"{path}: config keys must be strings, got {show_value(bad_keys)}")
     known = {f.name for f in dataclasses.fields(Config)}
     unknown = sorted(set(data) - known)
     if unknown:
-        raise ValueError(f"{path}: unknown config keys {unknown}; known: {sorted(known)}")
+        raise ValueError(f"{path}: unknown config keys {show_value(unknown)}; known: {sorted(known)}")
+    for key, value in data.items():
+        ok, what = _CONFIG_CHECKS[key]
+        if not ok(value):
+            raise ValueError(f"{path}: config key {key!r} must be {what}, got {show_value(value)}")
     cfg = Config(**data)
-    if cfg.vec_env not in ("dummy", "subproc") or cfg.activation not in ("tanh", "relu"):
-        raise ValueError(f"{path}: vec_env must be dummy|subproc and activation tanh|relu")
+    try:
+        make_rules(cfg.rules)
+    except ValueError as e:
+        raise ValueError(f"{path}: config key 'rules': {e}") from None
     return cfg
 
 
@@ -205,7 +302,10 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     args = parser.parse_args(argv)
 
-    cfg = load_config(args.config)
+    try:
+        cfg = load_config(args.config)
+    except ValueError as e:
+        parser.error(str(e))
     if args.total_steps is not None:
         cfg.total_steps = args.total_steps
     if args.time_limit_min is not None:
