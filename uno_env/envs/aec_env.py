@@ -88,8 +88,8 @@ from uno_env.envs.render import render_for_mode
 
 
 ILLEGAL_REWARD = -1.0  # env(): reward of an illegal action (PettingZoo's TerminateIllegalWrapper: -1)
-_BEFORE_RESET = frozenset({"agents", "rewards", "_cumulative_rewards", "terminations", "truncations",
-                           "infos", "agent_selection"})
+_BEFORE_RESET = frozenset({"agents", "num_agents", "rewards", "_cumulative_rewards", "terminations",
+                           "truncations", "infos", "agent_selection"})
 
 
 def env(**kwargs: Any) -> "raw_env":

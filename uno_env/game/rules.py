@@ -272,7 +272,7 @@ def _field_names() -> set[str]:
     return {f.name for f in fields(Rules)}
 
 
-def _coerce(key: str, value: Any) -> Any:
+def _coerce(key: str, value: Any, source: str) -> Any:
     if key == "villain_faces":
         if isinstance(value, str):
             value = [value]
@@ -281,7 +281,7 @@ def _coerce(key: str, value: Any) -> Any:
                 isinstance(v, str) or (isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 9)
                 for v in value):
             raise ValueError(f"rule 'villain_faces' must be a list of face names "
-                             f"(e.g. [\"1\", \"2\", \"3\"]), got {show_value(value)}")
+                             f"(e.g. [\"1\", \"2\", \"3\"]), got {show_value(value)} (in {source})")
         return tuple(str(v) for v in value)
     return value
 
@@ -299,9 +299,12 @@ def _from_mapping(base: Rules, mapping: Mapping[str, Any], source: str) -> Rules
     if unknown:
         raise ValueError(f"unknown rule key(s) {show_value(unknown)} in {source}; known keys: {sorted(names)}")
     values = base.to_dict()
-    values.update({k: _coerce(k, v) for k, v in mapping.items()})
+    values.update({k: _coerce(k, v, source) for k, v in mapping.items()})
     values["villain_faces"] = tuple(values["villain_faces"])
-    return Rules(**values)
+    try:
+        return Rules(**values)
+    except ValueError as e:
+        raise ValueError(f"{e} (in {source})") from None
 
 
 def load_yaml(path: str) -> Rules:
@@ -327,7 +330,7 @@ def _base_preset(name: Any, source: str) -> Rules:
 
 
 def _coerced(values: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: _coerce(k, v) for k, v in values.items()}
+    return {k: _coerce(k, v, "a preset") for k, v in values.items()}
 
 
 def preset(name: str) -> Rules:
