@@ -33,13 +33,15 @@ At ``rules.max_steps`` decisions the episode is truncated with reward 0.
 
 **Bad input and illegal actions.** ``step`` takes a Python int, a numpy integer or a 0-d
 integer array in ``0..194``; anything else (a float, a string, ``None`` for a live agent, a
-bool) or an id out of range is a ``ValueError`` naming it, and the state is unchanged.
-An in-range action that the mask forbids:
+bool) or an id out of range is a ``ValueError`` naming it, and the state is unchanged; so
+is anything but ``None`` for a terminated or truncated agent. An in-range action that the
+mask forbids:
 
 - ``raw_env(...)``: ``ValueError`` naming the action, phase and legal actions (state
   unchanged), for engines, tests and bots that must never err;
 - ``env(...)`` (``illegal_reward=-1``): the episode ends, -1 for its player and 0 for the
-  others, every agent terminated, ``infos[agent]["illegal"] = True`` and a PettingZoo warning:
+  others, every agent terminated, ``infos[agent]["illegal"] = True`` (and
+  ``"illegal_action"``: the id) and a PettingZoo warning:
   the contract of PettingZoo's ``TerminateIllegalWrapper``, except that ``truncations`` stay
   False (the episode did not time out).
 
@@ -203,6 +205,7 @@ class raw_env(AECEnv, EzPickle):
         self._last_round = 0
         self._ended = False
         self._stepped = True
+        self._skip_agent_selection = None  # PettingZoo's dead-step bookkeeping, from a cut-off episode
         self.agent_selection = self.possible_agents[self.game_state.actor]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
