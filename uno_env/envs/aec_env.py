@@ -47,16 +47,17 @@ mask forbids:
 
 **Call order** (what PettingZoo's ``OrderEnforcingWrapper`` checks): ``step``, ``observe``,
 ``last``, ``agent_iter`` and ``legal_actions`` before the first ``reset()`` raise
-``RuntimeError``; reading ``agents``, ``rewards``, ``terminations``, ``truncations``,
-``infos`` or ``agent_selection`` before it raises ``AttributeError`` saying so; ``agent_iter()``
-raises ``RuntimeError`` if a loop asks for the next agent without stepping; ``step`` after
-every agent has been stepped out raises ``RuntimeError``.
+``RuntimeError``; ``agents``, ``rewards``, ``terminations``, ``truncations``, ``infos`` and
+``agent_selection`` do not exist before it (``AttributeError``: a ``__getattr__`` with a
+friendlier message would turn off CPython's attribute specialisation and cost 5% of the
+speed); ``agent_iter()`` raises ``RuntimeError`` if a loop asks for the next agent without
+stepping; ``step`` after every agent has been stepped out raises ``RuntimeError``.
 
 **Why no wrappers.** ``env()`` used to be ``raw_env`` inside PettingZoo's three classic
 wrappers (``TerminateIllegalWrapper``, ``AssertOutOfBoundsWrapper``,
 ``OrderEnforcingWrapper``): three Python layers on every ``step``/``last``/``observe`` made it
 3x slower than ``raw_env`` and their checks were bare ``AssertionError``s. The checks are now
-built in (a few attribute tests per step), so ``env()`` is a ``raw_env`` with
+built in (two attribute tests and a type test per step), so ``env()`` is a ``raw_env`` with
 ``illegal_reward=-1``, runs at ``raw_env``'s speed and passes PettingZoo's ``api_test``;
 ``env.unwrapped`` is the env itself.
 
@@ -89,9 +90,8 @@ from uno_env.envs import checks
 from uno_env.envs.render import render_for_mode
 
 
+_NUM_ACTIONS = A.NUM_ACTIONS
 ILLEGAL_REWARD = -1.0  # env(): reward of an illegal action (PettingZoo's TerminateIllegalWrapper: -1)
-_BEFORE_RESET = frozenset({"agents", "num_agents", "rewards", "_cumulative_rewards", "terminations",
-                           "truncations", "infos", "agent_selection"})
 
 
 def env(**kwargs: Any) -> "raw_env":
@@ -103,13 +103,22 @@ def env(**kwargs: Any) -> "raw_env":
 
 
 class _CheckedIterator(AECIterator):
-    """``agent_iter``'s iterator: one ``step()`` (or ``reset()``) per agent it yields."""
+    """``agent_iter``'s iterator: one ``step()`` (or ``reset()``) per agent it yields. A step
+    changes the game's step count, the agents left, or ends the episode; a reset makes a new
+    game state (so the check costs nothing in ``step``)."""
+
+    def __init__(self, env: "raw_env", max_iter: int):
+        super().__init__(env, max_iter)
+        self._seen: tuple | None = None  # what the env looked like when the last agent was yielded
 
     def __next__(self) -> str:
         agent = super().__next__()
-        if not self.env._stepped:
+        env = self.env
+        now = (env.game_state, env.game_state.steps, len(env.agents), env._ended)
+        seen = self._seen
+        if seen is not None and seen[0] is now[0] and seen[1:] == now[1:]:
             raise RuntimeError("agent_iter(): call step() (or reset()) once for every agent it yields")
-        self.env._stepped = False
+        self._seen = now
         return agent
 
 
@@ -156,14 +165,7 @@ class raw_env(AECEnv, EzPickle):
         self._max_steps = self.rules.max_steps
         self.game_state = None  # None until the first reset()
         self._ended = True  # the episode is over: game won, truncated, or ended by an illegal action
-        self._stepped = True  # agent_iter(): step() or reset() since the last agent it yielded
         self.history: list[tuple[int, int]] = []  # (seat, action) of every decision this episode
-
-    def __getattr__(self, name: str) -> Any:
-        # only reached when normal lookup fails: free on every access after reset()
-        if name in _BEFORE_RESET:
-            raise AttributeError(f"{name} cannot be accessed before reset(): call env.reset(seed=...) first")
-        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     # ------------------------------------------------------------------ spaces and names
     def observation_space(self, agent: str) -> spaces.Space:
@@ -204,29 +206,31 @@ class raw_env(AECEnv, EzPickle):
         self.infos = {a: {} for a in self.agents}
         self._last_round = 0
         self._ended = False
-        self._stepped = True
         self._skip_agent_selection = None  # PettingZoo's dead-step bookkeeping, from a cut-off episode
         self.agent_selection = self.possible_agents[self.game_state.actor]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        s = self.game_state
-        if s is None:
-            raise RuntimeError("reset() needs to be called before observe()")
         try:
             seat = self.agent_seat[agent]
         except (KeyError, TypeError):
             raise ValueError(f"unknown agent {checks.show(agent)}; agents: {self.possible_agents}") from None
-        if s.actor == seat and not self._ended:  # actor is -1 once the game is over
+        s = self.game_state
+        if self._ended:  # before the first reset, or the episode is over: no legal action
+            if s is None:
+                raise RuntimeError("reset() needs to be called before observe()")
+            mask = np.zeros(_NUM_ACTIONS, np.int8)
+        elif s.actor == seat:
             mask = A.legal_mask(self.engine.legal_actions(s))
         else:
-            mask = np.zeros(A.NUM_ACTIONS, np.int8)
+            mask = np.zeros(_NUM_ACTIONS, np.int8)
         return {"observation": self.encoder.encode(s, seat), "action_mask": mask}
 
     def last(self, observe: bool = True):
         """``(observation, cumulative reward, terminated, truncated, info)`` of ``agent_selection``."""
-        if self.game_state is None:
-            raise RuntimeError("reset() needs to be called before last()")
-        agent = self.agent_selection
+        try:
+            agent = self.agent_selection
+        except AttributeError:  # agent_selection exists from the first reset on
+            raise RuntimeError("reset() needs to be called before last()") from None
         try:
             return (self.observe(agent) if observe else None, self._cumulative_rewards[agent],
                     self.terminations[agent], self.truncations[agent], self.infos[agent])
@@ -237,7 +241,6 @@ class raw_env(AECEnv, EzPickle):
     def agent_iter(self, max_iter: int = 2**63) -> AECIterable:
         if self.game_state is None:
             raise RuntimeError("reset() needs to be called before agent_iter()")
-        self._stepped = True
         return _CheckedIterable(self, max_iter)
 
     def legal_actions(self) -> list[int]:
@@ -249,29 +252,18 @@ class raw_env(AECEnv, EzPickle):
         return list(self.engine.legal_actions(self.game_state))
 
     def step(self, action: Any) -> None:
-        s = self.game_state
-        if s is None:
-            raise RuntimeError("reset() needs to be called before step()")
-        agent = self.agent_selection
-        if self._ended:
-            if not self.agents:
-                raise RuntimeError("the episode is over and every agent has been stepped out "
-                                   "(dead steps): call reset()")
-            if action is not None:  # every agent left is terminated or truncated
-                raise ValueError(f"{agent} is done (terminated or truncated): its only valid action "
-                                 f"is None (PettingZoo's dead step), got {checks.show(action)}")
-            self._stepped = True
-            self._was_dead_step(None)
+        if self._ended:  # before the first reset, or the episode is over
+            self._step_ended(action)
             return
-        if type(action) is not int or not 0 <= action < A.NUM_ACTIONS:
+        s = self.game_state
+        agent = self.agent_selection
+        if type(action) is not int or not 0 <= action < _NUM_ACTIONS:
             action = checks.action_id(action, agent)
         seat = s.actor
         if self.illegal_reward is not None and action not in self.engine.legal_actions(s):
-            self._stepped = True
             self._end_illegal(agent, action)
             return
         self.engine.step(s, action)  # ValueError (state unchanged) if illegal
-        self._stepped = True
         self._cumulative_rewards[agent] = 0.0
         self.history.append((seat, action))
         if s.round != self._last_round:
@@ -296,6 +288,18 @@ class raw_env(AECEnv, EzPickle):
             self.agent_selection = self.possible_agents[s.actor]
         if self.render_mode == "human":
             self.render()
+
+    def _step_ended(self, action: Any) -> None:
+        """``step`` before the first reset or once the episode is over: PettingZoo's dead step."""
+        if self.game_state is None:
+            raise RuntimeError("reset() needs to be called before step()")
+        if not self.agents:
+            raise RuntimeError("the episode is over and every agent has been stepped out "
+                               "(dead steps): call reset()")
+        if action is not None:  # every agent left is terminated or truncated
+            raise ValueError(f"{self.agent_selection} is done (terminated or truncated): its only "
+                             f"valid action is None (PettingZoo's dead step), got {checks.show(action)}")
+        self._was_dead_step(None)
 
     def _end_illegal(self, agent: str, action: int) -> None:
         """``env()``: an illegal (in-range) action ends the episode, as PettingZoo's
