@@ -1,4 +1,4 @@
-"""Throughput of random legal play: engine alone, ``raw_env``, ``env()`` and (if installed) RLCard.
+"""Throughput of random legal play: engine alone, the arena, ``raw_env``, ``env()`` and (if installed) RLCard.
 
     python bench/bench_env.py                 # classic and house, 2 and 4 players
     python bench/bench_env.py --seconds 3 --rules classic --players 2
@@ -6,8 +6,15 @@
 Each case plays uniformly random legal actions for ``--seconds`` of wall time on one core
 and prints decision steps/s, games/s and steps per game: the best of ``--repeat`` runs, the
 cases of one ruleset and player count taking turns, so that a burst of load on the machine
-hits them alike; then the ratio env() / raw_env of every ruleset and player count. The ``raw_env`` and ``env()`` loops
-call ``last()`` (full observation + mask) before every ``step()``, as a learner would.
+hits them alike; then the ratio env() / raw_env of every ruleset and player count. The layers:
+
+* ``engine``: ``legal_actions`` + ``step`` only (no observation, no mask);
+* ``arena``: whole games of agents through :func:`uno_env.agents.arena.play_game`, the loop
+  of the evaluation tool and the Gymnasium view's opponents (observation + mask + ``act``
+  at every decision);
+* ``raw_env`` and ``env()``: the AEC loops call ``last()`` (full observation + mask) before
+  every ``step()``, as a learner would.
+
 With ``rlcard`` installed, RLCard's UNO (2 players, its own simpler rules) runs through its
 env API in the same process and the ratio raw_env / RLCard is printed.
 """
@@ -21,8 +28,11 @@ import time
 import numpy as np
 
 import uno_env
+from uno_env.agents.arena import play_game
+from uno_env.agents.base import Agent
 from uno_env.game.actions import DRAW
 from uno_env.game.engine import Engine
+from uno_env.game.observation import ObservationEncoder
 from uno_env.game.rules import make_rules
 
 
@@ -48,6 +58,32 @@ def bench_engine(rules: str, players: int, seconds: float, policy: str) -> tuple
         while not s.game_over and s.steps < limit:
             step(s, choose(legal_actions(s), pick, policy))
         steps += s.steps
+        games += 1
+    return steps, games, time.perf_counter() - t0
+
+
+class ChoiceAgent(Agent):
+    """An agent playing ``choose`` on the legal actions of its mask."""
+
+    name = "choice"
+
+    def __init__(self, rules, num_players: int, pick: random.Random, policy: str):
+        super().__init__(rules, num_players)
+        self.pick, self.policy = pick, policy
+
+    def act(self, observation, action_mask) -> int:
+        return choose(action_mask.nonzero()[0].tolist(), self.pick, self.policy)
+
+
+def bench_arena(rules: str, players: int, seconds: float, policy: str) -> tuple[int, int, float]:
+    engine = Engine(make_rules(rules), players)
+    encoder = ObservationEncoder(engine)
+    rng = np.random.default_rng(0)
+    agents = [ChoiceAgent(engine.rules, players, random.Random(0), policy)] * players
+    steps = games = 0
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        steps += play_game(engine, agents, rng, encoder=encoder).steps
         games += 1
     return steps, games, time.perf_counter() - t0
 
@@ -130,12 +166,14 @@ def main() -> None:
         for n in args.players:
             best = best_interleaved(args.repeat, {
                 "engine": lambda: bench_engine(rules, n, args.seconds, args.policy),
+                "arena": lambda: bench_arena(rules, n, args.seconds, args.policy),
                 "raw_env": lambda: bench_aec(lambda: uno_env.raw_env(rules=rules, num_players=n),
                                              args.seconds, args.policy),
                 "env()": lambda: bench_aec(lambda: uno_env.env(rules=rules, num_players=n),
                                            args.seconds, args.policy),
             })
             row(f"engine {rules} {n}p", best["engine"])
+            row(f"arena {rules} {n}p", best["arena"])
             raw_rates[rules, n] = row(f"raw_env {rules} {n}p", best["raw_env"])
             env_ratios[rules, n] = row(f"env() {rules} {n}p", best["env()"]) / raw_rates[rules, n]
     print()

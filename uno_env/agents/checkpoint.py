@@ -131,7 +131,8 @@ def check_card(card: dict[str, Any], rules: Rules | None, num_players: int | Non
     if num_players is not None and card.get("num_players") != num_players:
         problems.append(f"num_players {card.get('num_players')} (the env has {num_players})")
     if rules is not None:
-        ours, theirs = rules.to_dict(), card.get("rules") or {}
+        # an option the card does not name (saved before the option existed) has its default
+        ours, theirs = rules.to_dict(), {**Rules().to_dict(), **(card.get("rules") or {})}
         diff = [f"{k}={theirs.get(k, '<absent>')!r} (env: {ours.get(k)!r})"
                 for k in sorted(set(ours) | set(theirs))
                 if k not in IGNORED_RULE_KEYS and _norm(theirs.get(k)) != _norm(ours.get(k))]
@@ -323,7 +324,7 @@ def _build_obs_features():
             super().__init__(observation_space, features_dim=len(keep))
             scale = np.ones(O.OBS_SIZE, np.float32)
             scale[O.PENDING] = 0.25
-            scale[O.OPPONENTS + 1:O.RULES:O.OPP_FIELDS] = 0.1  # opponents' hand sizes
+            scale[O.OPPONENTS + O.OPP_HAND_SIZE:O.RULES:O.OPP_FIELDS] = 0.1  # opponents' hand sizes
             self.register_buffer("keep", torch.as_tensor(keep, dtype=torch.long), persistent=False)
             self.register_buffer("scale", torch.as_tensor(scale[keep]), persistent=False)
 

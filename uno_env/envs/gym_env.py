@@ -31,7 +31,10 @@ At ``rules.max_steps`` decisions (all seats) the episode is truncated with rewar
 **Illegal actions** (an action id in ``0..194`` that the mask forbids) end the episode with
 reward -1 and ``info["illegal"] = True`` (state unchanged). What is not an action id (a float,
 a string, ``None``, a bool, an id out of range) is a ``ValueError`` naming it, raised before
-anything changes (:mod:`uno_env.envs.checks`); so is a bad seed or reset option. An illegal move by an *opponent* is a bug in that agent: ``ValueError``.
+anything changes (:mod:`uno_env.envs.checks`); so is a bad seed or reset option. An illegal
+move by an *opponent* is a bug in that agent: :class:`~uno_env.agents.arena.IllegalActionError`
+(a ``ValueError``). The opponents play through :func:`uno_env.agents.arena.play_until`, the
+loop every tool shares.
 
 **Reset.** ``reset(seed=..., options={"deck": [card strings, top first], "dealer": seat})``
 as in the AEC env. The learner's seat is drawn with the env RNG when ``seat="random"``.
@@ -51,18 +54,19 @@ from gymnasium import spaces
 
 from uno_env.game import actions as A
 from uno_env.game import cards as C
+from uno_env.agents.arena import play_until
 from uno_env.agents.base import Agent, make_agent
 from uno_env.game.engine import Engine
 from uno_env.game.observation import OBS_SIZE, ObservationEncoder
 from uno_env.envs import checks
-from uno_env.envs.render import render_for_mode
+from uno_env.envs.render import RENDER_MODES, render_for_mode
 from uno_env.game.rules import make_rules
 
 ILLEGAL_REWARD = -1.0
 
 
 class UnoGymEnv(gym.Env):
-    metadata = {"render_modes": ["human", "ansi"], "render_fps": 1}
+    metadata = {"render_modes": RENDER_MODES, "render_fps": 1}
 
     def __init__(self, rules: Any = "classic", num_players: int = 2,
                  opponents: Any = ("heuristic",), seat: "str | int" = "random",
@@ -169,7 +173,7 @@ class UnoGymEnv(gym.Env):
         for _ in range(100):
             self.game_state = self.engine.new_state(rng, deck=deck, dealer=dealer)
             self._play_opponents()
-            if not self.game_state.game_over and self.game_state.steps < self.rules.max_steps:
+            if not self.game_state.game_over and not self.engine.truncated(self.game_state):
                 break
             deck = None  # deal again (at random)
         else:
@@ -194,8 +198,8 @@ class UnoGymEnv(gym.Env):
         reward, terminated, truncated = 0.0, False, False
         if s.game_over:
             terminated = True
-            reward = 1.0 if s.winner == self.seat else -1.0 / (self.n - 1)
-        elif s.steps >= self.rules.max_steps:
+            reward = self.engine.returns(s)[self.seat]
+        elif self.engine.truncated(s):
             truncated = True
         self.done = terminated or truncated
         if self.render_mode == "human":
@@ -204,18 +208,7 @@ class UnoGymEnv(gym.Env):
 
     def _play_opponents(self) -> None:
         """Opponents decide until it is the learner's decision or the episode ends."""
-        s, engine, encoder, seat = self.game_state, self.engine, self.encoder, self.seat
-        max_steps = self.rules.max_steps
-        while not s.game_over and s.actor != seat and s.steps < max_steps:
-            p = s.actor
-            legal = engine.legal_actions(s)
-            mask = A.legal_mask(legal)
-            agent = self.seat_agents[p]
-            a = int(agent.act(encoder.encode(s, p), mask))
-            if a not in legal:
-                raise ValueError(f"opponent {agent!r} in seat {p} chose illegal action {a} "
-                                 f"({engine.describe(a)}); legal: {legal}")
-            engine.step(s, a)
+        play_until(self.engine, self.game_state, self.seat_agents, self.seat, encoder=self.encoder)
 
     def _observe(self) -> np.ndarray:
         return self.encoder.encode(self.game_state, self.seat)
@@ -232,8 +225,10 @@ class UnoGymEnv(gym.Env):
             info["steps"] = int(self.game_state.steps)
         return info
 
-    def action_masks(self) -> np.ndarray:
-        """Legal actions of the learner's current decision, as bools (sb3-contrib's hook)."""
+    def action_masks(self, env: Any = None) -> np.ndarray:
+        """Legal actions of the learner's current decision, as bools (sb3-contrib's hook).
+        ``env`` is ignored: sb3-contrib's ``ActionMasker(env, "action_masks")`` passes the env
+        to the method it finds by name."""
         return self._mask().astype(bool)
 
     def render(self) -> str | None:
