@@ -283,10 +283,12 @@ def test_save_refuses_tensors_that_do_not_fit_the_card(tmp_path):
 
 # ---------------------------------------------------------------------- the shipped agent, play time
 def test_shipped_checkpoint_is_safe_and_plays_without_torch():
-    """The shipped agent holds no pickle and plays through numpy alone."""
+    """The shipped agent holds no pickle and plays through numpy alone (torch and SB3 are
+    not even imported)."""
     assert sorted(f for f in os.listdir(SHIPPED) if not f.endswith((".csv", ".png"))) == sorted(
         ["card.json", ckpt.load_card(SHIPPED)["policy"]["weights"]])
     code = ("import sys, numpy as np, uno_env\n"
+            "import uno_env.agents.sb3  # the SB3 side imports torch only when used\n"
             "from uno_env.tools.evaluate import evaluate\n"
             "r = evaluate(['checkpoint:checkpoints/classic-2p', 'random'], games=4, seed=0)\n"
             "print(r['games'], [m for m in ('torch', 'stable_baselines3', 'sb3_contrib') if m in sys.modules])\n")
