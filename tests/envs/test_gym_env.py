@@ -87,7 +87,7 @@ def test_bad_arguments():
     with pytest.raises(ValueError, match="weights"):
         UnoGymEnv(opponents="random", opponent_pool=[("random", 0.0)])
     with pytest.raises(ValueError, match="render_mode"):
-        UnoGymEnv(opponents="random", render_mode="rgb_array")
+        UnoGymEnv(opponents="random", render_mode="video")
 
 
 # ---------------------------------------------------------------------- opponents and rewards
@@ -218,3 +218,23 @@ def test_render_ansi():
     env.reset(seed=0)
     text = env.render()
     assert "player_0" in text and "hand:" in text
+
+
+def test_gymnasium_make_env_exposes_action_masks_for_sb3_contrib_by_name():
+    """sb3-contrib's documented ``ActionMasker(env, "action_masks")`` works on the made env."""
+    import gymnasium
+    from sb3_contrib.common.wrappers import ActionMasker
+
+    env = gymnasium.make("uno_env/Uno-v0", opponents=["random"])
+    masked = ActionMasker(env, "action_masks")
+    _, info = masked.reset(seed=0)
+    assert (masked.action_masks() == info["action_mask"].astype(bool)).all()
+    assert env.action_masks().any()
+
+
+def test_step_before_reset_is_refused_without_gymnasium_order_enforcing():
+    import gymnasium
+
+    env = gymnasium.make("uno_env/Uno-v0", opponents=["random"])
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(0)

@@ -966,7 +966,7 @@ def test_bad_preset_or_player_count_is_value_error():
         with pytest.raises(ValueError):
             make("classic", n)
     with pytest.raises(ValueError, match="render_mode"):
-        uno_env.raw_env(render_mode="rgb_array")
+        uno_env.raw_env(render_mode="rgb")
 
 
 def test_yaml_rule_configs_load(tmp_path):

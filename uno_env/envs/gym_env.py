@@ -52,14 +52,14 @@ from uno_env.game import cards as C
 from uno_env.agents.base import Agent, make_agent
 from uno_env.game.engine import Engine
 from uno_env.game.observation import OBS_SIZE, ObservationEncoder
-from uno_env.envs.render import render_for_mode
+from uno_env.envs.render import RENDER_MODES, render_for_mode
 from uno_env.game.rules import make_rules
 
 ILLEGAL_REWARD = -1.0
 
 
 class UnoGymEnv(gym.Env):
-    metadata = {"render_modes": ["human", "ansi"], "render_fps": 1}
+    metadata = {"render_modes": RENDER_MODES, "render_fps": 1}
 
     def __init__(self, rules: Any = "classic", num_players: int = 2,
                  opponents: Any = ("heuristic",), seat: "str | int" = "random",
@@ -166,7 +166,7 @@ class UnoGymEnv(gym.Env):
         for _ in range(100):
             self.game_state = self.engine.new_state(rng, deck=deck, dealer=options.get("dealer"))
             self._play_opponents()
-            if not self.game_state.game_over and self.game_state.steps < self.rules.max_steps:
+            if not self.game_state.game_over and not self.engine.truncated(self.game_state):
                 break
             deck = None  # deal again (at random)
         else:
@@ -191,8 +191,8 @@ class UnoGymEnv(gym.Env):
         reward, terminated, truncated = 0.0, False, False
         if s.game_over:
             terminated = True
-            reward = 1.0 if s.winner == self.seat else -1.0 / (self.n - 1)
-        elif s.steps >= self.rules.max_steps:
+            reward = self.engine.returns(s)[self.seat]
+        elif self.engine.truncated(s):
             truncated = True
         self.done = terminated or truncated
         if self.render_mode == "human":
@@ -229,8 +229,10 @@ class UnoGymEnv(gym.Env):
             info["steps"] = int(self.game_state.steps)
         return info
 
-    def action_masks(self) -> np.ndarray:
-        """Legal actions of the learner's current decision, as bools (sb3-contrib's hook)."""
+    def action_masks(self, env: Any = None) -> np.ndarray:
+        """Legal actions of the learner's current decision, as bools (sb3-contrib's hook).
+        ``env`` is ignored: sb3-contrib's ``ActionMasker(env, "action_masks")`` passes the env
+        to the method it finds by name."""
         return self._mask().astype(bool)
 
     def render(self) -> str | None:

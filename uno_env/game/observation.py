@@ -74,6 +74,7 @@ class ObservationEncoder:
                                     r.draw_rule == "until_playable", r.uno_call == "explicit",
                                     r.wd4_bluff, r.challenge, r.colors == "tmnt", n / MAX_PLAYERS], np.float32)
         self._template = np.zeros(OBS_SIZE, np.float32)  # the constant part: presence and rules
+        self.rule_flags = rule_flags  # the RULES block (also in the global state)
         self._template[RULES:] = rule_flags
         self._template[OPPONENTS:OPPONENTS + (n - 1) * OPP_FIELDS:OPP_FIELDS] = 1.0
         # _others[p]: seats to p's left, j = 1..n-1
