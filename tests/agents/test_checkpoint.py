@@ -308,7 +308,7 @@ def test_uno_evaluate_names_a_broken_checkpoint_in_one_line(tmp_path, break_it, 
     d = str(tmp_path / "ckpt")
     break_it(d, random_checkpoint(d))
     env = dict(os.environ, PYTHONPATH=ROOT)
-    out = subprocess.run([sys.executable, "-m", "uno_env.tools.evaluate", "--agents", f"checkpoint:{d}",
+    out = subprocess.run([sys.executable, "-m", "uno_env.tools.evaluate_cli", "--agents", f"checkpoint:{d}",
                           "random", "--games", "2", "--no-progress"], cwd=ROOT, env=env,
                          capture_output=True, text=True, timeout=120)
     assert out.returncode == 2 and out.stdout == ""

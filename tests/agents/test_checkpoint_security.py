@@ -30,7 +30,7 @@ from safetensors.numpy import save as st_save
 from uno_env.agents import checkpoint as ckpt
 from uno_env.agents import make_agent
 from uno_env.game.rules import make_rules
-from uno_env.tools import evaluate as evaluate_tool
+from uno_env.tools import evaluate_cli as evaluate_tool
 from uno_env.tools import play as play_tool
 
 from helpers import random_checkpoint
@@ -196,7 +196,7 @@ def test_command_lines_run_nothing(tmp_path):
     """The real programs, in their own processes (the default 2 evaluation workers included)."""
     d, marker = str(tmp_path / "ckpt"), tmp_path / "PWNED"
     pickled_weights(d, marker)
-    out = run_cli("uno_env.tools.evaluate", "--agents", f"checkpoint:{d}", "random", "--games", "4",
+    out = run_cli("uno_env.tools.evaluate_cli", "--agents", f"checkpoint:{d}", "random", "--games", "4",
                   "--no-progress")
     assert out.returncode == 2 and "not a valid safetensors file" in out.stderr
     assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr

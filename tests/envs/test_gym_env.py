@@ -17,7 +17,7 @@ from uno_env.agents import Agent
 from uno_env.envs.gym_env import UnoGymEnv
 from uno_env.game.rules import make_rules
 
-from helpers import stacked_deck
+from helpers import reset_stacked
 
 NAMES = A.action_names(C.COLOR_SETS["classic"])
 CARDS = C.card_names(C.COLOR_SETS["classic"])
@@ -25,12 +25,6 @@ CARDS = C.card_names(C.COLOR_SETS["classic"])
 
 def action(name: str) -> int:
     return NAMES.index(name)
-
-
-def reset_stacked(env, dealer, hands, first, draw_top=(), seed=0):
-    u = env.unwrapped
-    deck = stacked_deck(u.rules, u.n, dealer, hands, first, draw_top)
-    return env.reset(seed=seed, options={"deck": deck, "dealer": dealer})
 
 
 class LowestLegal(Agent):
@@ -155,7 +149,7 @@ def test_illegal_action_ends_episode_with_penalty():
 
 def test_illegal_opponent_move_is_an_error():
     env = UnoGymEnv(opponents=[Cheater(make_rules("classic"), 2)], seat=1)
-    with pytest.raises(ValueError, match="opponent .*cheater.* illegal"):
+    with pytest.raises(ValueError, match=r"agent .*cheater.* at seat 0 chose an illegal action"):
         env.reset(seed=0, options={"dealer": 1})
 
 

@@ -29,7 +29,9 @@ Agents built from spec strings are cached (a checkpoint's model is loaded once).
 At ``rules.max_steps`` decisions (all seats) the episode is truncated with reward 0.
 
 **Illegal actions** end the episode with reward -1 and ``info["illegal"] = True`` (state
-unchanged). An illegal move by an *opponent* is a bug in that agent: ``ValueError``.
+unchanged). An illegal move by an *opponent* is a bug in that agent:
+:class:`~uno_env.agents.arena.IllegalActionError` (a ``ValueError``). The opponents play
+through :func:`uno_env.agents.arena.play_until`, the loop every tool shares.
 
 **Reset.** ``reset(seed=..., options={"deck": [card strings, top first], "dealer": seat})``
 as in the AEC env. The learner's seat is drawn with the env RNG when ``seat="random"``.
@@ -49,6 +51,7 @@ from gymnasium import spaces
 
 from uno_env.game import actions as A
 from uno_env.game import cards as C
+from uno_env.agents.arena import play_until
 from uno_env.agents.base import Agent, make_agent
 from uno_env.game.engine import Engine
 from uno_env.game.observation import OBS_SIZE, ObservationEncoder
@@ -201,18 +204,7 @@ class UnoGymEnv(gym.Env):
 
     def _play_opponents(self) -> None:
         """Opponents decide until it is the learner's decision or the episode ends."""
-        s, engine, encoder, seat = self.game_state, self.engine, self.encoder, self.seat
-        max_steps = self.rules.max_steps
-        while not s.game_over and s.actor != seat and s.steps < max_steps:
-            p = s.actor
-            legal = engine.legal_actions(s)
-            mask = A.legal_mask(legal)
-            agent = self.seat_agents[p]
-            a = int(agent.act(encoder.encode(s, p), mask))
-            if a not in legal:
-                raise ValueError(f"opponent {agent!r} in seat {p} chose illegal action {a} "
-                                 f"({engine.describe(a)}); legal: {legal}")
-            engine.step(s, a)
+        play_until(self.engine, self.game_state, self.seat_agents, self.seat, encoder=self.encoder)
 
     def _observe(self) -> np.ndarray:
         return self.encoder.encode(self.game_state, self.seat)
