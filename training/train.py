@@ -230,7 +230,7 @@ def read_eval_rows(path: str) -> list[dict[str, str]]:
 
 def write_eval_rows(path: str, rows: list[dict]) -> None:
     """``eval.csv``, header and rows, written atomically."""
-    with _atomic.atomic_write(path, "w", newline="") as fh:
+    with _atomic.atomic_write(path, "w", newline="", encoding="utf-8") as fh:
         writer = csv.DictWriter(fh, EVAL_COLUMNS)
         writer.writeheader()
         writer.writerows(rows)

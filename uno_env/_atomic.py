@@ -1,37 +1,36 @@
 """Output files written atomically: a reader (or a run resumed after a crash) sees the old
 file or the new one, never a part of one.
 
-    with atomic_write("runs/x/evaluation.json") as fh:
+    with atomic_write("runs/x/evaluation.json", encoding="utf-8") as fh:
         json.dump(result, fh)
 
-The data goes to ``<path>.partial`` in the same directory, is flushed to disk, then
-renamed over ``path`` (``os.replace``: atomic on POSIX and Windows). If the writer raises,
-the partial file is removed and ``path`` is untouched; if the process is killed, at most a
-``.partial`` file is left behind (the next write of that file replaces it). One writer per
-output file is assumed.
+The data goes to a new hidden temporary file beside ``path`` (``.<name>.<pid>.<random>.tmp``,
+created with the usual permissions), is flushed to disk, then renamed over ``path``
+(``os.replace``: atomic on POSIX and Windows). If the writer raises, the temporary file is
+removed and ``path`` is untouched; a process killed while writing leaves at most a hidden
+``.tmp`` file. Used by checkpoints (``uno_env.agents``), the evaluation reports
+(``uno_env.tools.report``) and ``training/train.py``.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-from typing import IO, Iterator
-
-PARTIAL_SUFFIX = ".partial"
+import secrets
+from typing import IO, Any, Iterator
 
 
 @contextlib.contextmanager
-def atomic_write(path: str | os.PathLike, mode: str = "w", encoding: str | None = "utf-8",
-                 newline: str | None = None) -> Iterator[IO]:
-    """Open ``path + ".partial"`` for writing (text ``"w"`` or binary ``"wb"``); on a clean
-    exit it replaces ``path``."""
+def atomic_write(path: str | os.PathLike, mode: str = "w", **open_kwargs: Any) -> Iterator[IO]:
+    """Open a temporary file for writing (``"w"`` text or ``"wb"`` binary; ``open_kwargs`` such
+    as ``encoding`` and ``newline`` go to ``open``); on a clean exit it replaces ``path``."""
     if mode not in ("w", "wb"):
         raise ValueError(f"atomic_write mode must be 'w' or 'wb', got {mode!r}")
     path = os.fspath(path)
-    tmp = path + PARTIAL_SUFFIX
-    kwargs = {} if mode == "wb" else {"encoding": encoding, "newline": newline}
+    directory, name = os.path.split(os.path.abspath(path))
+    tmp = os.path.join(directory, f".{name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
     try:
-        with open(tmp, mode, **kwargs) as fh:
+        with open(tmp, mode.replace("w", "x"), **open_kwargs) as fh:
             yield fh
             fh.flush()
             os.fsync(fh.fileno())
@@ -40,7 +39,7 @@ def atomic_write(path: str | os.PathLike, mode: str = "w", encoding: str | None 
         with contextlib.suppress(OSError):
             os.remove(tmp)
         raise
-    _fsync_dir(os.path.dirname(path) or ".")
+    _fsync_dir(directory)
 
 
 def write_bytes(path: str | os.PathLike, data: bytes) -> None:
@@ -49,7 +48,7 @@ def write_bytes(path: str | os.PathLike, data: bytes) -> None:
 
 
 def write_text(path: str | os.PathLike, text: str) -> None:
-    with atomic_write(path, "w") as fh:
+    with atomic_write(path, "w", encoding="utf-8") as fh:
         fh.write(text)
 
 
