@@ -294,7 +294,7 @@ def test_shipped_checkpoint_is_safe_and_plays_without_torch():
             "print(r['games'], [m for m in ('torch', 'stable_baselines3', 'sb3_contrib') if m in sys.modules])\n")
     env = dict(os.environ, PYTHONPATH=ROOT)
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
-                         timeout=120)
+                         timeout=600)
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["4", "[]"]
 
@@ -310,7 +310,7 @@ def test_uno_evaluate_names_a_broken_checkpoint_in_one_line(tmp_path, break_it, 
     env = dict(os.environ, PYTHONPATH=ROOT)
     out = subprocess.run([sys.executable, "-m", "uno_env.tools.evaluate_cli", "--agents", f"checkpoint:{d}",
                           "random", "--games", "2", "--no-progress"], cwd=ROOT, env=env,
-                         capture_output=True, text=True, timeout=120)
+                         capture_output=True, text=True, timeout=600)
     assert out.returncode == 2 and out.stdout == ""
     assert out.stderr.startswith("uno-evaluate: error: ") and out.stderr.count("\n") == 1
     assert "Traceback" not in out.stderr

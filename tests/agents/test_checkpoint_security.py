@@ -4,7 +4,8 @@ A pickle payload that would create a marker file is put in every file a loader c
 model.zip (its SB3 ``data`` entries and ``*.pth`` files), card.json fields, the weights file,
 the weights file's metadata and extra files (``*.pkl``, ``*.pt``, ``*.bin``, ``*.npz``). Loading
 such a checkpoint through every documented path (``make_agent("checkpoint:...")``, the
-``uno-evaluate`` command line, the Gymnasium env's opponents, the terminal game's opponents)
+``uno-evaluate`` command line, the Gymnasium env's opponents, the terminal game's and the web
+server's opponents)
 creates no marker and fails with a clear error; a sound checkpoint among the same malicious
 files loads and plays without reading them. The payloads are shown to be live: unpickled,
 each one creates the marker.
@@ -186,10 +187,21 @@ def test_terminal_game_opponents_run_nothing(malicious, capsys):
     assert not marker.exists()
 
 
+def test_web_server_opponents_run_nothing(malicious):
+    from uno_env.tools.web.server import ApiError, Specs
+
+    d, marker, message = malicious
+    specs = Specs([os.path.dirname(d)])
+    with pytest.raises(ApiError, match=message) as info:
+        specs.make(specs.check(f"checkpoint:{d}", "opponent"), CLASSIC, 2, 0, "opponent")
+    assert info.value.status == 400
+    assert not marker.exists()
+
+
 def run_cli(*args: str) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=ROOT)
     return subprocess.run([sys.executable, "-m", *args], cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
-                          capture_output=True, text=True, timeout=120)
+                          capture_output=True, text=True, timeout=600)
 
 
 def test_command_lines_run_nothing(tmp_path):

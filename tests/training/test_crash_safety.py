@@ -139,7 +139,7 @@ def test_killed_run_resumes_with_consistent_outputs(tmp_path, crash_config, poin
     driver.write_text(DRIVER.format(training=os.path.join(ROOT, "training")))
     env = dict(os.environ, PYTHONPATH=ROOT)
     killed = subprocess.run([sys.executable, str(driver), point, run_dir, *args], cwd=ROOT, env=env,
-                            capture_output=True, text=True, timeout=300)
+                            capture_output=True, text=True, timeout=600)
     assert killed.returncode == -signal.SIGKILL, killed.stderr[-2000:]
 
     step, rows = check_whole(run_dir, snap_dir)  # the remains of the killed run are whole
@@ -148,7 +148,7 @@ def test_killed_run_resumes_with_consistent_outputs(tmp_path, crash_config, poin
                                                            [("512", "random"), ("512", "greedy")])
 
     resumed = subprocess.run([sys.executable, str(driver), "none", run_dir, *args, "--resume"], cwd=ROOT,
-                             env=env, capture_output=True, text=True, timeout=300)
+                             env=env, capture_output=True, text=True, timeout=600)
     assert resumed.returncode == 0, resumed.stderr[-2000:]
     step, rows = check_whole(run_dir, snap_dir)
     assert step == 1024
