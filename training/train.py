@@ -12,9 +12,21 @@ rotated, duplicate deals; win rate and 95% Wilson interval) -> TensorBoard and
 ``eval.csv``. At the end (``total_steps`` or ``time_limit_min``): ``final_eval_games``
 games each, written to the card, a results table, and the learning curve ``curve.png``.
 
-Outputs: ``checkpoints/<run>/`` (model.zip, card.json, eval.csv, curve.png; see
-``uno_env.agents.checkpoint``) and ``runs/<run>/`` (TensorBoard logs, self-play snapshots).
-``--resume`` continues from the latest ``checkpoints/<run>/model.zip`` and its step count.
+Outputs: ``checkpoints/<run>/`` (card.json and the policy's safetensors weights: the
+checkpoint that ``checkpoint:<dir>`` plays, see ``uno_env.agents.checkpoint``; model.zip, the SB3
+model for ``--resume``; eval.csv, curve.png) and ``runs/<run>/`` (TensorBoard logs, self-play
+snapshots: safe checkpoints without model.zip). ``--resume`` continues from the latest
+``checkpoints/<run>/model.zip`` and its step count; model.zip is a pickle, so resume only
+runs you made (trusted input).
+
+**Crash safety.** Every output file is written atomically (a new file replaces the old one
+whole); a checkpoint's card is written after its weights, so it always matches them. eval.csv
+is rewritten whole, header included, after each evaluation; the rows of an evaluation replace
+any earlier rows of the same step. At every start the outputs are brought in line with the
+model: rows of eval.csv and snapshots beyond the model's step (written after the last
+checkpoint by a run that was killed) are dropped, so a resumed run never has two rows for one
+step and its curve ends at the model. (TensorBoard's event files are append-only and may keep
+points past the checkpoint of a killed run.)
 
 ``--set KEY=VALUE`` (repeatable; values read as YAML, :mod:`uno_env.tools.overrides`)
 overrides one key for this run: a key of :class:`Config` (``--set n_envs=8 --set
@@ -33,6 +45,7 @@ import csv
 import dataclasses
 import math
 import os
+import re
 import shutil
 import sys
 import time
@@ -50,6 +63,9 @@ from tqdm import tqdm
 
 import uno_env
 import uno_env.agents.checkpoint as ckpt
+from uno_env import _atomic
+from uno_env.agents import sb3
+from uno_env.agents.policy import PolicyAgent
 from uno_env.tools.evaluate import evaluate
 from uno_env.envs.gym_env import UnoGymEnv
 from uno_env.game.rules import Rules, make_rules, show_value
@@ -80,7 +96,7 @@ class Config:
     activation: str = "tanh"
     """tanh or relu"""
     obs_features: bool = True
-    """policy input = uno_env.agents.checkpoint.ObsFeatures (no empty opponent slots, scaled counts)
+    """policy input = uno_env.agents.sb3.ObsFeatures (no empty opponent slots, scaled counts)
     instead of the raw 1254-entry vector"""
     learning_rate: float = 3e-4
     learning_rate_final: float | None = None
@@ -282,13 +298,68 @@ def evaluate_vs(agent, opponent: str, rules, num_players: int, games: int, seed:
             "duplicate_deals": True, "seed": seed}
 
 
+# ---------------------------------------------------------------------- outputs
+EVAL_COLUMNS = ["steps", "wall_time_s", "opponent", "games", "wins", "win_rate", "ci_low", "ci_high"]
+SNAPSHOT_NAME = re.compile(r"step_(\d+)")
+
+
+def read_eval_rows(path: str) -> list[dict[str, str]]:
+    """The whole rows of ``eval.csv`` (none if it does not exist). Lines that are not a row
+    (a header, a line cut by a crash of an older version, which also could leave the file
+    without its header) are skipped."""
+    if not os.path.exists(path):
+        return []
+    with open(path, newline="", encoding="utf-8", errors="replace") as fh:
+        lines = list(csv.reader(fh))
+    rows = []
+    for line in lines:
+        if len(line) != len(EVAL_COLUMNS) or line == EVAL_COLUMNS:
+            continue
+        row = dict(zip(EVAL_COLUMNS, line))
+        try:
+            [int(row[k]) for k in ("steps", "games", "wins")]
+            [float(row[k]) for k in ("wall_time_s", "win_rate", "ci_low", "ci_high")]
+        except ValueError:
+            continue
+        rows.append(row)
+    return rows
+
+
+def write_eval_rows(path: str, rows: list[dict]) -> None:
+    """``eval.csv``, header and rows, written atomically."""
+    with _atomic.atomic_write(path, "w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, EVAL_COLUMNS)
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def sync_outputs(eval_csv: str, snap_dir: str, step: int) -> list[str]:
+    """Bring a run's outputs in line with its model at ``step`` (0: a new run) and return the
+    snapshot directories to keep: rows of eval.csv beyond ``step`` are dropped (the file is
+    rewritten whole, with its header); snapshots beyond ``step`` or never finished are deleted;
+    snapshots saved by uno_env 0.2 (SB3 zips of this run: trusted) are converted."""
+    if os.path.exists(eval_csv):
+        write_eval_rows(eval_csv, [r for r in read_eval_rows(eval_csv) if int(r["steps"]) <= step])
+    snapshots = []
+    for name in sorted(os.listdir(snap_dir)):
+        match, path = SNAPSHOT_NAME.fullmatch(name), os.path.join(snap_dir, name)
+        if match is None:
+            continue
+        if int(match.group(1)) > step or not os.path.isfile(os.path.join(path, ckpt.CARD_FILE)):
+            shutil.rmtree(path, ignore_errors=True)
+            continue
+        if ckpt.load_card(path, require_policy=False)["format"] == ckpt.LEGACY_CARD_FORMAT:
+            sb3.convert_checkpoint(path, verify_games=0)
+        snapshots.append(path)
+    return snapshots
+
+
 def write_curve(csv_path: str, png_path: str, title: str) -> None:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    with open(csv_path, newline="") as fh:
-        rows = list(csv.DictReader(fh))
+    rows = read_eval_rows(csv_path)
     fig, ax = plt.subplots(figsize=(7, 4))
     for opponent in dict.fromkeys(r["opponent"] for r in rows):
         rs = [r for r in rows if r["opponent"] == opponent]
@@ -299,7 +370,8 @@ def write_curve(csv_path: str, png_path: str, title: str) -> None:
     ax.set(xlabel="learner steps", ylabel="win rate (95% Wilson)", ylim=(0, 1), title=title)
     ax.legend()
     fig.tight_layout()
-    fig.savefig(png_path, dpi=120)
+    with _atomic.atomic_write(png_path, "wb") as fh:
+        fig.savefig(fh, format="png", dpi=120)
     plt.close(fig)
 
 
@@ -359,7 +431,6 @@ def main(argv: list[str] | None = None) -> dict:
 
     # --- seeds and threads ---
     torch.set_num_threads(cfg.torch_threads)
-    ckpt.AGENT_TORCH_THREADS = None  # snapshot opponents share this process's torch settings
 
     # --- environments ---
     def make_env() -> UnoGymEnv:
@@ -368,7 +439,7 @@ def main(argv: list[str] | None = None) -> dict:
     vec_cls = DummyVecEnv if cfg.vec_env == "dummy" else SubprocVecEnv
     wall_before, evaluation = 0.0, {}
     if args.resume:
-        card = ckpt.load_card(run_dir)
+        card = ckpt.load_card(run_dir, require_policy=False)  # format 1: a run of uno_env 0.2
         ckpt.check_card(card, rules, cfg.num_players, where=f"checkpoint {run_dir!r}")
         wall_before, evaluation = float(card.get("wall_time_s", 0.0)), card.get("evaluation", {})
         seed = cfg.seed + int(card.get("total_steps", 0))  # new games, not a replay of the first ones
@@ -378,13 +449,13 @@ def main(argv: list[str] | None = None) -> dict:
 
     # --- the model ---
     if args.resume:
-        model, _ = ckpt.load_model(run_dir, rules, cfg.num_players, env=venv)
+        model, _ = sb3.load_model(run_dir, rules, cfg.num_players, env=venv)  # our own run: trusted
         print(f"resumed at {model.num_timesteps} steps ({wall_before:.0f} s of training so far)")
     else:
         activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[cfg.activation]
         policy_kwargs = {"net_arch": list(cfg.net_arch), "activation_fn": activation}
         if cfg.obs_features:
-            policy_kwargs.update(features_extractor_class=ckpt.ObsFeatures,
+            policy_kwargs.update(features_extractor_class=sb3.ObsFeatures,
                                  features_extractor_kwargs={"num_players": cfg.num_players})
         model = MaskablePPO(
             "MlpPolicy", venv, learning_rate=cfg.learning_rate, n_steps=cfg.n_steps,
@@ -396,34 +467,31 @@ def main(argv: list[str] | None = None) -> dict:
     model.set_logger(configure(os.path.join(log_dir, "tb"), ["tensorboard"]))
     rollout = cfg.n_steps * cfg.n_envs
 
-    snapshots = sorted(os.path.join(snap_dir, d) for d in os.listdir(snap_dir)
-                       if os.path.isfile(os.path.join(snap_dir, d, ckpt.CARD_FILE)))
+    snapshots = sync_outputs(eval_csv, snap_dir, model.num_timesteps)
 
     def card_for(steps: int, wall: float) -> dict:
         return ckpt.make_card(rules=rules, num_players=cfg.num_players, total_steps=steps,
                               wall_time_s=wall, evaluation=evaluation, config=dataclasses.asdict(cfg),
-                              extra={"run": args.run, "policy": {"net_arch": list(cfg.net_arch),
-                                                                 "activation": cfg.activation}})
+                              extra={"run": args.run})
 
     def run_eval(games: int, steps: int, wall: float, final: bool = False) -> None:
         """Every eval opponent: the in-memory policy (or, at the end, the saved checkpoint)."""
         if final:  # the checkpoint as users load it, in worker processes
             me, workers = f"checkpoint:{run_dir}", cfg.eval_workers
         else:
-            me, workers = ckpt.PolicyAgent(ckpt.MaskedPolicy(model), rules, cfg.num_players,
-                                           name=args.run), 1
-        new_file = not os.path.exists(eval_csv)
-        with open(eval_csv, "a", newline="") as fh:
-            writer = csv.writer(fh)
-            if new_file:
-                writer.writerow(["steps", "wall_time_s", "opponent", "games", "wins", "win_rate",
-                                 "ci_low", "ci_high"])
-            for opponent in cfg.eval_opponents:
-                r = evaluate_vs(me, opponent, rules, cfg.num_players, games, seed=steps, workers=workers)
-                evaluation[opponent] = dict(r, steps=steps)
-                writer.writerow([steps, round(wall, 1), opponent, games, r["wins"], f"{r['win_rate']:.4f}",
-                                 f"{r['ci95'][0]:.4f}", f"{r['ci95'][1]:.4f}"])
-                model.logger.record(f"eval/win_rate_{opponent}", r["win_rate"])
+            me, workers = PolicyAgent(sb3.masked_policy(model, cfg.num_players), rules,
+                                      cfg.num_players, name=args.run), 1
+        rows = []
+        for opponent in cfg.eval_opponents:
+            r = evaluate_vs(me, opponent, rules, cfg.num_players, games, seed=steps, workers=workers)
+            evaluation[opponent] = dict(r, steps=steps)
+            rows.append({"steps": steps, "wall_time_s": round(wall, 1), "opponent": opponent,
+                         "games": games, "wins": r["wins"], "win_rate": f"{r['win_rate']:.4f}",
+                         "ci_low": f"{r['ci95'][0]:.4f}", "ci_high": f"{r['ci95'][1]:.4f}"})
+            model.logger.record(f"eval/win_rate_{opponent}", r["win_rate"])
+        # all rows of this evaluation at once; they replace earlier rows of the same step
+        earlier = [r for r in read_eval_rows(eval_csv) if int(r["steps"]) != steps]
+        write_eval_rows(eval_csv, earlier + rows)
         model.logger.dump(steps)
 
     # --- the training loop: one rollout + update per iteration ---
@@ -461,7 +529,7 @@ def main(argv: list[str] | None = None) -> dict:
         done = progress() >= 1.0
         if step >= next_snapshot and not done:
             path = os.path.join(snap_dir, f"step_{step:010d}")
-            ckpt.save_checkpoint(model, path, card_for(step, wall()))
+            sb3.save_checkpoint(model, path, card_for(step, wall()), resumable=False)
             snapshots.append(path)
             for old in snapshots[:-cfg.snapshot_keep]:
                 shutil.rmtree(old, ignore_errors=True)
@@ -474,7 +542,7 @@ def main(argv: list[str] | None = None) -> dict:
             bar.write(f"step {step} ({wall() / 60:.1f} min, {sps:.0f} steps/s): {summary}")
             next_eval = (step // cfg.eval_every + 1) * cfg.eval_every
         if step >= next_ckpt or done:
-            ckpt.save_checkpoint(model, run_dir, card_for(step, wall()))
+            sb3.save_checkpoint(model, run_dir, card_for(step, wall()))
             next_ckpt = (step // cfg.checkpoint_every + 1) * cfg.checkpoint_every
     bar.close()
     trained_wall = wall()
@@ -484,7 +552,7 @@ def main(argv: list[str] | None = None) -> dict:
     # --- final evaluation, card, curve, table ---
     venv.close()
     run_eval(cfg.final_eval_games, model.num_timesteps, trained_wall, final=True)
-    ckpt.save_checkpoint(model, run_dir, card_for(model.num_timesteps, trained_wall))
+    sb3.save_checkpoint(model, run_dir, card_for(model.num_timesteps, trained_wall))
     write_curve(eval_csv, os.path.join(run_dir, "curve.png"), f"{args.run}: {rules.name}, "
                 f"{cfg.num_players} players")
     print_table(args.run, evaluation, cfg.eval_opponents)

@@ -205,8 +205,6 @@ class TerminalGame:
         (:mod:`uno_env.tools.narrate`); the cards the human drew are named from its own hand."""
         u = self.u
         s = u.game_state
-        if s.actor == self.human and s.phase == CATCH:
-            self.narrator.expect_catch(s.offender)
         start = len(s.events)
         mine = Counter(u.engine.hand_cards(s, self.human))
         if self.recorder is not None:
@@ -296,7 +294,6 @@ class TerminalGame:
         legal = u.legal_actions()
         w = self.write
         w(self.table_text())
-        self.news += self.narrator.pending()
         if self.news:
             w("Since your last decision:")
             for line in self.news:
@@ -377,7 +374,6 @@ class TerminalGame:
     def show_result(self) -> None:
         u, s, w = self.u, self.u.game_state, self.write
         w(self.table_text())
-        self.news += self.narrator.pending()
         if self.news:
             w("Last moves:")
             for line in self.news:
