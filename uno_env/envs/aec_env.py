@@ -329,7 +329,7 @@ class raw_env(AECEnv, EzPickle):
         contents with the public table. Hidden information: for centralised critics in
         training only, never for a policy that acts."""
         if self.game_state is None:
-            raise ValueError("state() before reset()")
+            raise RuntimeError("state() before reset(): reset the env first")
         return self.state_encoder.encode(self.game_state)
 
     def snapshot(self) -> dict[str, Any]:
