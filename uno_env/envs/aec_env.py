@@ -245,8 +245,13 @@ class raw_env(AECEnv, EzPickle):
                                "(dead steps): call reset()") from None
 
     def agent_iter(self, max_iter: int = 2**63) -> AECIterable:
+        """PettingZoo's agent iterator; under ``env()`` (``illegal_reward`` set) it also checks
+        that every agent it yields is stepped (the order enforcement of PettingZoo's wrapper),
+        which ``raw_env`` skips for speed."""
         if self.game_state is None:
             raise RuntimeError("reset() needs to be called before agent_iter()")
+        if self.illegal_reward is None:
+            return AECIterable(self, max_iter)
         return _CheckedIterable(self, max_iter)
 
     def legal_actions(self) -> list[int]:

@@ -582,10 +582,8 @@ class Engine:
     def legal_actions(self, s: State) -> list[int]:
         """Legal action ids of ``s.actor`` in the current phase (never empty before OVER),
         ascending. Dispatches to the phase's ``_legal_<phase>``."""
-        if s.legal_cache is None:
-            out = self._legal_by_phase[s.phase](s, s.actor)
-            out.sort()
-            s.legal_cache = out
+        if s.legal_cache is None:  # each _legal_<phase> builds its list in ascending order
+            s.legal_cache = self._legal_by_phase[s.phase](s, s.actor)
         return s.legal_cache
 
     def step(self, s: State, action: int) -> None:
@@ -628,12 +626,12 @@ class Engine:
                 bits &= ~(1 << C.WILD_DRAW4)
             for k in iter_bits(bits):
                 out.extend(_PLAY_IDS[k])
-            if self.rules.giving and not s.asked and any(
-                    s.hand_size[q] >= 2 for q in range(s.n) if q != p):
-                out.append(A.ASK)
         out.append(A.DRAW)
         if self.explicit_uno and s.hand_size[p] == 2 and not s.uno_called[p]:  # _may_call_uno, inlined
             out.append(A.UNO)
+        if self.rules.giving and not s.pending and not s.asked and any(
+                s.hand_size[q] >= 2 for q in range(s.n) if q != p):
+            out.append(A.ASK)
         return out
 
     def _apply_turn(self, s: State, p: int, action: int) -> None:
@@ -708,10 +706,8 @@ class Engine:
 
     # --- DISCARD: villains discarded after a Team Attack (up to three), or stop
     def _legal_discard(self, s: State, p: int) -> list[int]:
-        out = [A.DISCARD + k for k in iter_bits(s.held[p] & self.villain_bits)]
-        out.append(A.PASS)
-        if self._may_call_uno(s, p):
-            out.append(A.UNO)
+        out = [A.PASS, A.UNO] if self._may_call_uno(s, p) else [A.PASS]
+        out += [A.DISCARD + k for k in iter_bits(s.held[p] & self.villain_bits)]
         return out
 
     def _apply_discard(self, s: State, p: int, action: int) -> None:
@@ -750,8 +746,8 @@ class Engine:
 
     # --- OFFER (window): giving cards: each other player with 2+ cards offers one or passes
     def _legal_offer(self, s: State, p: int) -> list[int]:
-        out = [A.OFFER + k for k in iter_bits(s.held[p])]
-        out.append(A.PASS)
+        out = [A.PASS]
+        out += [A.OFFER + k for k in iter_bits(s.held[p])]
         return out
 
     def _apply_offer(self, s: State, p: int, action: int) -> None:
