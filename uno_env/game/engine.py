@@ -109,7 +109,7 @@ PLAYABLE_BITS = tuple(tuple(COLOR_BITS[c] | FACE_BITS[f] | _ALL_WILD_BITS for f 
                       for c in range(C.NUM_COLORS))
 STACK_BITS = (FACE_BITS[C.FACE_DRAW2], 1 << C.WILD_DRAW4, 1 << C.SEWERS)
 _PENDING_OF_KIND = {C.WILD_DRAW4: PENDING_DRAW4, C.SEWERS: PENDING_SEWERS}
-_COLOR_IDS = tuple(A.COLOR + c for c in range(C.NUM_COLORS))
+_COLOR_IDS = tuple(A.color_action(c) for c in range(C.NUM_COLORS))
 _PLAY_IDS = tuple((k,) if k < C.NUM_COLORED else tuple(A.play_action(k, c) for c in range(C.NUM_COLORS))
                   for k in range(C.NUM_KINDS))
 
@@ -692,7 +692,7 @@ class Engine:
         return list(_COLOR_IDS)
 
     def _apply_color(self, s: State, p: int, action: int) -> None:
-        s.color = action - A.COLOR
+        s.color = A.chosen_color(action)
         if s.events is not None:
             s.events.append(Event(E.COLOR_CHOSEN, p, -1, s.color))
         top = s.discard[-1]
@@ -707,14 +707,14 @@ class Engine:
     # --- DISCARD: villains discarded after a Team Attack (up to three), or stop
     def _legal_discard(self, s: State, p: int) -> list[int]:
         out = [A.PASS, A.UNO] if self._may_call_uno(s, p) else [A.PASS]
-        out += [A.DISCARD + k for k in iter_bits(s.held[p] & self.villain_bits)]
+        out += [A.discard_action(k) for k in iter_bits(s.held[p] & self.villain_bits)]
         return out
 
     def _apply_discard(self, s: State, p: int, action: int) -> None:
         if action == A.PASS:
             self._after_play(s)
             return
-        k = action - A.DISCARD
+        k = A.discarded_kind(action)
         self._remove(s, p, k)
         s.discard.insert(len(s.discard) - 1, k)
         s.played[k] += 1
@@ -747,7 +747,7 @@ class Engine:
     # --- OFFER (window): giving cards: each other player with 2+ cards offers one or passes
     def _legal_offer(self, s: State, p: int) -> list[int]:
         out = [A.PASS]
-        out += [A.OFFER + k for k in iter_bits(s.held[p])]
+        out += [A.offer_action(k) for k in iter_bits(s.held[p])]
         return out
 
     def _apply_offer(self, s: State, p: int, action: int) -> None:
@@ -756,14 +756,14 @@ class Engine:
     # --- TAKE: giving cards: the asker takes one offer or passes (then draws)
     def _legal_take(self, s: State, p: int) -> list[int]:
         out = [A.PASS]
-        out += [A.TAKE + i - 1 for i in range(1, s.n) if s.offers[(p + i) % s.n] >= 0]
+        out += [A.take_action(i) for i in range(1, s.n) if s.offers[(p + i) % s.n] >= 0]
         return out
 
     def _apply_take(self, s: State, p: int, action: int) -> None:
         if action == A.PASS:
             self._draw_for_turn(s, p)
             return
-        giver = (p + action - A.TAKE + 1) % s.n
+        giver = (p + A.take_offset(action)) % s.n
         k = s.offers[giver]
         self._remove(s, giver, k)
         self._add(s, p, k)
@@ -821,7 +821,7 @@ class Engine:
         else:  # OFFER
             asker = s.turn
             for q, action in answers:
-                k = action - A.OFFER
+                k = A.offered_kind(action)
                 s.offers[q] = k
                 # an offer shows a card already in q's hand: at least one k is known (it may be
                 # the same card as one shown before, so no count is added)
