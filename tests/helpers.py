@@ -124,11 +124,14 @@ def P(i: int) -> str:
 
 
 def make_env(n: int, hands: Mapping[int, list[str]], first: str, draw_top=(), *, rules: Any = "classic",
-             dealer: int | None = None, seed: int = 0, **overrides: Any) -> Any:
+             dealer: int | None = None, seed: int = 0, record_events: bool = False,
+             **overrides: Any) -> Any:
     """A raw env with ``rules`` (+ overrides, hand_size 3 unless given) and a stacked deal
-    (dealer: the last seat unless given, so seat 0 plays first)."""
+    (dealer: the last seat unless given, so seat 0 plays first); ``record_events``: its engine
+    records public events (``env.game_state.events``) from the deal on."""
     overrides.setdefault("hand_size", 3)
     e = uno_env.raw_env(rules=rules, num_players=n, **overrides)
+    e.engine.record_events = record_events
     reset_stacked(e, n - 1 if dealer is None else dealer, hands, first, list(draw_top), seed=seed)
     return e
 

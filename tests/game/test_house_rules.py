@@ -232,6 +232,40 @@ def test_challenge_under_stacking_failure_challenger_draws_count_plus_two():
     assert e.snapshot()["color"] == "blue"
 
 
+def test_stacked_challenge_last_option_guilty_player_draws_four_challenger_takes_the_rest():
+    """RULES 5 Decision as an option: ``stacked_challenge="last"`` judges only the last Draw Four."""
+    e = make(3, {0: ["wild-draw4", "red-4", "green-5"],
+                 1: ["wild-draw4", "green-1", "blue-1"],
+                 2: ["yellow-6", "yellow-8", "yellow-9"]}, "red-3", stacked_challenge="last", **STACK_ONLY)
+    act(e, "play wild-draw4 green", P(0))
+    act(e, "play wild-draw4 blue", P(1))  # seat 1 held green: guilty
+    act(e, "challenge", P(2))
+    assert size(e, 1) == 2 + 4  # only the last card's four
+    assert size(e, 2) == 3 + 4  # the challenger still takes the rest of the stack ...
+    assert e.agent_selection == P(0) and e.game_state.phase == TURN  # ... and loses its turn
+    assert e.game_state.pending == 0 and e.snapshot()["color"] == "blue"
+
+
+def test_stacked_challenge_last_option_innocent_is_the_whole_count_plus_two():
+    e = make(3, {0: ["wild-draw4", "red-4", "green-5"],
+                 1: ["wild-draw4", "yellow-1", "blue-1"],
+                 2: ["yellow-6", "yellow-8", "yellow-9"]}, "red-3", stacked_challenge="last", **STACK_ONLY)
+    act(e, "play wild-draw4 green", P(0))
+    act(e, "play wild-draw4 blue", P(1))  # seat 1 held no green: innocent
+    act(e, "challenge", P(2))
+    assert size(e, 2) == 3 + 8 + 2 and size(e, 1) == 2
+    assert e.agent_selection == P(0)
+
+
+def test_stacked_challenge_last_option_without_a_stack_is_the_official_challenge():
+    e = make(3, {0: ["wild-draw4", "red-4", "green-5"],
+                 1: ["yellow-7", "yellow-1", "blue-1"]}, "red-3", stacked_challenge="last", **STACK_ONLY)
+    act(e, "play wild-draw4 green", P(0))  # guilty: held red
+    act(e, "challenge", P(1))
+    assert size(e, 0) == 2 + 4 and size(e, 1) == 3
+    assert e.agent_selection == P(1) and e.game_state.phase == TURN
+
+
 # ====================================================================== jump-in
 def _jump_env(**kw):
     return make(4, {0: ["red-5", "green-1", "green-2"],

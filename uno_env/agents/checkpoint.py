@@ -131,7 +131,8 @@ def check_card(card: dict[str, Any], rules: Rules | None, num_players: int | Non
     if num_players is not None and card.get("num_players") != num_players:
         problems.append(f"num_players {card.get('num_players')} (the env has {num_players})")
     if rules is not None:
-        ours, theirs = rules.to_dict(), card.get("rules") or {}
+        # an option the card does not name (saved before the option existed) has its default
+        ours, theirs = rules.to_dict(), {**Rules().to_dict(), **(card.get("rules") or {})}
         diff = [f"{k}={theirs.get(k, '<absent>')!r} (env: {ours.get(k)!r})"
                 for k in sorted(set(ours) | set(theirs))
                 if k not in IGNORED_RULE_KEYS and _norm(theirs.get(k)) != _norm(ours.get(k))]

@@ -36,7 +36,8 @@ At ``rules.max_steps`` decisions the episode is truncated with reward 0.
 ``render()`` shows the public table and the acting player's hand (``ansi`` returns the text,
 ``human`` prints it).
 
-Version history: v0 (first release).
+Version history: v0 (first release); 0.2: ``game_state`` (was ``state``), rewards from
+``Engine.returns``.
 """
 
 from __future__ import annotations
@@ -96,7 +97,6 @@ class raw_env(AECEnv, EzPickle):
         self.card_names = C.card_names(self.colors)
         self._card_ids = {name: k for k, name in enumerate(self.card_names)}
         self.np_random, self.np_random_seed = seeding.np_random(None)
-        self._max_steps = self.rules.max_steps
         self.game_state = None
         self.history: list[tuple[int, int]] = []  # (seat, action) of every decision this episode
 
@@ -142,7 +142,7 @@ class raw_env(AECEnv, EzPickle):
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         s, seat = self.game_state, self.agent_seat[agent]
-        if s.actor == seat and s.steps < self._max_steps:  # actor is -1 once the game is over
+        if s.actor == seat and not self.engine.truncated(s):  # actor is -1 once the game is over
             mask = A.legal_mask(self.engine.legal_actions(s))
         else:
             mask = np.zeros(A.NUM_ACTIONS, np.int8)
@@ -172,13 +172,12 @@ class raw_env(AECEnv, EzPickle):
                 self.infos[a] = {"round": s.round, "round_points": s.round_points[i],
                                  "scores": list(s.scores)}
         if s.game_over:
-            n = s.n
-            for i, a in enumerate(self.agents):
-                self.rewards[a] = 1.0 if i == s.winner else -1.0 / (n - 1)
+            for a, r in zip(self.agents, self.engine.returns(s)):
+                self.rewards[a] = r
                 self.terminations[a] = True
             self._accumulate_rewards()
             self.agent_selection = self.possible_agents[seat]
-        elif s.steps >= self._max_steps:
+        elif self.engine.truncated(s):
             for a in self.agents:
                 self.truncations[a] = True
             self.agent_selection = self.possible_agents[s.actor]

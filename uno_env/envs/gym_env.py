@@ -166,7 +166,7 @@ class UnoGymEnv(gym.Env):
         for _ in range(100):
             self.game_state = self.engine.new_state(rng, deck=deck, dealer=options.get("dealer"))
             self._play_opponents()
-            if not self.game_state.game_over and self.game_state.steps < self.rules.max_steps:
+            if not self.game_state.game_over and not self.engine.truncated(self.game_state):
                 break
             deck = None  # deal again (at random)
         else:
@@ -191,8 +191,8 @@ class UnoGymEnv(gym.Env):
         reward, terminated, truncated = 0.0, False, False
         if s.game_over:
             terminated = True
-            reward = 1.0 if s.winner == self.seat else -1.0 / (self.n - 1)
-        elif s.steps >= self.rules.max_steps:
+            reward = self.engine.returns(s)[self.seat]
+        elif self.engine.truncated(s):
             truncated = True
         self.done = terminated or truncated
         if self.render_mode == "human":

@@ -31,6 +31,7 @@ _CHOICES = {
     "draw_rule": ("one", "until_playable"),
     "episode": ("round", "game", "rounds"),
     "scoring": ("standard", "alternative"),
+    "stacked_challenge": ("whole", "last"),
 }
 
 
@@ -56,6 +57,10 @@ class Rules:
     draw_rule: str = "one"  # "one" (official) or "until_playable" (house)
     wd4_bluff: bool = True  # an illegal Wild Draw Four may be played (and challenged)
     challenge: bool = True  # the victim of a Wild Draw Four may challenge it
+    stacked_challenge: str = "whole"  # Decision (RULES.md 5, stacking): a challenge of the last Draw
+    #   Four of a stack judges the "whole" count (guilty: its player draws it all; innocent: the
+    #   challenger draws the count + 2) or only the "last" card (guilty: its player draws 4 and the
+    #   challenger still takes the rest of the stack; innocent: as "whole")
     two_player_reverse_skips: bool = True  # Decision: Reverse with 2 players acts as a Skip
     # --- action cards (RULES.md 4) ---
     villain_faces: tuple[str, ...] = ("1", "2", "3")  # Decision: villain number faces (tmnt)
