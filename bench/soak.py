@@ -18,7 +18,8 @@ engine RNG         ``numpy.random.default_rng(seed)`` (shuffles, random picks)
 policy RNG         ``random.Random(seed)``, whose first draws pick the options below
 rule options       the variant's, plus per game: 1 in 8 ``episode="game"`` to 200 points
                    (several deals), 1 in 16 ``wd4_bluff=False``, 1 in 16 ``challenge=False``,
-                   1 in 32 ``episode="rounds"`` (3 rounds) with ``scoring="alternative"``
+                   1 in 32 ``episode="rounds"`` (3 rounds) with ``scoring="alternative"``,
+                   1 in 4 ``stacked_challenge="last"`` (a difference only with stacking)
 policy             per decision, with probability ``eps`` a uniformly random legal action,
                    otherwise a random playable card when one is legal (else uniform);
                    ``eps`` per game from (0, 0.05, 0.1, 0.2, 0.3), and 1 (purely uniform
@@ -30,6 +31,9 @@ policy             per decision, with probability ``eps`` a uniformly random leg
 
 * after every decision: the legal action set is non-empty before OVER; the chosen action
   is accepted by ``step``; total cards (hand sizes + DRAW + DISCARD) equal the deck size;
+  the public table rebuilt from the engine's public events alone (hand sizes, DISCARD size,
+  top card, colour, direction, rounds, winner) equals the state, and no event of a draw,
+  penalty, call or outcome names a card (``--no-events``: the engine records no events);
 * every ``--check-every`` decisions and at the end (full checks): per card kind, hands +
   DRAW + DISCARD equal the deck; no negative count; the per-seat caches (``hand_size``,
   ``held``) agree with the hands; DISCARD is never empty; the legal actions are sorted,
@@ -62,6 +66,7 @@ import numpy as np
 
 from uno_env.game import actions as A
 from uno_env.game import cards as C
+from uno_env.game import events as E
 from uno_env.game.engine import OVER, Engine, State
 from uno_env.game.rules import make_rules
 
@@ -101,6 +106,8 @@ def game_setup(variant: str, seed: int) -> tuple[int, dict, float, random.Random
         opts["challenge"] = False
     if pick.randrange(32) == 0:
         opts.update(episode="rounds", num_rounds=3, scoring="alternative")
+    if pick.randrange(4) == 0:
+        opts["stacked_challenge"] = "last"
     eps = 1.0 if pick.randrange(UNIFORM_ONE_IN) == 0 else EPS_LEVELS[pick.randrange(len(EPS_LEVELS))]
     return n, opts, eps, pick
 
@@ -108,27 +115,81 @@ def game_setup(variant: str, seed: int) -> tuple[int, dict, float, random.Random
 _ENGINES: dict[tuple, Engine] = {}
 
 
-def engine_for(variant: str, n: int, opts: dict) -> Engine:
-    key = (variant, n, tuple(sorted(opts.items())))
+def engine_for(variant: str, n: int, opts: dict, events: bool = True) -> Engine:
+    key = (variant, n, tuple(sorted(opts.items())), events)
     eng = _ENGINES.get(key)
     if eng is None:
-        eng = _ENGINES[key] = Engine(make_rules(VARIANTS[variant][0], **opts), n)
+        eng = _ENGINES[key] = Engine(make_rules(VARIANTS[variant][0], **opts), n, record_events=events)
     return eng
 
 
-def returns(engine: Engine, s: State) -> list[float]:
-    """One reward per seat (``Engine.returns`` where the engine has it)."""
-    if hasattr(engine, "returns"):
-        return list(engine.returns(s))
-    if not s.game_over:
-        return [0.0] * s.n
-    return [1.0 if i == s.winner else -1.0 / (s.n - 1) for i in range(s.n)]
+_HIDDEN_CARD_KINDS = frozenset((E.DREW, E.PENALTY, E.CAUGHT, E.UNO, E.CHALLENGED, E.COLOR_CHOSEN, E.KEPT,
+                                 E.SKIPPED, E.REVERSED, E.ASKED, E.RESHUFFLED, E.ROUND_OVER,
+                                 E.GAME_OVER))  # event kinds whose card field must be -1
 
 
-def is_truncated(engine: Engine, s: State) -> bool:
-    if hasattr(engine, "truncated"):
-        return bool(engine.truncated(s))
-    return not s.game_over and s.steps >= engine.rules.max_steps
+class PublicTable:
+    """The public table rebuilt from the events alone: hand sizes, DISCARD size, top card,
+    colour, direction, rounds, the winner. After every decision it must equal the state:
+    the events are then complete, and they never name a drawn card."""
+
+    def __init__(self, engine: Engine):
+        self.n, self.hand_size = engine.n, engine.rules.hand_size
+        self.sizes = [0] * engine.n
+        self.discards = 0
+        self.top = self.color = -1
+        self.direction = 1
+        self.rounds = 0
+        self.winner = -1
+
+    def feed(self, events: list) -> None:
+        for ev in events:
+            kind, seat, card, value = ev
+            if not 0 <= kind < E.NUM_EVENT_KINDS or not -1 <= seat < self.n \
+                    or not -1 <= card < C.NUM_KINDS:
+                raise SoakFailure(f"malformed event {ev}")
+            if kind in _HIDDEN_CARD_KINDS and card != -1:
+                raise SoakFailure(f"event {E.EVENT_NAMES[kind]} names a card: {ev}")
+            if kind == E.DEALT:
+                self.sizes = [self.hand_size] * self.n
+                self.discards, self.top, self.direction = 1, card, 1
+                self.color = C.color_of(card)
+                if value != self.rounds + 1:
+                    raise SoakFailure(f"deal of round {value} after {self.rounds} rounds")
+            elif kind in (E.PLAYED, E.JUMPED_IN):
+                self.sizes[seat] -= 1
+                self.discards += 1
+                self.top, self.color = card, value
+            elif kind in (E.DREW, E.PENALTY, E.CAUGHT):
+                self.sizes[seat] += value
+            elif kind == E.DISCARDED:
+                self.sizes[seat] -= 1
+                self.discards += 1
+            elif kind == E.TOOK:
+                self.sizes[seat] += 1
+                self.sizes[value] -= 1
+            elif kind == E.COLOR_CHOSEN:
+                self.color = value
+            elif kind == E.REVERSED:
+                self.direction = value
+            elif kind == E.RESHUFFLED:
+                if value != self.discards - 1:
+                    raise SoakFailure(f"reshuffle of {value} cards from a DISCARD of {self.discards}")
+                self.discards = 1
+            elif kind == E.ROUND_OVER:
+                self.rounds += 1
+                if self.sizes[seat] != 0:
+                    raise SoakFailure(f"round won by seat {seat} holding {self.sizes[seat]} cards")
+            elif kind == E.GAME_OVER:
+                self.winner = seat
+
+    def check(self, s: State) -> None:
+        seen = (self.sizes, self.discards, self.top, self.color, self.direction, self.rounds, self.winner)
+        state = (list(s.hand_size), len(s.discard), s.discard[-1], s.color, s.direction, s.round, s.winner)
+        if seen != state:
+            names = ("hand sizes", "DISCARD size", "top", "colour", "direction", "rounds", "winner")
+            diff = [f"{k}: events {a} state {b}" for k, a, b in zip(names, seen, state) if a != b]
+            raise SoakFailure("the events disagree with the state: " + "; ".join(diff))
 
 
 _BITS = np.int64(1) << np.arange(C.NUM_KINDS, dtype=np.int64)  # kind k -> bit k of `held`
@@ -204,10 +265,12 @@ class GameResult:
     rounds: int
 
 
-def play_game(variant: str, seed: int, check_every: int) -> GameResult:
-    """Play and check game ``seed`` of ``variant``; ``SoakFailure`` (with the decision) if broken."""
+def play_game(variant: str, seed: int, check_every: int, events: bool = True) -> GameResult:
+    """Play and check game ``seed`` of ``variant``; ``SoakFailure`` (with the decision) if broken.
+    With ``events`` the engine records public events, checked against the state (same game)."""
     n, opts, eps, pick = game_setup(variant, seed)
-    engine = engine_for(variant, n, opts)
+    engine = engine_for(variant, n, opts, events)
+    table = PublicTable(engine) if events else None
     deck = np.asarray(engine.deck_counts, np.int64)
     total = int(deck.sum())
     max_steps = engine.rules.max_steps
@@ -218,6 +281,10 @@ def play_game(variant: str, seed: int, check_every: int) -> GameResult:
     decision = 0
     try:
         full_check(engine, s, deck)
+        if table is not None:
+            table.feed(s.events)
+            s.events.clear()
+            table.check(s)
         until_full = check_every
         while not s.game_over and s.steps < max_steps:
             legal = legal_actions(s)
@@ -239,13 +306,17 @@ def play_game(variant: str, seed: int, check_every: int) -> GameResult:
             decision += 1
             if sum(s.hand_size) + len(s.draw_pile) + len(s.discard) != total:
                 raise SoakFailure(f"card total changed by action {action} ({engine.describe(action)})")
+            if table is not None:
+                table.feed(s.events)
+                s.events.clear()
+                table.check(s)
         full_check(engine, s, deck)
         if s.steps != decision:
             raise SoakFailure(f"state.steps {s.steps} != decisions taken {decision}")
-        rewards = returns(engine, s)
+        rewards = engine.returns(s)
         if len(rewards) != n:
             raise SoakFailure(f"{len(rewards)} returns for {n} seats")
-        truncated = is_truncated(engine, s)
+        truncated = engine.truncated(s)
         if s.game_over:
             if truncated or not 0 <= s.winner < n:
                 raise SoakFailure(f"finished game: winner {s.winner}, truncated {truncated}")
@@ -292,13 +363,15 @@ class Tally:
                 mine[i] += v
 
 
-def run_chunk(task: tuple[str, int, int, int]) -> Tally:
-    variant, first, count, check_every = task
+def run_chunk(task: tuple) -> Tally:
+    """Games ``first .. first + count - 1`` of a variant: ``(variant, first, count, check_every[, events])``."""
+    variant, first, count, check_every, *rest = task
+    events = rest[0] if rest else True
     t = Tally()
     for seed in range(first, first + count):
         row = None
         try:
-            r = play_game(variant, seed, check_every)
+            r = play_game(variant, seed, check_every, events)
             t.decisions += r.decisions
             t.rounds += r.rounds
             row = [1, r.decisions, int(r.truncated), 0]
@@ -319,8 +392,8 @@ def run_chunk(task: tuple[str, int, int, int]) -> Tally:
 
 
 def soak_variant(variant: str, games: int, first_seed: int, workers: int, check_every: int,
-                 bar) -> tuple[Tally, float]:
-    tasks = [(variant, s, min(CHUNK, first_seed + games - s), check_every)
+                 events: bool, bar) -> tuple[Tally, float]:
+    tasks = [(variant, s, min(CHUNK, first_seed + games - s), check_every, events)
              for s in range(first_seed, first_seed + games, CHUNK)]
     total = Tally()
     t0 = time.perf_counter()
@@ -367,7 +440,7 @@ def players_table(results: dict[str, tuple[Tally, float]]) -> str:
     return "\n".join(lines)
 
 
-def repro(spec: str, check_every: int) -> int:
+def repro(spec: str, check_every: int, events: bool) -> int:
     """Replay one game with full checks at every decision; print the outcome."""
     variant, _, seed = spec.rpartition(":")
     if variant not in VARIANTS or not seed.lstrip("-").isdigit():
@@ -377,7 +450,7 @@ def repro(spec: str, check_every: int) -> int:
     n, opts, eps, _ = game_setup(variant, int(seed))
     print(f"{variant} seed {seed}: {n} players, eps {eps}, options {opts}")
     try:
-        r = play_game(variant, int(seed), check_every)
+        r = play_game(variant, int(seed), check_every, events)
     except SoakFailure:
         traceback.print_exc()
         return 1
@@ -393,13 +466,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--workers", type=int, default=1, help="processes")
     ap.add_argument("--check-every", type=int, default=64,
                     help="decisions between full checks (every legal action tried on copies)")
+    ap.add_argument("--no-events", dest="events", action="store_false",
+                    help="do not record public events (faster; the games are the same)")
     ap.add_argument("--out", help="directory for soak.json")
     ap.add_argument("--repro", metavar="VARIANT:SEED", help="replay one game, full checks at every decision")
     args = ap.parse_args(argv)
     if args.games < 1 or args.workers < 1 or args.check_every < 1 or args.seed < 0:
         ap.error("--games, --workers and --check-every must be >= 1, --seed >= 0")
     if args.repro:
-        return repro(args.repro, 1)
+        return repro(args.repro, 1, args.events)
     from tqdm import tqdm
 
     results: dict[str, tuple[Tally, float]] = {}
@@ -408,9 +483,10 @@ def main(argv: list[str] | None = None) -> int:
               mininterval=2.0, file=sys.stderr) as bar:
         for variant in args.variants:
             results[variant] = soak_variant(variant, args.games, args.seed, args.workers,
-                                            args.check_every, bar)
+                                            args.check_every, args.events, bar)
     print(f"soak: {args.games:,} games per variant from seed {args.seed}, {args.workers} worker(s), "
-          f"full checks every {args.check_every} decisions; started {started}")
+          f"full checks every {args.check_every} decisions, events {'on' if args.events else 'off'}; "
+          f"started {started}")
     print(summary_table(results))
     print()
     print(players_table(results))
@@ -422,7 +498,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.out:
         os.makedirs(args.out, exist_ok=True)
         report = {"games_per_variant": args.games, "first_seed": args.seed, "workers": args.workers,
-                  "check_every": args.check_every, "started": started,
+                  "check_every": args.check_every, "events": args.events, "started": started,
                   "variants": {v: {"wall_s": round(wall, 1), "games": t.games, "decisions": t.decisions,
                                    "truncated": t.truncated, "truncated_decisions": t.truncated_decisions,
                                    "rounds": t.rounds, "failed": t.failed,

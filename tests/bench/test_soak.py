@@ -9,6 +9,7 @@ import sys
 import pytest
 
 from uno_env.game import actions as A
+from uno_env.game import events as E
 from uno_env.game.engine import Engine
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -83,7 +84,7 @@ def test_an_empty_legal_set_before_the_end_is_a_failure(monkeypatch):
 
 
 def test_returns_that_do_not_sum_to_zero_are_a_failure(monkeypatch):
-    monkeypatch.setattr(soak, "returns", lambda engine, s: [1.0] * s.n)
+    monkeypatch.setattr(Engine, "returns", lambda self, s: [1.0] * s.n)
     with pytest.raises(soak.SoakFailure, match="do not sum to 0"):
         soak.play_game("classic", 0, 1000)
 
@@ -99,3 +100,23 @@ def test_cli_prints_the_summary_table_and_writes_json(tmp_path, capsys):
 def test_cli_rejects_a_bad_repro_spec_with_exit_code_2(capsys):
     assert soak.main(["--repro", "poker:1"]) == 2
     assert "VARIANT:SEED" in capsys.readouterr().err
+
+
+def test_a_missing_event_is_caught_against_the_state(monkeypatch):
+    feed = soak.PublicTable.feed
+    monkeypatch.setattr(soak.PublicTable, "feed",
+                        lambda self, events: feed(self, [ev for ev in events if ev.kind != E.DREW]))
+    with pytest.raises(soak.SoakFailure, match="the events disagree with the state: hand sizes"):
+        soak.play_game("classic", 9, 1000)
+
+
+def test_an_event_that_names_a_drawn_card_is_caught(monkeypatch):
+    feed = soak.PublicTable.feed
+    monkeypatch.setattr(soak.PublicTable, "feed", lambda self, events: feed(
+        self, [ev._replace(card=0) if ev.kind == E.DREW else ev for ev in events]))
+    with pytest.raises(soak.SoakFailure, match="event drew names a card"):
+        soak.play_game("classic", 9, 1000)
+
+
+def test_recording_events_does_not_change_the_game():
+    assert soak.play_game("everything", 4, 1000, events=True) == soak.play_game("everything", 4, 1000, events=False)
