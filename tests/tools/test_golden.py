@@ -22,9 +22,10 @@ def test_golden_playthrough_is_unchanged(golden):
     with open(path, encoding="utf-8") as fh:
         expected = fh.read().splitlines()
     diff = P.first_difference(expected, P.golden_lines(golden))
-    assert diff is None, (f"{os.path.relpath(path)} differs from the game the code plays now, at {diff}\n"
-                          f"If the change is intended, regenerate with `{P.REGEN_COMMAND}` and review "
-                          f"`git diff tests/golden`.")
+    if diff is not None:
+        pytest.fail(f"{os.path.relpath(path)} differs from the game the code plays now, at {diff}\n"
+                    f"If the change is intended, regenerate with `{P.REGEN_COMMAND}` and review "
+                    f"`git diff tests/golden`.", pytrace=False)
 
 
 def test_golden_files_are_exactly_the_listed_games():
