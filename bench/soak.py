@@ -46,8 +46,9 @@ policy             per decision, with probability ``eps`` a uniformly random leg
 
 Variants run one after the other, each over ``--workers`` processes (chunks of games);
 the summary table gives per variant games, decisions, decisions/s (wall), truncated
-games and failures, with the seed that reproduces each. ``--out DIR`` also writes
-``soak.json`` with per-player-count figures.
+games and failures, with the seed that reproduces each (a failure is also printed as soon
+as it is found). ``--out DIR`` writes ``soak.json`` with per-player-count figures, every
+minute while the soak runs (``"complete": false``) and at the end.
 """
 
 from __future__ import annotations
@@ -392,7 +393,9 @@ def run_chunk(task: tuple) -> Tally:
 
 
 def soak_variant(variant: str, games: int, first_seed: int, workers: int, check_every: int,
-                 events: bool, bar) -> tuple[Tally, float]:
+                 events: bool, bar, on_progress=None) -> tuple[Tally, float]:
+    """Soak one variant; ``on_progress(tally, wall)`` after every chunk. Chunks are taken in
+    seed order, so a partial tally covers the seeds ``first_seed .. first_seed + games - 1``."""
     tasks = [(variant, s, min(CHUNK, first_seed + games - s), check_every, events)
              for s in range(first_seed, first_seed + games, CHUNK)]
     total = Tally()
@@ -404,11 +407,15 @@ def soak_variant(variant: str, games: int, first_seed: int, workers: int, check_
         import multiprocessing as mp
 
         pool = mp.get_context("fork" if sys.platform != "win32" else "spawn").Pool(workers)
-        results = pool.imap_unordered(run_chunk, tasks)
+        results = pool.imap(run_chunk, tasks)
     try:
         for t in results:
+            for seed, message in t.failures:
+                bar.write(f"FAILED {variant}:{seed}  {message}")
             total.add(t)
             bar.update(t.games)
+            if on_progress is not None:
+                on_progress(total, time.perf_counter() - t0)
             bar.set_postfix(variant=variant, failed=total.failed,
                             dps=f"{total.decisions / max(time.perf_counter() - t0, 1e-9):,.0f}")
     finally:
@@ -458,6 +465,25 @@ def repro(spec: str, check_every: int, events: bool) -> int:
     return 0
 
 
+def write_report(args, started: str, results: dict[str, tuple[Tally, float]], complete: bool) -> None:
+    """``soak.json`` in ``args.out`` (atomically): the figures so far, per variant and player count."""
+    os.makedirs(args.out, exist_ok=True)
+    report = {"complete": complete, "games_per_variant": args.games, "first_seed": args.seed,
+              "workers": args.workers, "check_every": args.check_every, "events": args.events,
+              "started": started, "written": time.strftime("%Y-%m-%d %H:%M:%S"),
+              "variants": {v: {"wall_s": round(wall, 1), "games": t.games, "decisions": t.decisions,
+                               "truncated": t.truncated, "truncated_decisions": t.truncated_decisions,
+                               "rounds": t.rounds, "failed": t.failed,
+                               "failures": [{"seed": s, "message": m} for s, m in t.failures],
+                               "by_players": {str(n): dict(zip(("games", "decisions", "truncated", "failed"), row))
+                                              for n, row in sorted(t.by_players.items())}}
+                           for v, (t, wall) in results.items()}}
+    path = os.path.join(args.out, "soak.json")
+    with open(path + ".tmp", "w", encoding="utf-8") as fh:
+        json.dump(report, fh, indent=1)
+    os.replace(path + ".tmp", path)
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--variants", nargs="+", default=list(DEFAULT_VARIANTS), choices=sorted(VARIANTS))
@@ -479,11 +505,19 @@ def main(argv: list[str] | None = None) -> int:
 
     results: dict[str, tuple[Tally, float]] = {}
     started = time.strftime("%Y-%m-%d %H:%M:%S")
+    last_write = [time.monotonic()]
+
+    def progress(variant: str, tally: Tally, wall: float) -> None:  # soak.json every minute
+        if args.out and time.monotonic() - last_write[0] > 60:
+            last_write[0] = time.monotonic()
+            write_report(args, started, {**results, variant: (tally, wall)}, complete=False)
+
     with tqdm(total=args.games * len(args.variants), unit="game", smoothing=0.05,
               mininterval=2.0, file=sys.stderr) as bar:
         for variant in args.variants:
             results[variant] = soak_variant(variant, args.games, args.seed, args.workers,
-                                            args.check_every, args.events, bar)
+                                            args.check_every, args.events, bar,
+                                            lambda t, wall, v=variant: progress(v, t, wall))
     print(f"soak: {args.games:,} games per variant from seed {args.seed}, {args.workers} worker(s), "
           f"full checks every {args.check_every} decisions, events {'on' if args.events else 'off'}; "
           f"started {started}")
@@ -496,21 +530,7 @@ def main(argv: list[str] | None = None) -> int:
         for v, seed, msg in failures:
             print(f"  {v}:{seed}  {msg}")
     if args.out:
-        os.makedirs(args.out, exist_ok=True)
-        report = {"games_per_variant": args.games, "first_seed": args.seed, "workers": args.workers,
-                  "check_every": args.check_every, "events": args.events, "started": started,
-                  "variants": {v: {"wall_s": round(wall, 1), "games": t.games, "decisions": t.decisions,
-                                   "truncated": t.truncated, "truncated_decisions": t.truncated_decisions,
-                                   "rounds": t.rounds, "failed": t.failed,
-                                   "failures": [{"seed": s, "message": m} for s, m in t.failures],
-                                   "by_players": {str(n): dict(zip(("games", "decisions", "truncated",
-                                                                    "failed"), row))
-                                                  for n, row in sorted(t.by_players.items())}}
-                               for v, (t, wall) in results.items()}}
-        path = os.path.join(args.out, "soak.json")
-        with open(path + ".tmp", "w", encoding="utf-8") as fh:
-            json.dump(report, fh, indent=1)
-        os.replace(path + ".tmp", path)
+        write_report(args, started, results, complete=True)
     return 1 if failures else 0
 
 
