@@ -23,7 +23,8 @@ rule options       the variant's, plus per game: 1 in 8 ``episode="game"`` to 20
 policy             per decision, with probability ``eps`` a uniformly random legal action,
                    otherwise a random playable card when one is legal (else uniform);
                    ``eps`` per game from (0, 0.05, 0.1, 0.2, 0.3), and 1 (purely uniform
-                   play, the RLCard way: long games, most house games truncated) for 1 in 64;
+                   play, the RLCard way) for 1 in 64, with ``max_steps=2000``: long games,
+                   most house ones truncated;
                    with explicit UNO, ``uno`` whenever legal with probability 1/2 first
 =================  ==============================================================
 
@@ -84,6 +85,7 @@ DEFAULT_VARIANTS = ("classic", "tmnt", "house", "classic-explicit", "tmnt-explic
 PLAYER_COUNTS = tuple(range(2, 11))
 EPS_LEVELS = (0.0, 0.05, 0.1, 0.2, 0.3)
 UNIFORM_ONE_IN = 64
+UNIFORM_MAX_STEPS = 2000  # step cap of the purely uniform games (most house ones reach it)
 CHUNK = 250  # games per task handed to a worker
 MAX_FAILURES_KEPT = 20  # per variant and chunk; every failure is counted
 
@@ -110,6 +112,8 @@ def game_setup(variant: str, seed: int) -> tuple[int, dict, float, random.Random
     if pick.randrange(4) == 0:
         opts["stacked_challenge"] = "last"
     eps = 1.0 if pick.randrange(UNIFORM_ONE_IN) == 0 else EPS_LEVELS[pick.randrange(len(EPS_LEVELS))]
+    if eps == 1.0:
+        opts["max_steps"] = UNIFORM_MAX_STEPS
     return n, opts, eps, pick
 
 
