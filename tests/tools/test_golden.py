@@ -89,8 +89,8 @@ def test_a_finished_game_ends_with_the_winner_and_returns_summing_to_zero():
 
 
 def test_cli_prints_a_playthrough_with_agents(capsys):
-    assert P.main(["--rules", "tmnt", "--players", "3", "--seed", "4", "--max-decisions", "5",
-                   "--agents", "random", "heuristic", "greedy"]) == 0
+    assert P.main(["--rules", "tmnt", "--seed", "4", "--max-decisions", "5",
+                   "--agents", "random", "heuristic", "greedy"]) == 0  # 3 players: one per agent
     out = capsys.readouterr().out
     assert "policy agents random heuristic greedy" in out and "[5] player_" in out
 
@@ -98,7 +98,7 @@ def test_cli_prints_a_playthrough_with_agents(capsys):
 @pytest.mark.parametrize("argv, message", [
     (["--players", "11"], "num_players"),
     (["--set", "stacking=maybe"], "stacking"),
-    (["--agents", "random"], "one spec per seat"),
+    (["--players", "3", "--agents", "random", "random"], "one spec per seat"),
     (["--seed", "-1"], "--seed"),
     (["--max-decisions", "0"], "max_decisions"),
 ])

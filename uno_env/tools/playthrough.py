@@ -255,7 +255,8 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--rules", default="classic", help="preset (classic, tmnt, house) or YAML file")
     ap.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                     help="override one rule option (repeatable), e.g. --set uno_call=explicit")
-    ap.add_argument("--players", type=int, default=2, help="2..10 (default 2)")
+    ap.add_argument("--players", type=int, default=None,
+                    help="2..10 (default: one per --agents spec, else 2)")
     ap.add_argument("--seed", type=int, default=0, help="game seed (default 0)")
     ap.add_argument("--max-decisions", type=int, default=GOLDEN_DECISIONS,
                     help=f"stop after this many decisions (default {GOLDEN_DECISIONS})")
@@ -290,8 +291,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         ap.error(f"--seed must be >= 0, got {args.seed}")
     try:
         rules = make_rules(args.rules, **parse_overrides(args.overrides))
-        lines = playthrough(rules, args.players, args.seed, args.max_decisions, args.agents,
-                            preset=args.rules)
+        players = args.players or (len(args.agents) if args.agents else 2)
+        lines = playthrough(rules, players, args.seed, args.max_decisions, args.agents, preset=args.rules)
     except (ValueError, OSError, ImportError) as e:
         ap.error(str(e))
     print("\n".join(lines))
