@@ -1,11 +1,18 @@
-"""Throughput of random legal play: engine alone, ``raw_env``, ``env()`` and (if installed) RLCard.
+"""Throughput of random legal play: engine alone, the arena, ``raw_env``, ``env()`` and (if installed) RLCard.
 
     python bench/bench_env.py                 # classic and house, 2 and 4 players
     python bench/bench_env.py --seconds 3 --rules classic --players 2
 
 Each case plays uniformly random legal actions for ``--seconds`` of wall time on one core
-and prints decision steps/s, games/s and steps per game. The ``raw_env`` and ``env()`` loops
-call ``last()`` (full observation + mask) before every ``step()``, as a learner would.
+and prints decision steps/s, games/s and steps per game. The layers:
+
+* ``engine``: ``legal_actions`` + ``step`` only (no observation, no mask);
+* ``arena``: whole games of agents through :func:`uno_env.agents.arena.play_game`, the loop
+  of the evaluation tool and the Gymnasium view's opponents (observation + mask + ``act``
+  at every decision);
+* ``raw_env`` and ``env()``: the AEC loops call ``last()`` (full observation + mask) before
+  every ``step()``, as a learner would.
+
 With ``rlcard`` installed, RLCard's UNO (2 players, its own simpler rules) runs through its
 env API in the same process and the ratio raw_env / RLCard is printed.
 """
@@ -19,8 +26,11 @@ import time
 import numpy as np
 
 import uno_env
+from uno_env.agents.arena import play_game
+from uno_env.agents.base import Agent
 from uno_env.game.actions import DRAW
 from uno_env.game.engine import Engine
+from uno_env.game.observation import ObservationEncoder
 from uno_env.game.rules import make_rules
 
 
@@ -46,6 +56,32 @@ def bench_engine(rules: str, players: int, seconds: float, policy: str) -> tuple
         while not s.game_over and s.steps < limit:
             step(s, choose(legal_actions(s), pick, policy))
         steps += s.steps
+        games += 1
+    return steps, games, time.perf_counter() - t0
+
+
+class ChoiceAgent(Agent):
+    """An agent playing ``choose`` on the legal actions of its mask."""
+
+    name = "choice"
+
+    def __init__(self, rules, num_players: int, pick: random.Random, policy: str):
+        super().__init__(rules, num_players)
+        self.pick, self.policy = pick, policy
+
+    def act(self, observation, action_mask) -> int:
+        return choose(action_mask.nonzero()[0].tolist(), self.pick, self.policy)
+
+
+def bench_arena(rules: str, players: int, seconds: float, policy: str) -> tuple[int, int, float]:
+    engine = Engine(make_rules(rules), players)
+    encoder = ObservationEncoder(engine)
+    rng = np.random.default_rng(0)
+    agents = [ChoiceAgent(engine.rules, players, random.Random(0), policy)] * players
+    steps = games = 0
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        steps += play_game(engine, agents, rng, encoder=encoder).steps
         games += 1
     return steps, games, time.perf_counter() - t0
 
@@ -115,6 +151,8 @@ def main() -> None:
     for rules in args.rules:
         for n in args.players:
             row(f"engine {rules} {n}p", best_of(args.repeat, lambda: bench_engine(
+                rules, n, args.seconds, args.policy)))
+            row(f"arena {rules} {n}p", best_of(args.repeat, lambda: bench_arena(
                 rules, n, args.seconds, args.policy)))
             raw_rates[rules, n] = row(f"raw_env {rules} {n}p", best_of(args.repeat, lambda: bench_aec(
                 lambda: uno_env.raw_env(rules=rules, num_players=n), args.seconds, args.policy)))

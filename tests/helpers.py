@@ -1,4 +1,6 @@
-"""Shared test helpers: stacked decks and named actions.
+"""Shared test helpers: stacked decks, named actions, scenario checks (``P``, ``hand``,
+``size``, ``known``, ``offer_seen``, ``assert_conserved``), the decks' colour names and the
+hidden-information check.
 
 ``stacked_deck`` builds the full ordered deck (card strings, top first) that
 ``reset(options={"deck": deck, "dealer": dealer})`` deals into the given position, per
@@ -20,6 +22,11 @@ import uno_env
 from uno_env.game import cards as C
 from uno_env.game import observation as O
 from uno_env.game.rules import Rules, make_rules
+
+
+# The colour names of the decks (RULES.md 1), typed once for every test.
+CLASSIC_COLORS = ("red", "yellow", "green", "blue")  # classic and house
+TMNT_COLORS = ("blue", "orange", "red", "purple")
 
 
 def deck_cards(rules: Any) -> list[str]:
@@ -82,11 +89,12 @@ def stacked_deck(rules: Any, num_players: int, dealer: int, hands: Mapping[int, 
 
 
 def reset_stacked(env: Any, dealer: int, hands: Mapping[int, list[str]], first: str,
-                  draw_top: list[str] = (), seed: int = 0) -> None:
-    """Reset ``env`` (raw or wrapped) with a stacked deck built for its rules and player count."""
+                  draw_top: list[str] = (), seed: int = 0) -> Any:
+    """Reset ``env`` (AEC or Gymnasium, raw or wrapped) with a stacked deck built for its rules
+    and player count; what its ``reset`` returns."""
     u = env.unwrapped
     deck = stacked_deck(u.rules, u.engine.n, dealer, hands, first, draw_top)
-    env.reset(seed=seed, options={"deck": deck, "dealer": dealer})
+    return env.reset(seed=seed, options={"deck": deck, "dealer": dealer})
 
 
 def act(env: Any, name: str, agent: str | None = None) -> None:
@@ -115,6 +123,19 @@ def card_counts(env: Any) -> Counter:
     out.update(snap["draw_pile"])
     out.update(snap["discard_pile"])
     return out
+
+
+def assert_conserved(env: Any, snapshot: bool = True) -> None:
+    """Card conservation: the hands, DRAW and DISCARD hold exactly the ruleset's deck, in the
+    engine state and (``snapshot``, slower: scenario tests) in ``snapshot()``."""
+    u = env.unwrapped
+    s = u.game_state
+    counts = s.hands.sum(axis=0).astype(np.int64)
+    counts += np.bincount(np.asarray(s.draw_pile, np.int64), minlength=C.NUM_KINDS)
+    counts += np.bincount(np.asarray(s.discard, np.int64), minlength=C.NUM_KINDS)
+    assert counts.tolist() == list(u.rules.deck_counts()), "hands + DRAW + DISCARD != the deck"
+    if snapshot:
+        assert card_counts(env) == Counter(deck_cards(u.rules)), "the snapshot's cards != the deck"
 
 
 # ---------------------------------------------------------------- scenario helpers

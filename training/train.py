@@ -15,6 +15,15 @@ games each, written to the card, a results table, and the learning curve ``curve
 Outputs: ``checkpoints/<run>/`` (model.zip, card.json, eval.csv, curve.png; see
 ``uno_env.agents.checkpoint``) and ``runs/<run>/`` (TensorBoard logs, self-play snapshots).
 ``--resume`` continues from the latest ``checkpoints/<run>/model.zip`` and its step count.
+
+``--set KEY=VALUE`` (repeatable; values read as YAML, :mod:`uno_env.tools.overrides`)
+overrides one key for this run: a key of :class:`Config` (``--set n_envs=8 --set
+learning_rate=1e-4``, checked like the YAML's own keys) or else a rule option of
+:class:`uno_env.game.rules.Rules` (``--set uno_call=explicit``: the rules become
+``make_rules(config.rules, uno_call="explicit")``). No key is both; any other key is an
+error. The card records the resulting config and the full rules, so a ``--resume`` must
+repeat the same rule options (a mismatch is an error naming it). ``--total-steps`` and
+``--time-limit-min`` are applied after ``--set``.
 """
 
 from __future__ import annotations
@@ -43,7 +52,8 @@ import uno_env
 import uno_env.agents.checkpoint as ckpt
 from uno_env.tools.evaluate import evaluate
 from uno_env.envs.gym_env import UnoGymEnv
-from uno_env.game.rules import make_rules
+from uno_env.game.rules import Rules, make_rules
+from uno_env.tools.overrides import parse_overrides
 
 
 @dataclass
@@ -108,9 +118,11 @@ class Config:
     checkpoint_every: int = 100_000
 
 
-def load_config(path: str) -> Config:
+def load_config(path: str, overrides: dict | None = None) -> Config:
+    """The config of a YAML file, with ``overrides`` (config keys) replacing its values."""
     with open(path, encoding="utf-8") as fh:
         data = yaml.safe_load(fh) or {}
+    data.update(overrides or {})
     known = {f.name for f in dataclasses.fields(Config)}
     unknown = sorted(set(data) - known)
     if unknown:
@@ -119,6 +131,19 @@ def load_config(path: str) -> Config:
     if cfg.vec_env not in ("dummy", "subproc") or cfg.activation not in ("tanh", "relu"):
         raise ValueError(f"{path}: vec_env must be dummy|subproc and activation tanh|relu")
     return cfg
+
+
+def split_overrides(sets: dict) -> tuple[dict, dict]:
+    """``--set`` values split into (training-config keys, rule options); ``ValueError``
+    naming a key that is neither."""
+    config_keys = {f.name for f in dataclasses.fields(Config)}
+    rule_keys = {f.name for f in dataclasses.fields(Rules)}
+    unknown = sorted(k for k in sets if k not in config_keys and k not in rule_keys)
+    if unknown:
+        raise ValueError(f"--set: {unknown} are neither training-config keys ({sorted(config_keys)}) "
+                         f"nor rule options ({sorted(rule_keys)})")
+    return ({k: v for k, v in sets.items() if k in config_keys},
+            {k: v for k, v in sets.items() if k not in config_keys})
 
 
 # ---------------------------------------------------------------------- league
@@ -203,14 +228,21 @@ def main(argv: list[str] | None = None) -> dict:
     parser.add_argument("--checkpoint-dir", default="checkpoints")
     parser.add_argument("--runs-dir", default="runs")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                        help="override a config key (--set n_envs=8) or a rule option "
+                             "(--set uno_call=explicit); repeatable, values read as YAML")
     args = parser.parse_args(argv)
 
-    cfg = load_config(args.config)
-    if args.total_steps is not None:
-        cfg.total_steps = args.total_steps
-    if args.time_limit_min is not None:
-        cfg.time_limit_min = args.time_limit_min
-    rules = make_rules(cfg.rules)
+    try:
+        config_sets, rule_sets = split_overrides(parse_overrides(args.overrides))
+        cfg = load_config(args.config, config_sets)
+        if args.total_steps is not None:
+            cfg.total_steps = args.total_steps
+        if args.time_limit_min is not None:
+            cfg.time_limit_min = args.time_limit_min
+        rules = make_rules(cfg.rules, **rule_sets)
+    except ValueError as exc:
+        parser.error(str(exc))
     run_dir = os.path.join(args.checkpoint_dir, args.run)
     log_dir = os.path.join(args.runs_dir, args.run)
     snap_dir = os.path.join(log_dir, "snapshots")

@@ -218,3 +218,39 @@ def test_numpy_actor_matches_torch(trained):
             obs, info = env.reset()
     batch = np.stack(batch)
     np.testing.assert_allclose(policy.logits(batch), policy._torch_logits(batch), atol=1e-4)
+
+
+# ---------------------------------------------------------------------- --set
+def test_set_keys_route_to_the_config_or_the_rules_and_no_key_is_both():
+    import dataclasses
+
+    from uno_env.game.rules import Rules
+
+    assert not {f.name for f in dataclasses.fields(train.Config)} & {f.name for f in dataclasses.fields(Rules)}
+    config_sets, rule_sets = train.split_overrides({"n_envs": 2, "uno_call": "explicit", "rules": "tmnt"})
+    assert config_sets == {"n_envs": 2, "rules": "tmnt"} and rule_sets == {"uno_call": "explicit"}
+    with pytest.raises(ValueError, match="'n_env'.* neither"):
+        train.split_overrides({"n_env": 2})
+
+
+def test_set_overrides_a_run(tmp_path):
+    """--set changes config keys and rule options of one run; the card records both."""
+    args = ["--config", TEST_CONFIG, "--run", "set", "--checkpoint-dir", str(tmp_path), "--runs-dir",
+            str(tmp_path), "--no-progress", "--time-limit-min", "0.0001", "--set", "uno_call=explicit",
+            "--set", "net_arch=[16, 8]", "--set", "final_eval_games=4", "--set", "learning_rate=1e-3"]
+    train.main(args)
+    card = ckpt.load_card(str(tmp_path / "set"))
+    assert card["rules"] == make_rules("classic", uno_call="explicit").to_dict()
+    assert card["config"]["net_arch"] == [16, 8] and card["config"]["learning_rate"] == 1e-3
+    assert card["evaluation"]["random"]["games"] == 4
+
+
+@pytest.mark.parametrize("bad", [["--set", "n_env=2"], ["--set", "uno_call"], ["--set", "uno_call=shout"],
+                                 ["--set", "vec_env=threads"]])
+def test_bad_set_is_a_usage_error(bad, tmp_path, capsys):
+    with pytest.raises(SystemExit) as info:
+        train.main(["--config", TEST_CONFIG, "--run", "bad", "--checkpoint-dir", str(tmp_path),
+                    "--runs-dir", str(tmp_path)] + bad)
+    assert info.value.code == 2
+    assert bad[1].split("=")[0] in capsys.readouterr().err
+    assert not os.path.exists(tmp_path / "bad")

@@ -324,7 +324,7 @@ def _build_obs_features():
             super().__init__(observation_space, features_dim=len(keep))
             scale = np.ones(O.OBS_SIZE, np.float32)
             scale[O.PENDING] = 0.25
-            scale[O.OPPONENTS + 1:O.RULES:O.OPP_FIELDS] = 0.1  # opponents' hand sizes
+            scale[O.OPPONENTS + O.OPP_HAND_SIZE:O.RULES:O.OPP_FIELDS] = 0.1  # opponents' hand sizes
             self.register_buffer("keep", torch.as_tensor(keep, dtype=torch.long), persistent=False)
             self.register_buffer("scale", torch.as_tensor(scale[keep]), persistent=False)
 

@@ -34,7 +34,9 @@ At ``rules.max_steps`` decisions the episode is truncated with reward 0.
 
 **Inspection.** ``snapshot()`` returns the whole state as a JSON-serialisable dict;
 ``render()`` shows the public table and the acting player's hand (``ansi`` returns the text,
-``human`` prints it).
+``human`` prints it). ``state()`` (space ``state_space``, ``Box(807,)``) is PettingZoo's global
+state: every hand, the DRAW pile's contents and the public table
+(:mod:`uno_env.game.global_state`), for centralised critics in training only.
 
 Version history: v0 (first release); 0.2: ``game_state`` (was ``state``), rewards from
 ``Engine.returns``.
@@ -53,9 +55,10 @@ from pettingzoo.utils import wrappers
 from uno_env.game import actions as A
 from uno_env.game import cards as C
 from uno_env.game.engine import PHASE_NAMES, Engine
+from uno_env.game.global_state import GLOBAL_STATE_SIZE, GlobalStateEncoder
 from uno_env.game.observation import OBS_SIZE, ObservationEncoder
 from uno_env.game.rules import make_rules
-from uno_env.envs.render import render_for_mode
+from uno_env.envs.render import RENDER_MODES, render_for_mode
 
 
 def env(**kwargs: Any) -> AECEnv:
@@ -68,7 +71,7 @@ def env(**kwargs: Any) -> AECEnv:
 
 
 class raw_env(AECEnv, EzPickle):
-    metadata = {"render_modes": ["human", "ansi"], "name": "uno_v0", "is_parallelizable": False,
+    metadata = {"render_modes": RENDER_MODES, "name": "uno_v0", "is_parallelizable": False,
                 "render_fps": 1}
 
     def __init__(self, rules: Any = "classic", num_players: int = 4, render_mode: str | None = None,
@@ -78,6 +81,8 @@ class raw_env(AECEnv, EzPickle):
         self.rules = make_rules(rules, **overrides)
         self.engine = Engine(self.rules, num_players)
         self.encoder = ObservationEncoder(self.engine)
+        self.state_encoder = GlobalStateEncoder(self.engine)
+        self.state_space = spaces.Box(0.0, np.inf, (GLOBAL_STATE_SIZE,), np.float32)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, "
                              f"got {render_mode!r}")
@@ -187,6 +192,14 @@ class raw_env(AECEnv, EzPickle):
             self.render()
 
     # ------------------------------------------------------------------ inspection
+    def state(self) -> np.ndarray:
+        """The global state (:mod:`uno_env.game.global_state`): every hand and the DRAW pile's
+        contents with the public table. Hidden information: for centralised critics in
+        training only, never for a policy that acts."""
+        if self.game_state is None:
+            raise ValueError("state() before reset()")
+        return self.state_encoder.encode(self.game_state)
+
     def snapshot(self) -> dict[str, Any]:
         """The whole state as a JSON-serialisable dict (hidden information included)."""
         s, names = self.game_state, self.card_names

@@ -29,7 +29,9 @@ Agents built from spec strings are cached (a checkpoint's model is loaded once).
 At ``rules.max_steps`` decisions (all seats) the episode is truncated with reward 0.
 
 **Illegal actions** end the episode with reward -1 and ``info["illegal"] = True`` (state
-unchanged). An illegal move by an *opponent* is a bug in that agent: ``ValueError``.
+unchanged). An illegal move by an *opponent* is a bug in that agent:
+:class:`~uno_env.agents.arena.IllegalActionError` (a ``ValueError``). The opponents play
+through :func:`uno_env.agents.arena.play_until`, the loop every tool shares.
 
 **Reset.** ``reset(seed=..., options={"deck": [card strings, top first], "dealer": seat})``
 as in the AEC env. The learner's seat is drawn with the env RNG when ``seat="random"``.
@@ -49,17 +51,18 @@ from gymnasium import spaces
 
 from uno_env.game import actions as A
 from uno_env.game import cards as C
+from uno_env.agents.arena import play_until
 from uno_env.agents.base import Agent, make_agent
 from uno_env.game.engine import Engine
 from uno_env.game.observation import OBS_SIZE, ObservationEncoder
-from uno_env.envs.render import render_for_mode
+from uno_env.envs.render import RENDER_MODES, render_for_mode
 from uno_env.game.rules import make_rules
 
 ILLEGAL_REWARD = -1.0
 
 
 class UnoGymEnv(gym.Env):
-    metadata = {"render_modes": ["human", "ansi"], "render_fps": 1}
+    metadata = {"render_modes": RENDER_MODES, "render_fps": 1}
 
     def __init__(self, rules: Any = "classic", num_players: int = 2,
                  opponents: Any = ("heuristic",), seat: "str | int" = "random",
@@ -201,18 +204,7 @@ class UnoGymEnv(gym.Env):
 
     def _play_opponents(self) -> None:
         """Opponents decide until it is the learner's decision or the episode ends."""
-        s, engine, encoder, seat = self.game_state, self.engine, self.encoder, self.seat
-        max_steps = self.rules.max_steps
-        while not s.game_over and s.actor != seat and s.steps < max_steps:
-            p = s.actor
-            legal = engine.legal_actions(s)
-            mask = A.legal_mask(legal)
-            agent = self.seat_agents[p]
-            a = int(agent.act(encoder.encode(s, p), mask))
-            if a not in legal:
-                raise ValueError(f"opponent {agent!r} in seat {p} chose illegal action {a} "
-                                 f"({engine.describe(a)}); legal: {legal}")
-            engine.step(s, a)
+        play_until(self.engine, self.game_state, self.seat_agents, self.seat, encoder=self.encoder)
 
     def _observe(self) -> np.ndarray:
         return self.encoder.encode(self.game_state, self.seat)
@@ -229,8 +221,10 @@ class UnoGymEnv(gym.Env):
             info["steps"] = int(self.game_state.steps)
         return info
 
-    def action_masks(self) -> np.ndarray:
-        """Legal actions of the learner's current decision, as bools (sb3-contrib's hook)."""
+    def action_masks(self, env: Any = None) -> np.ndarray:
+        """Legal actions of the learner's current decision, as bools (sb3-contrib's hook).
+        ``env`` is ignored: sb3-contrib's ``ActionMasker(env, "action_masks")`` passes the env
+        to the method it finds by name."""
         return self._mask().astype(bool)
 
     def render(self) -> str | None:

@@ -8,15 +8,17 @@ A log holds one JSON object per line:
     (``player_i`` names), ``specs`` (agent spec per seat, e.g. ``"heuristic"``, ``"human"``),
     ``agent_seeds``, ``seed``, ``rng`` (null, or for a game dealt from a given numpy
     generator: its bit-generator ``state`` before the deal and whether it drew the dealer /
-    shuffled), ``dealer``, ``deck`` (card strings, top first, as dealt) and ``meta``
-    (free-form: tool, date...).
+    shuffled), ``dealer``, ``deck`` (card strings, top first, as dealt), ``events`` (the
+    public events of the deal, below) and ``meta`` (free-form: tool, date...).
 ``action`` (one per decision)
     ``step`` (1-based), ``round`` (rounds finished before it), ``seat``, ``agent``, ``spec``,
     ``phase``, ``action`` (id) and ``name`` (``"play red-5"``); the public table before it
     (``top``, ``color``, ``pending``) and, with ``hands=True`` (the default), the actor's hand
     before it (``hand``); the public table after it (``after``: ``top``, ``color``,
-    ``direction``, ``pending``, ``hand_sizes``, ``uno_called``, ``phase``, ``next``); and, when
-    the decision ended a round, ``round_end`` (``winner``, ``round_points``, ``scores``).
+    ``direction``, ``pending``, ``hand_sizes``, ``uno_called``, ``phase``, ``next``); when
+    the decision ended a round, ``round_end`` (``winner``, ``round_points``, ``scores``); and
+    ``events``: the public events that followed the decision (:mod:`uno_env.game.events`;
+    none while a window's answers are still hidden, its outcome when it closes).
 ``end`` (last line)
     ``status`` (``finished``, ``truncated`` or ``aborted``), ``steps``, ``winner``, ``scores``,
     ``rewards`` (cumulative reward per agent) and ``snapshot`` (:meth:`raw_env.snapshot`, the
@@ -31,8 +33,20 @@ dealt and played, and the log's seed, deck and dealer reproduce it (later rounds
 rule picks use the seed's RNG stream). The RNG state in the header is JSON with integers of up
 to 128 bits (exact in Python; other JSON readers may need big-integer support).
 
+**Events** are JSON objects with the kind's name, the seat (an integer) and card and colour
+names, fields unused by a kind left out, e.g. ``{"kind": "played", "seat": 1, "card":
+"red-5", "color": "red"}``. The engine's ``value`` is named by kind (:data:`EVENT_VALUE_FIELDS`):
+``color`` (played, jumped_in, color_chosen), ``cards`` (drew, penalty, caught: how many;
+reshuffled: the new DRAW pile), ``guilty`` (challenged, true or false), ``direction``
+(reversed: ``"clockwise"`` / ``"counter-clockwise"``), ``giver`` (took: a seat), ``round``
+(dealt, from 1) and ``points`` (round_over).
+
 Replaying checks that every logged action is legal for the logged player and phase, the
-actor's hand before it, the public table after it, and the final snapshot.
+actor's hand before it, the public table after it, the public events that followed it (and
+those of the deal), and the final snapshot.
+
+Version history: 1 (uno_env 0.1: no events); 2 (uno_env 0.2: ``events`` in the header and in
+every action record). Both are read and replayed; a version-1 log is checked without events.
 
 **Writing a log** from any game loop (human, bots, evaluation)::
 
@@ -68,11 +82,12 @@ import numpy as np
 from gymnasium.utils import seeding
 
 from uno_env.game import actions as A
-from uno_env.game.engine import CATCH, JUMP, OFFER, PHASE_NAMES
+from uno_env.game import events as E
+from uno_env.game.engine import PHASE_NAMES
 
 FORMAT = "uno_env-gamelog"
-FORMAT_VERSION = 1
-WINDOW_PHASES = (CATCH, JUMP, OFFER)  # answers stay hidden until the window closes
+FORMAT_VERSION = 2  # written; see the version history in the module docstring
+READ_VERSIONS = (1, 2)  # read and replayed
 
 
 class ReplayError(ValueError):
@@ -138,6 +153,41 @@ def reset_env(env: Any, seed: int, dealer: int | None = None, deck: Sequence[str
 
 
 # ---------------------------------------------------------------------------- records
+EVENT_VALUE_FIELDS = {  # kind -> the name of the engine's ``value`` in an event record
+    E.DEALT: "round", E.PLAYED: "color", E.JUMPED_IN: "color", E.DREW: "cards", E.PENALTY: "cards",
+    E.CAUGHT: "cards", E.CHALLENGED: "guilty", E.COLOR_CHOSEN: "color", E.REVERSED: "direction",
+    E.TOOK: "giver", E.RESHUFFLED: "cards", E.ROUND_OVER: "points",
+}
+
+
+def event_record(event: E.Event, card_names: Sequence[str], colors: Sequence[str]) -> dict[str, Any]:
+    """One public event as a log's JSON object (see the module docstring)."""
+    kind, seat, card, value = event
+    rec: dict[str, Any] = {"kind": E.EVENT_NAMES[kind]}
+    if seat >= 0:
+        rec["seat"] = int(seat)
+    if card >= 0:
+        rec["card"] = card_names[card]
+    field_name = EVENT_VALUE_FIELDS.get(kind)
+    if field_name == "color":
+        rec["color"] = colors[value] if value >= 0 else None
+    elif field_name == "guilty":
+        rec["guilty"] = bool(value)
+    elif field_name == "direction":
+        rec["direction"] = "clockwise" if value > 0 else "counter-clockwise"
+    elif field_name is not None:
+        rec[field_name] = int(value)
+    return rec
+
+
+def event_records(env: Any, start: int = 0) -> list[dict[str, Any]]:
+    """The public events of a raw (or wrapped) env's game from index ``start``, as records
+    (empty if its engine does not record events)."""
+    u = env.unwrapped
+    events = u.game_state.events or []
+    return [event_record(ev, u.card_names, u.colors) for ev in events[start:]]
+
+
 def public_table(env: Any) -> dict[str, Any]:
     """The public table of a raw env as a JSON-able dict."""
     u = env.unwrapped
@@ -168,7 +218,8 @@ class GameRecorder:
     ``out`` is a path (opened, and closed by :meth:`finish`) or a text file object (left
     open). ``specs`` names the agent of every seat (``"heuristic"``, ``"human"``...);
     ``agent_seeds`` their seeds; ``hands`` puts the actor's hand in every action record;
-    ``meta`` is stored in the header. Use :meth:`reset` and :meth:`step` instead of the env's;
+    ``meta`` is stored in the header. The env's engine is set to record public events
+    (``state.events``), which the log holds. Use :meth:`reset` and :meth:`step` instead of the env's;
     the end record is written when the game ends (or is truncated), or by :meth:`finish`
     (status ``aborted`` if it had not ended).
     """
@@ -223,6 +274,7 @@ class GameRecorder:
         """
         if self.header is not None:
             raise RuntimeError("a GameRecorder records one game; make a new one per game")
+        self.u.engine.record_events = True  # the log holds the public events
         rng_info = None
         if rng is not None:
             state = copy.deepcopy(rng.bit_generator.state)
@@ -239,7 +291,7 @@ class GameRecorder:
             "rules": u.rules.to_dict(), "num_players": u.engine.n,
             "agents": list(u.possible_agents), "specs": self.specs,
             "agent_seeds": self.agent_seeds, "seed": None if seed is None else int(seed),
-            "rng": rng_info, "dealer": dealer, "deck": deck,
+            "rng": rng_info, "dealer": dealer, "deck": deck, "events": event_records(u),
             "meta": {"created": datetime.datetime.now().isoformat(timespec="seconds"), **self.meta},
         }
         self._write(self.header)
@@ -266,7 +318,7 @@ class GameRecorder:
         }
         if self.hands:
             record["hand"] = [u.card_names[k] for k in u.engine.hand_cards(s, seat)]
-        rounds = s.round
+        rounds, seen = s.round, len(s.events)
         self.env.step(action)
         s = u.game_state
         record["after"] = public_table(u)
@@ -276,6 +328,7 @@ class GameRecorder:
                 "round_points": [int(x) for x in s.round_points],
                 "scores": [int(x) for x in s.scores],
             }
+        record["events"] = event_records(u, seen)
         self._write(record)
         if _end_status(u) is not None:
             self.done = True
@@ -401,7 +454,7 @@ def read_log(source: "str | os.PathLike | IO[str] | Iterable[str]") -> GameLog:
         if log is None:
             if kind != "header" or rec.get("format") != FORMAT:
                 raise ValueError(f"{where}:{no}: the first record must be a {FORMAT} header")
-            if rec.get("version") != FORMAT_VERSION:
+            if isinstance(rec.get("version"), bool) or rec.get("version") not in READ_VERSIONS:
                 raise ValueError(f"{where}:{no}: log format version {rec.get('version')} is not "
                                  f"supported (this is version {FORMAT_VERSION})")
             log = GameLog(header=rec, path=path)
@@ -459,9 +512,22 @@ def _diff(a: Any, b: Any, path: str = "") -> list[str]:
     return []
 
 
+def _event_diff(replayed: list[dict[str, Any]], logged: Any) -> str | None:
+    """The first difference between replayed and logged event records (None: equal)."""
+    if replayed == logged:
+        return None
+    if not isinstance(logged, list):
+        return f"the log's events are not a list: {logged!r}"[:200]
+    for i, (a, b) in enumerate(zip(replayed, logged), 1):
+        if a != b:
+            return f"event {i}: replay {a} != log {b}"
+    return f"the replay has {len(replayed)} events, the log {len(logged)}"
+
+
 def replay_step(env: Any, record: dict[str, Any]) -> None:
-    """Apply one logged action to ``env``, checking actor, phase, legality and the public table
-    after it (``ReplayError`` on any difference)."""
+    """Apply one logged action to ``env``, checking actor, phase, legality, the public table
+    after it and, if the record has them, the public events that followed it (the env's
+    engine must record events: :func:`replay` turns it on). ``ReplayError`` on any difference."""
     u = env.unwrapped
     s = u.game_state
     step = record.get("step")
@@ -486,11 +552,18 @@ def replay_step(env: Any, record: dict[str, Any]) -> None:
         if hand != record["hand"]:
             raise ReplayError(f"step {step}: {record['agent']}'s hand is {hand} in the replay, "
                               f"{record['hand']} in the log")
+    seen = len(s.events) if s.events is not None else 0
     env.step(action)
     if "after" in record:
         diff = _diff(public_table(u), record["after"])
         if diff:
             raise ReplayError(f"step {step}: the table after {record.get('name')} differs: " + "; ".join(diff))
+    if "events" in record:
+        if u.game_state.events is None:
+            raise ReplayError(f"step {step}: the log has events but the replay's engine does not record them")
+        diff = _event_diff(event_records(u, seen), record["events"])
+        if diff:
+            raise ReplayError(f"step {step}: the events after {record.get('name')} differ: {diff}")
 
 
 def replay(log: "GameLog | str | os.PathLike", env: Any = None,
@@ -499,7 +572,9 @@ def replay(log: "GameLog | str | os.PathLike", env: Any = None,
     """Replay a game log exactly; returns the raw env in the final state.
 
     Every action is checked (:func:`replay_step`) and, with ``verify_end``, the final
-    snapshot must equal the logged one. ``on_reset(env)`` is called after the reset,
+    snapshot must equal the logged one; a version-2 log's events (the deal's and every
+    action's) must equal the replayed ones. The env records events (``state.events``) from
+    the deal on, whatever the log's version. ``on_reset(env)`` is called after the reset,
     ``on_step(env, record)`` after every action. ``ReplayError`` on any mismatch.
     """
     if not isinstance(log, GameLog):
@@ -507,10 +582,18 @@ def replay(log: "GameLog | str | os.PathLike", env: Any = None,
     if env is None:
         env = env_from_log(log)
     u = env.unwrapped
+    u.engine.record_events = True
     reset_from_log(env, log)
+    with_events = log.header.get("version", 1) >= 2
+    if with_events:
+        diff = _event_diff(event_records(u), log.header.get("events"))
+        if diff:
+            raise ReplayError(f"the events of the deal differ: {diff}")
     if on_reset is not None:
         on_reset(env)
     for record in log.actions:
+        if with_events and "events" not in record:
+            raise ReplayError(f"step {record.get('step')}: a version-2 action record without 'events'")
         replay_step(env, record)
         if on_step is not None:
             on_step(env, record)
