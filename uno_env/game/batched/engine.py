@@ -132,7 +132,7 @@ class BatchedEngine:
         self.rng[:, R.I_LO] |= np.uint64(1)
         self.st = tuple(getattr(self, name) for name in STATE_ARRAYS)
         self._all = np.ones(B, bool)
-        self._masks = np.zeros((B, A.NUM_ACTIONS), np.int8)
+        self._scratch = np.zeros((3, K.MAX_LEGAL), np.int64)  # kernels allocate nothing
 
     # ------------------------------------------------------------------ set-up
     def _select(self, games: Any) -> np.ndarray:
@@ -205,13 +205,13 @@ class BatchedEngine:
         act = ~self.game_over if active is None else self._select(active) & ~self.game_over
         if out is None:
             out = np.empty((self.batch_size, A.NUM_ACTIONS), np.int8)
-        K.masks_batch(self.st, self.cfg, act, out)
+        K.masks_batch(self.st, self.cfg, act, out, self._scratch)
         return out
 
     def legal_actions(self, b: int) -> list[int]:
         """Legal action ids of game ``b`` (sorted), as ``Engine.legal_actions``."""
         out = np.empty(K.MAX_LEGAL, np.int64)
-        c = K.legal_into(self.st, self.cfg, int(b), out)
+        c = K.legal_one(self.st, self.cfg, int(b), out)
         return out[:c].tolist()
 
     def step(self, actions: Any, active: Any = None) -> None:
@@ -226,7 +226,7 @@ class BatchedEngine:
         over = act & self.game_over
         if over.any():
             raise ValueError(f"game {int(np.flatnonzero(over)[0])} is over; reset it before stepping")
-        bad = K.first_illegal(self.st, self.cfg, acts, act)
+        bad = K.first_illegal(self.st, self.cfg, acts, act, self._scratch)
         if bad >= 0:
             a = int(acts[bad])
             raise ValueError(f"illegal action {a} ({self.scalar.describe(a)}) in game {bad}, phase "
@@ -252,14 +252,14 @@ class BatchedEngine:
         (``(B, 6)`` PCG64 words, see :func:`rng_words`)."""
         act = ~self.game_over if active is None else self._select(active) & ~self.game_over
         out = np.full(self.batch_size, -1, np.int64)
-        K.uniform_actions(self.st, self.cfg, act, prng, out)
+        K.uniform_actions(self.st, self.cfg, act, prng, out, self._scratch)
         return out
 
     def random_bot_actions(self, prng: np.ndarray, active: Any = None) -> np.ndarray:
         """The ``random`` bot's action per game not over (-1 elsewhere), drawn from ``prng``."""
         act = ~self.game_over if active is None else self._select(active) & ~self.game_over
         out = np.full(self.batch_size, -1, np.int64)
-        K.random_bot_actions(self.st, self.cfg, act, prng, out)
+        K.random_bot_actions(self.st, self.cfg, act, prng, out, self._scratch)
         return out
 
     # ------------------------------------------------------------------ results

@@ -14,6 +14,7 @@ Per-game scalar fields are the columns ``F_*`` of the int32 array ``g`` (one row
 from __future__ import annotations
 
 import numpy as np
+from numba.cpython.unsafe.numbers import trailing_zeros
 
 from uno_env.game import actions as A
 from uno_env.game import cards as C
@@ -49,9 +50,8 @@ PLAY_END = A.DRAW
 
 # ====================================================================== card movement
 @njit
-def _add(st, b, p, k):
+def _add(hands, held, hsize, uno, b, p, k):
     """Engine._add"""
-    g, hands, held, hsize, uno, scores, rpoints, draw, disc, played, known, rng = st
     hands[b, p, k] += 1
     held[b, p] |= np.int64(1) << np.int64(k)
     hsize[b, p] += 1
@@ -59,9 +59,8 @@ def _add(st, b, p, k):
 
 
 @njit
-def _remove(st, b, p, k):
+def _remove(g, hands, held, hsize, known, b, p, k):
     """Engine._remove"""
-    g, hands, held, hsize, uno, scores, rpoints, draw, disc, played, known, rng = st
     hands[b, p, k] -= 1
     if hands[b, p, k] == 0:
         held[b, p] &= ~(np.int64(1) << np.int64(k))
@@ -73,15 +72,13 @@ def _remove(st, b, p, k):
 
 
 @njit
-def _top(st, b):
-    g, hands, held, hsize, uno, scores, rpoints, draw, disc, played, known, rng = st
+def _top(g, disc, b):
     return np.int64(disc[b, g[b, F_DISCLEN] - 1])
 
 
 @njit
-def _draw_one(st, b, p):
+def _draw_one(g, hands, held, hsize, uno, draw, disc, played, rng, b, p):
     """Engine._draw_one: the kind drawn (reshuffling DISCARD under its top if DRAW is empty), or -1."""
-    g, hands, held, hsize, uno, scores, rpoints, draw, disc, played, known, rng = st
     if g[b, F_DRAWLEN] == 0:
         m = g[b, F_DISCLEN] - 1
         if m <= 0:
@@ -98,33 +95,31 @@ def _draw_one(st, b, p):
     n = g[b, F_DRAWLEN] - 1
     g[b, F_DRAWLEN] = n
     k = np.int64(draw[b, n])
-    _add(st, b, p, k)
+    _add(hands, held, hsize, uno, b, p, k)
     return k
 
 
 @njit
-def _draw(st, b, p, count):
+def _draw(g, hands, held, hsize, uno, draw, disc, played, rng, b, p, count):
     """Engine._draw"""
     for _ in range(count):
-        if _draw_one(st, b, p) < 0:
+        if _draw_one(g, hands, held, hsize, uno, draw, disc, played, rng, b, p) < 0:
             return
 
 
 @njit
-def _take_pending(st, b, victim):
+def _take_pending(g, hands, held, hsize, uno, draw, disc, played, rng, b, victim):
     """Engine._take_pending (no SEWERS)"""
-    g = st[0]
-    _draw(st, b, victim, g[b, F_PENDING])
+    _draw(g, hands, held, hsize, uno, draw, disc, played, rng, b, victim, g[b, F_PENDING])
     g[b, F_PENDING] = 0
     g[b, F_PKIND] = NO_PENDING
     g[b, F_WD4P] = -1
 
 
 @njit
-def _playable(st, cfg, b, p, k):
+def _playable(g, held, disc, cfg, b, p, k):
     """Engine._playable"""
-    g, hands, held, hsize, uno, scores, rpoints, draw, disc, played, known, rng = st
-    top = _top(st, b)
+    top = _top(g, disc, b)
     face = top % NF if top < NCOL else NF
     color = g[b, F_COLOR]
     if not (PLAYABLE[color, face] >> k) & 1:
@@ -134,14 +129,13 @@ def _playable(st, cfg, b, p, k):
 
 # ====================================================================== turn flow
 @njit
-def _next(st, cfg, b, p):
-    return (p + st[0][b, F_DIR]) % cfg[CFG_N]
+def _next(g, cfg, b, p):
+    return (p + g[b, F_DIR]) % cfg[CFG_N]
 
 
 @njit
-def _start_turn(st, b, p):
+def _start_turn(g, hsize, uno, b, p):
     """Engine._start_turn"""
-    g, hands, held, hsize, uno, scores, rpoints, draw, disc, played, known, rng = st
     prev = g[b, F_TURN]
     if uno[b, prev] and hsize[b, prev] >= 2:
         uno[b, prev] = 0
@@ -153,37 +147,34 @@ def _start_turn(st, b, p):
 
 
 @njit
-def _face_penalty(st, cfg, b, victim):
+def _face_penalty(g, hands, held, hsize, uno, draw, disc, played, rng, cfg, b, victim):
     """Engine._face_penalty (no stacking)"""
-    g = st[0]
     if g[b, F_PKIND] == PENDING_DRAW4 and cfg[CFG_CHALLENGE] != 0 and g[b, F_WD4P] >= 0:
         g[b, F_TURN] = victim
         g[b, F_ACTOR] = victim
         g[b, F_PHASE] = CHALLENGE
         g[b, F_DRAWN] = -1
     else:
-        _take_pending(st, b, victim)
-        _start_turn(st, b, _next(st, cfg, b, victim))
+        _take_pending(g, hands, held, hsize, uno, draw, disc, played, rng, b, victim)
+        _start_turn(g, hsize, uno, b, _next(g, cfg, b, victim))
 
 
 @njit
-def _resolve(st, cfg, b):
+def _resolve(g, hands, held, hsize, uno, draw, disc, played, rng, cfg, b):
     """Engine._resolve"""
-    g = st[0]
-    nxt = _next(st, cfg, b, g[b, F_LAST])
+    nxt = _next(g, cfg, b, g[b, F_LAST])
     if g[b, F_SKIP]:
         g[b, F_SKIP] = 0
-        _start_turn(st, b, _next(st, cfg, b, nxt))
+        _start_turn(g, hsize, uno, b, _next(g, cfg, b, nxt))
     elif g[b, F_PENDING]:
-        _face_penalty(st, cfg, b, nxt)
+        _face_penalty(g, hands, held, hsize, uno, draw, disc, played, rng, cfg, b, nxt)
     else:
-        _start_turn(st, b, nxt)
+        _start_turn(g, hsize, uno, b, nxt)
 
 
 @njit
-def _after_play(st, cfg, b):
+def _after_play(g, hands, held, hsize, uno, draw, disc, played, rng, cfg, b):
     """Engine._after_play: the catch window (explicit UNO), then the card's effect (no jump-in)."""
-    g, hands, held, hsize, uno, scores, rpoints, draw, disc, played, known, rng = st
     p = g[b, F_LAST]
     if hsize[b, p] == 1 and not uno[b, p]:
         if cfg[CFG_EXPLICIT]:
@@ -194,31 +185,29 @@ def _after_play(st, cfg, b):
             g[b, F_ACTOR] = (p + g[b, F_DIR]) % cfg[CFG_N]
             return
         uno[b, p] = 1
-    _resolve(st, cfg, b)
+    _resolve(g, hands, held, hsize, uno, draw, disc, played, rng, cfg, b)
 
 
 @njit
-def _draw_for_turn(st, cfg, b, p):
+def _draw_for_turn(g, hands, held, hsize, uno, draw, disc, played, rng, cfg, b, p):
     """Engine._draw_for_turn"""
-    g = st[0]
     while True:
-        k = _draw_one(st, b, p)
+        k = _draw_one(g, hands, held, hsize, uno, draw, disc, played, rng, b, p)
         if k < 0:
             break
-        if _playable(st, cfg, b, p, k):
+        if _playable(g, held, disc, cfg, b, p, k):
             g[b, F_PHASE] = DRAWN
             g[b, F_ACTOR] = p
             g[b, F_DRAWN] = k
             return
         if cfg[CFG_UNTIL] == 0:
             break
-    _start_turn(st, b, _next(st, cfg, b, p))
+    _start_turn(g, hsize, uno, b, _next(g, cfg, b, p))
 
 
 @njit
-def _deal(st, cfg, deck, points, b, order, has_order, dealer):
+def _deal(g, hands, held, hsize, uno, scores, rpoints, draw, disc, played, known, rng, cfg, deck, points, b, order, has_order, dealer):
     """Engine._deal: shuffle (or take ``order``, kinds top first) and deal a round."""
-    g, hands, held, hsize, uno, scores, rpoints, draw, disc, played, known, rng = st
     n = cfg[CFG_N]
     size = cfg[CFG_DECK]
     # the order is laid out in the DISCARD row (emptied below), then dealt from there
@@ -246,7 +235,7 @@ def _deal(st, cfg, deck, points, b, order, has_order, dealer):
     pos = 0
     for _ in range(cfg[CFG_HAND]):
         for j in range(n):
-            _add(st, b, (dealer + 1 + j) % n, np.int64(disc[b, pos]))
+            _add(hands, held, hsize, uno, b, (dealer + 1 + j) % n, np.int64(disc[b, pos]))
             pos += 1
     first = np.int64(disc[b, pos])
     m = size - 1 - pos
@@ -281,23 +270,22 @@ def _deal(st, cfg, deck, points, b, order, has_order, dealer):
     if face == C.FACE_DRAW2:
         g[b, F_PENDING] = 2
         g[b, F_PKIND] = PENDING_DRAW2
-        _face_penalty(st, cfg, b, first_player)
+        _face_penalty(g, hands, held, hsize, uno, draw, disc, played, rng, cfg, b, first_player)
     elif face == C.FACE_SKIP or (face == C.FACE_REVERSE and n == 2 and cfg[CFG_TPRS] != 0):
-        _start_turn(st, b, _next(st, cfg, b, first_player))
+        _start_turn(g, hsize, uno, b, _next(g, cfg, b, first_player))
     elif face == C.FACE_REVERSE:
         g[b, F_DIR] = -1
-        _start_turn(st, b, dealer)
+        _start_turn(g, hsize, uno, b, dealer)
     else:
-        _start_turn(st, b, first_player)
+        _start_turn(g, hsize, uno, b, first_player)
 
 
 @njit
-def _end_round(st, cfg, deck, points, b, winner):
+def _end_round(g, hands, held, hsize, uno, scores, rpoints, draw, disc, played, known, rng, cfg, deck, points, b, winner):
     """Engine._end_round"""
-    g, hands, held, hsize, uno, scores, rpoints, draw, disc, played, known, rng = st
     n = cfg[CFG_N]
     if g[b, F_PENDING]:  # a last Draw Two / Draw Four still hits the next player
-        _take_pending(st, b, _next(st, cfg, b, winner))
+        _take_pending(g, hands, held, hsize, uno, draw, disc, played, rng, b, _next(g, cfg, b, winner))
     total = 0
     for q in range(n):
         left = 0
@@ -343,15 +331,14 @@ def _end_round(st, cfg, deck, points, b, winner):
         g[b, F_ACTOR] = -1
         return
     dealer = (winner - 1) % n if cfg[CFG_WSTARTS] else (g[b, F_DEALER] + 1) % n
-    _deal(st, cfg, deck, points, b, deck, False, dealer)
+    _deal(g, hands, held, hsize, uno, scores, rpoints, draw, disc, played, known, rng, cfg, deck, points, b, deck, False, dealer)
 
 
 @njit
-def _play(st, cfg, deck, points, b, p, k, color):
+def _play(g, hands, held, hsize, uno, scores, rpoints, draw, disc, played, known, rng, cfg, deck, points, b, p, k, color):
     """Engine._play (``p`` plays ``k``, choosing ``color`` for a wild)"""
-    g, hands, held, hsize, uno, scores, rpoints, draw, disc, played, known, rng = st
     prev_color = g[b, F_COLOR]
-    _remove(st, b, p, k)
+    _remove(g, hands, held, hsize, known, b, p, k)
     disc[b, g[b, F_DISCLEN]] = k
     g[b, F_DISCLEN] += 1
     played[b, k] += 1
@@ -378,33 +365,32 @@ def _play(st, cfg, deck, points, b, p, k, color):
             g[b, F_WD4P] = p
             g[b, F_WD4G] = 1 if (held[b, p] & COLOR_BITS[prev_color]) != 0 else 0
     if hsize[b, p] == 0:
-        _end_round(st, cfg, deck, points, b, p)
+        _end_round(g, hands, held, hsize, uno, scores, rpoints, draw, disc, played, known, rng, cfg, deck, points, b, p)
     elif k == TEAM_ATTACK and (held[b, p] & cfg[CFG_VILLAIN]) != 0:
         g[b, F_PHASE] = DISCARD
         g[b, F_ACTOR] = p
         g[b, F_DLEFT] = 3
     else:
-        _after_play(st, cfg, b)
+        _after_play(g, hands, held, hsize, uno, draw, disc, played, rng, cfg, b)
 
 
 @njit
-def _challenge(st, cfg, b, p):
+def _challenge(g, hands, held, hsize, uno, scores, rpoints, draw, disc, played, known, rng, cfg, b, p):
     """Engine._challenge: the hand is shown to the challenger; the guilty or the victim draws."""
-    g, hands, held, hsize, uno, scores, rpoints, draw, disc, played, known, rng = st
     offender = g[b, F_WD4P]
     for k in range(NK):
         known[b, p, offender, k] = hands[b, offender, k]
     g[b, F_KNOWNANY] = 1
     if g[b, F_WD4G]:
-        _draw(st, b, offender, g[b, F_PENDING])
+        _draw(g, hands, held, hsize, uno, draw, disc, played, rng, b, offender, g[b, F_PENDING])
         g[b, F_PENDING] = 0
         g[b, F_PKIND] = NO_PENDING
         g[b, F_WD4P] = -1
-        _start_turn(st, b, p)
+        _start_turn(g, hsize, uno, b, p)
     else:
         g[b, F_PENDING] += 2
-        _take_pending(st, b, p)
-        _start_turn(st, b, _next(st, cfg, b, p))
+        _take_pending(g, hands, held, hsize, uno, draw, disc, played, rng, b, p)
+        _start_turn(g, hsize, uno, b, _next(g, cfg, b, p))
 
 
 # ====================================================================== decisions
@@ -420,9 +406,8 @@ def _emit_plays(k, out, c):
 
 
 @njit
-def legal_into(st, cfg, b, out):
+def legal_into(g, held, hsize, uno, disc, cfg, b, out):
     """Engine.legal_actions for game ``b``, written sorted into ``out``; the count (0 when over)."""
-    g, hands, held, hsize, uno, scores, rpoints, draw, disc, played, known, rng = st
     ph = g[b, F_PHASE]
     p = g[b, F_ACTOR]
     c = 0
@@ -431,18 +416,15 @@ def legal_into(st, cfg, b, out):
     may_uno = cfg[CFG_EXPLICIT] != 0 and hsize[b, p] == 2 and uno[b, p] == 0
     if ph == TURN:
         if g[b, F_PENDING] == 0:
-            top = _top(st, b)
+            top = _top(g, disc, b)
             face = top % NF if top < NCOL else NF
             color = g[b, F_COLOR]
             bits = held[b, p] & PLAYABLE[color, face]
             if (bits & WD4_BIT) != 0 and cfg[CFG_BLUFF] == 0 and (held[b, p] & COLOR_BITS[color]) != 0:
                 bits &= ~WD4_BIT
-            k = 0
             while bits:
-                if bits & 1:
-                    c = _emit_plays(k, out, c)
-                bits >>= 1
-                k += 1
+                c = _emit_plays(np.int64(trailing_zeros(bits)), out, c)
+                bits &= bits - 1
         out[c] = A.DRAW
         c += 1
         if may_uno:
@@ -470,13 +452,10 @@ def legal_into(st, cfg, b, out):
             out[c] = A.UNO
             c += 1
         bits = held[b, p] & cfg[CFG_VILLAIN]
-        k = 0
         while bits:
-            if bits & 1:
-                out[c] = A.DISCARD + k
-                c += 1
-            bits >>= 1
-            k += 1
+            out[c] = A.DISCARD + np.int64(trailing_zeros(bits))
+            c += 1
+            bits &= bits - 1
     elif ph == CATCH:
         out[0] = A.PASS
         out[1] = A.CATCH
@@ -485,9 +464,8 @@ def legal_into(st, cfg, b, out):
 
 
 @njit
-def _step_one(st, cfg, deck, points, b, a):
+def _step_one(g, hands, held, hsize, uno, scores, rpoints, draw, disc, played, known, rng, cfg, deck, points, b, a):
     """Engine.step for a legal action ``a`` of game ``b``."""
-    g, hands, held, hsize, uno, scores, rpoints, draw, disc, played, known, rng = st
     g[b, F_STEPS] += 1
     p = g[b, F_ACTOR]
     ph = g[b, F_PHASE]
@@ -496,39 +474,39 @@ def _step_one(st, cfg, deck, points, b, a):
         return
     if a < PLAY_END:
         if a < A.PLAY_WILD:
-            _play(st, cfg, deck, points, b, p, a, -1)
+            _play(g, hands, held, hsize, uno, scores, rpoints, draw, disc, played, known, rng, cfg, deck, points, b, p, a, -1)
         else:
-            _play(st, cfg, deck, points, b, p, NCOL + (a - A.PLAY_WILD) // 4, (a - A.PLAY_WILD) % 4)
+            _play(g, hands, held, hsize, uno, scores, rpoints, draw, disc, played, known, rng, cfg, deck, points, b, p, NCOL + (a - A.PLAY_WILD) // 4, (a - A.PLAY_WILD) % 4)
         return
     if ph == TURN:  # draw (or take a pending penalty)
         if g[b, F_PENDING]:
-            _take_pending(st, b, p)
-            _start_turn(st, b, _next(st, cfg, b, p))
+            _take_pending(g, hands, held, hsize, uno, draw, disc, played, rng, b, p)
+            _start_turn(g, hsize, uno, b, _next(g, cfg, b, p))
         else:
-            _draw_for_turn(st, cfg, b, p)
+            _draw_for_turn(g, hands, held, hsize, uno, draw, disc, played, rng, cfg, b, p)
     elif ph == DRAWN:  # pass: keep the drawn card
-        _start_turn(st, b, _next(st, cfg, b, p))
+        _start_turn(g, hsize, uno, b, _next(g, cfg, b, p))
     elif ph == CHALLENGE:
         if a == A.DRAW:
-            _take_pending(st, b, p)
-            _start_turn(st, b, _next(st, cfg, b, p))
+            _take_pending(g, hands, held, hsize, uno, draw, disc, played, rng, b, p)
+            _start_turn(g, hsize, uno, b, _next(g, cfg, b, p))
         else:
-            _challenge(st, cfg, b, p)
+            _challenge(g, hands, held, hsize, uno, scores, rpoints, draw, disc, played, known, rng, cfg, b, p)
     elif ph == COLOR:
         g[b, F_COLOR] = a - A.COLOR
-        if _top(st, b) == WD4:  # a first Wild Draw Four that stayed: the first player draws four
+        if _top(g, disc, b) == WD4:  # a first Wild Draw Four that stayed: the first player draws four
             g[b, F_PENDING] = 4
             g[b, F_PKIND] = PENDING_DRAW4
             g[b, F_WD4P] = -1
-            _face_penalty(st, cfg, b, p)
+            _face_penalty(g, hands, held, hsize, uno, draw, disc, played, rng, cfg, b, p)
         else:
-            _start_turn(st, b, p)
+            _start_turn(g, hsize, uno, b, p)
     elif ph == DISCARD:
         if a == A.PASS:
-            _after_play(st, cfg, b)
+            _after_play(g, hands, held, hsize, uno, draw, disc, played, rng, cfg, b)
         else:
             k = a - A.DISCARD
-            _remove(st, b, p, k)
+            _remove(g, hands, held, hsize, known, b, p, k)
             ln = g[b, F_DISCLEN]
             disc[b, ln] = disc[b, ln - 1]
             disc[b, ln - 1] = k
@@ -536,9 +514,9 @@ def _step_one(st, cfg, deck, points, b, a):
             played[b, k] += 1
             g[b, F_DLEFT] -= 1
             if hsize[b, p] == 0:
-                _end_round(st, cfg, deck, points, b, p)
+                _end_round(g, hands, held, hsize, uno, scores, rpoints, draw, disc, played, known, rng, cfg, deck, points, b, p)
             elif g[b, F_DLEFT] == 0 or (held[b, p] & cfg[CFG_VILLAIN]) == 0:
-                _after_play(st, cfg, b)
+                _after_play(g, hands, held, hsize, uno, draw, disc, played, rng, cfg, b)
     elif ph == CATCH:
         if a != A.PASS:
             g[b, F_CAUGHT] = 1
@@ -548,10 +526,10 @@ def _step_one(st, cfg, deck, points, b, a):
             g[b, F_ACTOR] = (g[b, F_OFFENDER] + g[b, F_DIR] * (g[b, F_QPOS] + 1)) % n
             return
         if g[b, F_CAUGHT]:
-            _draw(st, b, g[b, F_OFFENDER], cfg[CFG_PENALTY])
+            _draw(g, hands, held, hsize, uno, draw, disc, played, rng, b, g[b, F_OFFENDER], cfg[CFG_PENALTY])
         g[b, F_CAUGHT] = 0
         g[b, F_OFFENDER] = -1
-        _resolve(st, cfg, b)
+        _resolve(g, hands, held, hsize, uno, draw, disc, played, rng, cfg, b)
 
 
 # ====================================================================== batch kernels
@@ -578,18 +556,18 @@ def new_episodes(st, cfg, deck, points, active, orders, has_order, dealers):
         dealer = dealers[b]
         if dealer < 0:
             dealer = R.bounded(rng, b, n)
-        _deal(st, cfg, deck, points, b, orders[b], has_order[b], dealer)
+        _deal(g, hands, held, hsize, uno, scores, rpoints, draw, disc, played, known, rng, cfg, deck, points, b, orders[b], has_order[b], dealer)
 
 
 @njit
-def first_illegal(st, cfg, actions, active):
+def first_illegal(st, cfg, actions, active, scratch):
     """Index of the first active game whose action is not legal (-1: all legal)."""
-    g = st[0]
-    out = np.empty(MAX_LEGAL, np.int64)
+    g, hands, held, hsize, uno, scores, rpoints, draw, disc, played, known, rng = st
+    out = scratch[0]
     for b in range(g.shape[0]):
         if not active[b]:
             continue
-        c = legal_into(st, cfg, b, out)
+        c = legal_into(g, held, hsize, uno, disc, cfg, b, out)
         a = actions[b]
         ok = False
         for i in range(c):
@@ -604,32 +582,39 @@ def first_illegal(st, cfg, actions, active):
 @njit
 def step_batch(st, cfg, deck, points, actions, active):
     """Apply ``actions[b]`` (legal: check with ``first_illegal``) to every active game."""
-    g = st[0]
+    g, hands, held, hsize, uno, scores, rpoints, draw, disc, played, known, rng = st
     for b in range(g.shape[0]):
         if active[b]:
-            _step_one(st, cfg, deck, points, b, np.int64(actions[b]))
+            _step_one(g, hands, held, hsize, uno, scores, rpoints, draw, disc, played, known, rng, cfg, deck, points, b, np.int64(actions[b]))
 
 
 @njit
-def masks_batch(st, cfg, active, masks):
+def masks_batch(st, cfg, active, masks, scratch):
     """Action masks (int8, one row a game; zero rows for inactive or finished games)."""
-    g = st[0]
-    out = np.empty(MAX_LEGAL, np.int64)
+    g, hands, held, hsize, uno, scores, rpoints, draw, disc, played, known, rng = st
+    out = scratch[0]
     for b in range(g.shape[0]):
         masks[b, :] = 0
         if not active[b]:
             continue
-        c = legal_into(st, cfg, b, out)
+        c = legal_into(g, held, hsize, uno, disc, cfg, b, out)
         for i in range(c):
             masks[b, out[i]] = 1
 
 
 @njit
+def legal_one(st, cfg, b, out):
+    """legal_into for one game (called from Python)."""
+    g, hands, held, hsize, uno, scores, rpoints, draw, disc, played, known, rng = st
+    return legal_into(g, held, hsize, uno, disc, cfg, b, out)
+
+
+@njit
 def legal_lists(st, cfg, active, out, counts):
     """Legal action ids per game into ``out[b, :counts[b]]`` (sorted)."""
-    g = st[0]
+    g, hands, held, hsize, uno, scores, rpoints, draw, disc, played, known, rng = st
     for b in range(g.shape[0]):
-        counts[b] = legal_into(st, cfg, b, out[b]) if active[b] else 0
+        counts[b] = legal_into(g, held, hsize, uno, disc, cfg, b, out[b]) if active[b] else 0
 
 
 @njit
@@ -650,7 +635,7 @@ def observe_batch(st, cfg, template, seats, active, obs):
         for k in range(NK):
             row[O.HAND + k] = hands[b, p, k]
             row[O.PLAYED + k] = played[b, k]
-        row[O.TOP + _top(st, b)] = 1.0
+        row[O.TOP + _top(g, disc, b)] = 1.0
         if g[b, F_COLOR] >= 0:
             row[O.COLOR + g[b, F_COLOR]] = 1.0
         if g[b, F_ACTOR] == p:
@@ -681,21 +666,20 @@ def observe_batch(st, cfg, template, seats, active, obs):
 
 
 @njit
-def uniform_actions(st, cfg, active, prng, actions):
+def uniform_actions(st, cfg, active, prng, actions, scratch):
     """A uniformly random legal action per active game (``prng``: one PCG64 row a game)."""
-    g = st[0]
-    out = np.empty(MAX_LEGAL, np.int64)
+    g, hands, held, hsize, uno, scores, rpoints, draw, disc, played, known, rng = st
+    out = scratch[0]
     for b in range(g.shape[0]):
         if not active[b]:
             continue
-        c = legal_into(st, cfg, b, out)
+        c = legal_into(g, held, hsize, uno, disc, cfg, b, out)
         actions[b] = out[R.bounded(prng, b, c)] if c > 1 else out[0]
 
 
 @njit
-def _random_card(plays, c, prng, b):
+def _random_card(plays, c, prng, b, opts):
     """RandomAgent._random_card: one option per card kind, then a random colour for a wild."""
-    opts = np.empty(MAX_LEGAL, np.int64)
     m = 0
     seen_wild = -1
     for i in range(c):
@@ -716,16 +700,17 @@ def _random_card(plays, c, prng, b):
 
 
 @njit
-def random_bot_actions(st, cfg, active, prng, actions):
+def random_bot_actions(st, cfg, active, prng, actions, scratch):
     """The ``random`` bot (uno_env.agents.bots.RandomAgent) for the actor of every active game:
     the same choice distribution, drawn from ``prng``."""
-    g = st[0]
-    legal = np.empty(MAX_LEGAL, np.int64)
-    plays = np.empty(MAX_LEGAL, np.int64)
+    g, hands, held, hsize, uno, scores, rpoints, draw, disc, played, known, rng = st
+    legal = scratch[0]
+    plays = scratch[1]
+    opts = scratch[2]
     for b in range(g.shape[0]):
         if not active[b]:
             continue
-        c = legal_into(st, cfg, b, legal)
+        c = legal_into(g, held, hsize, uno, disc, cfg, b, legal)
         if c == 1:
             actions[b] = legal[0]
             continue
@@ -748,12 +733,12 @@ def random_bot_actions(st, cfg, active, prng, actions):
                 m += 1
         if ph == TURN or ph == DRAWN:
             if m:
-                actions[b] = _random_card(plays, m, prng, b)
+                actions[b] = _random_card(plays, m, prng, b, opts)
             else:
                 actions[b] = legal[R.bounded(prng, b, c)]
         elif ph == CHALLENGE:
             # options: the non-play ids (draw, challenge), plus one slot for stacking plays
             k = R.bounded(prng, b, c - m + (1 if m else 0))
-            actions[b] = legal[m + k] if k < c - m else _random_card(plays, m, prng, b)
+            actions[b] = legal[m + k] if k < c - m else _random_card(plays, m, prng, b, opts)
         else:  # colour, discard, catch
             actions[b] = legal[R.bounded(prng, b, c)]
