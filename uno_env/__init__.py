@@ -12,7 +12,8 @@ and a Gymnasium single-agent view (``gymnasium.make("uno_env/Uno-v0")``) over it
         ...
 
 Importing the package registers ``"uno_env/uno-v0"`` with ``pettingzoo.make("aec", ...)``
-and ``"uno_env/Uno-v0"`` with ``gymnasium.make``.
+and ``"uno_env/Uno-v0"`` with ``gymnasium.make`` and, batched over the official rules (needs
+numba), ``gymnasium.make_vec(..., vectorization_mode="vector_entry_point")``.
 """
 
 from uno_env import _aliases
@@ -30,7 +31,8 @@ def _register() -> None:
     if "uno_env/uno-v0" not in pettingzoo.aec_registry:
         pettingzoo.register("aec", "uno_env/uno-v0", entry_point="uno_env.envs.aec_env:env")
     if "uno_env/Uno-v0" not in gymnasium.registry:
-        gymnasium.register("uno_env/Uno-v0", entry_point="uno_env.envs.gym_env:UnoGymEnv")
+        gymnasium.register("uno_env/Uno-v0", entry_point="uno_env.envs.gym_env:UnoGymEnv",
+                           vector_entry_point="uno_env.envs.vector_env:UnoVectorEnv")
 
 
 _register()

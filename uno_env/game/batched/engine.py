@@ -239,9 +239,10 @@ class BatchedEngine:
         sees it, equal to ``ObservationEncoder.encode``. Rows outside ``active`` are left as
         they are (zero in a fresh array)."""
         seats = np.broadcast_to(np.asarray(seats, np.int64), (self.batch_size,))
-        if seats.min() < 0 or seats.max() >= self.n:
-            raise ValueError(f"seats must be in 0..{self.n - 1}")
         act = self._all if active is None else self._select(active)
+        chosen = seats[act]
+        if chosen.size and (chosen.min() < 0 or chosen.max() >= self.n):
+            raise ValueError(f"seats must be in 0..{self.n - 1}")
         if out is None:
             out = np.zeros((self.batch_size, OBS_SIZE), np.float32)
         K.observe_batch(self.st, self.cfg, self.template, np.ascontiguousarray(seats), act, out)

@@ -631,7 +631,8 @@ def observe_batch(st, cfg, template, seats, active, obs):
             continue
         p = seats[b]
         row = obs[b]
-        row[:] = template
+        for i in range(template.shape[0]):
+            row[i] = template[i]
         for k in range(NK):
             row[O.HAND + k] = hands[b, p, k]
             row[O.PLAYED + k] = played[b, k]
