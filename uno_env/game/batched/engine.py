@@ -36,7 +36,7 @@ Attack discards, catch (explicit UNO) and the UNO call.
 kinds per seat, hand sizes, UNO flags, scores, DRAW and DISCARD as kind arrays with
 lengths (top = last), cards played since the last reshuffle, what each seat knows of each
 hand (a challenge shows a hand), the scalar fields as one int32 row, the PCG64 words.
-``memory_per_game()`` gives the bytes (528 for classic with 2 players).
+``memory_per_game()`` gives the bytes (798 for classic with 2 players).
 
 **Phases as masks.** Every kernel takes a boolean ``active`` mask over the batch and
 handles each game in its own phase; ``step`` by default steps every game that is not over.
