@@ -1,4 +1,6 @@
-"""Shared test helpers: stacked decks and named actions.
+"""Shared test helpers: stacked decks, named actions, scenario checks (``P``, ``hand``,
+``size``, ``known``, ``offer_seen``, ``assert_conserved``), the decks' colour names and the
+hidden-information check.
 
 ``stacked_deck`` builds the full ordered deck (card strings, top first) that
 ``reset(options={"deck": deck, "dealer": dealer})`` deals into the given position, per
@@ -20,6 +22,11 @@ import uno_env
 from uno_env.game import cards as C
 from uno_env.game import observation as O
 from uno_env.game.rules import Rules, make_rules
+
+
+# The colour names of the decks (RULES.md 1), typed once for every test.
+CLASSIC_COLORS = ("red", "yellow", "green", "blue")  # classic and house
+TMNT_COLORS = ("blue", "orange", "red", "purple")
 
 
 def deck_cards(rules: Any) -> list[str]:
@@ -82,11 +89,12 @@ def stacked_deck(rules: Any, num_players: int, dealer: int, hands: Mapping[int, 
 
 
 def reset_stacked(env: Any, dealer: int, hands: Mapping[int, list[str]], first: str,
-                  draw_top: list[str] = (), seed: int = 0) -> None:
-    """Reset ``env`` (raw or wrapped) with a stacked deck built for its rules and player count."""
+                  draw_top: list[str] = (), seed: int = 0) -> Any:
+    """Reset ``env`` (AEC or Gymnasium, raw or wrapped) with a stacked deck built for its rules
+    and player count; what its ``reset`` returns."""
     u = env.unwrapped
     deck = stacked_deck(u.rules, u.engine.n, dealer, hands, first, draw_top)
-    env.reset(seed=seed, options={"deck": deck, "dealer": dealer})
+    return env.reset(seed=seed, options={"deck": deck, "dealer": dealer})
 
 
 def act(env: Any, name: str, agent: str | None = None) -> None:
@@ -117,6 +125,19 @@ def card_counts(env: Any) -> Counter:
     return out
 
 
+def assert_conserved(env: Any, snapshot: bool = True) -> None:
+    """Card conservation: the hands, DRAW and DISCARD hold exactly the ruleset's deck, in the
+    engine state and (``snapshot``, slower: scenario tests) in ``snapshot()``."""
+    u = env.unwrapped
+    s = u.game_state
+    counts = s.hands.sum(axis=0).astype(np.int64)
+    counts += np.bincount(np.asarray(s.draw_pile, np.int64), minlength=C.NUM_KINDS)
+    counts += np.bincount(np.asarray(s.discard, np.int64), minlength=C.NUM_KINDS)
+    assert counts.tolist() == list(u.rules.deck_counts()), "hands + DRAW + DISCARD != the deck"
+    if snapshot:
+        assert card_counts(env) == Counter(deck_cards(u.rules)), "the snapshot's cards != the deck"
+
+
 # ---------------------------------------------------------------- scenario helpers
 def P(i: int) -> str:
     """Agent name of seat ``i``."""
@@ -124,11 +145,14 @@ def P(i: int) -> str:
 
 
 def make_env(n: int, hands: Mapping[int, list[str]], first: str, draw_top=(), *, rules: Any = "classic",
-             dealer: int | None = None, seed: int = 0, **overrides: Any) -> Any:
+             dealer: int | None = None, seed: int = 0, record_events: bool = False,
+             **overrides: Any) -> Any:
     """A raw env with ``rules`` (+ overrides, hand_size 3 unless given) and a stacked deal
-    (dealer: the last seat unless given, so seat 0 plays first)."""
+    (dealer: the last seat unless given, so seat 0 plays first); ``record_events``: its engine
+    records public events (``env.game_state.events``) from the deal on."""
     overrides.setdefault("hand_size", 3)
     e = uno_env.raw_env(rules=rules, num_players=n, **overrides)
+    e.engine.record_events = record_events
     reset_stacked(e, n - 1 if dealer is None else dealer, hands, first, list(draw_top), seed=seed)
     return e
 
@@ -233,3 +257,19 @@ def check_hidden(env, rng: np.random.Generator) -> None:
     # the perturbed copy is still a valid deal of the deck
     assert (t.hands.sum(axis=0) + np.bincount(np.asarray(t.draw_pile, np.int64), minlength=C.NUM_KINDS)
             == s.hands.sum(axis=0) + np.bincount(np.asarray(s.draw_pile, np.int64), minlength=C.NUM_KINDS)).all()
+
+
+def random_checkpoint(directory: Any, rules: Any = "classic", num_players: int = 2,
+                      hidden: tuple[int, ...] = (16,), input_kind: str = "obs_features",
+                      activation: str = "tanh", seed: int = 0) -> dict:
+    """A safe checkpoint (card + safetensors weights) of an untrained MLP with random weights,
+    written without torch or SB3; returns its card."""
+    from uno_env.agents import checkpoint as ckpt
+
+    r = rules if isinstance(rules, Rules) else make_rules(rules)
+    spec = ckpt.policy_spec(list(hidden), activation, input_kind, num_players)
+    rng = np.random.default_rng(seed)
+    tensors = {name: rng.normal(0.0, 0.5, shape).astype(np.float32)
+               for name, shape in ckpt.tensor_shapes(spec).items()}
+    card = ckpt.make_card(rules=r, num_players=num_players, total_steps=0, wall_time_s=0.0, policy=spec)
+    return ckpt.save_policy(str(directory), card, tensors)

@@ -31,7 +31,12 @@ def _register() -> None:
     if "uno_env/uno-v0" not in pettingzoo.aec_registry:
         pettingzoo.register("aec", "uno_env/uno-v0", entry_point="uno_env.envs.aec_env:env")
     if "uno_env/Uno-v0" not in gymnasium.registry:
+        # The env enforces reset-before-step itself and passes Gymnasium's check_env in the
+        # tests, so gymnasium.make returns it unwrapped: env.action_masks() and sb3-contrib's
+        # ActionMasker(env, "action_masks") then work on the made env (Gymnasium 1.x wrappers
+        # no longer forward attribute access).
         gymnasium.register("uno_env/Uno-v0", entry_point="uno_env.envs.gym_env:UnoGymEnv",
+                           order_enforce=False, disable_env_checker=True,
                            vector_entry_point="uno_env.envs.vector_env:UnoVectorEnv")
 
 

@@ -4,6 +4,8 @@ The package was split into layers in 0.2 (``game``, ``agents``, ``envs``, ``tool
 import of an old path returns the module at its new path (the same object), so pickles
 that name an old path (an SB3 ``model.zip`` saved with ``uno_env.checkpoint.ObsFeatures``)
 still load, and ``python -m uno_env.play`` / ``python -m uno_env.replay`` still run.
+``uno_env.web`` is a short name of the same kind for ``uno_env.tools.web.server``
+(``python -m uno_env.web`` starts the web server).
 New code should import the new paths.
 """
 
@@ -28,6 +30,8 @@ OLD_PATHS = {
     "uno_env.gamelog": "uno_env.tools.gamelog",
     "uno_env.replay": "uno_env.tools.replay",
     "uno_env.play": "uno_env.tools.play",
+    # not an old path: the short name of the web server, so that ``python -m uno_env.web`` runs
+    "uno_env.web": "uno_env.tools.web.server",
 }
 
 

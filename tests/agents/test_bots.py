@@ -1,7 +1,8 @@
 """Scripted bots (``random``, ``greedy``, ``heuristic``) and the observation view they read.
 
 * Bots only ever choose legal actions, in every preset, 2-10 players, both UNO-call modes
-  (hypothesis property test over whole games, every seat a different bot).
+  (hypothesis property test over games of up to 400 decisions, every seat a different bot);
+  a table of one bot kind plays whole games to the end.
 * The decoded view matches the state it was encoded from.
 * Specific decisions in stacked situations: the heuristic calls UNO (explicit mode), catches,
   jumps in, challenges a likely bluff, offers a card the asker can't play; greedy plays its
@@ -19,7 +20,9 @@ import uno_env
 from uno_env.game import actions as A
 from uno_env.game import cards as C
 from uno_env.agents import agent_specs, make_agent
-from uno_env.agents.bots import GreedyAgent, HeuristicAgent, RandomAgent
+from uno_env.agents.arena import play_game
+from uno_env.agents.bots import GreedyAgent, RandomAgent
+from uno_env.agents.heuristic import HeuristicAgent
 from uno_env.agents.view import decode
 from uno_env.game.engine import CATCH, CHALLENGE, JUMP, OFFER, Engine
 from uno_env.game.observation import ObservationEncoder
@@ -36,22 +39,26 @@ def _mask(legal):
     return mask
 
 
+def _python_ints(agent):
+    """``agent`` with its answers checked to be Python ints (the arena also accepts numpy ints)."""
+    act = agent.act
+
+    def checked(observation, mask):
+        action = act(observation, mask)
+        assert type(action) is int, f"{agent!r} returned {type(action).__name__}"
+        return action
+
+    agent.act = checked
+    return agent
+
+
 def play_checked(rules, num_players, specs, seed, max_steps=600):
-    """Play one game with the engine, asserting every bot's action is legal; the final state."""
-    engine = Engine(rules, num_players)
-    encoder = ObservationEncoder(engine)
-    agents = [make_agent(specs[i % len(specs)], rules, num_players, seed=seed * 31 + i)
+    """Play one game in the arena (which raises on an illegal action), every bot's answer a
+    Python int; the game's record."""
+    rules = make_rules(rules, max_steps=max_steps)
+    agents = [_python_ints(make_agent(specs[i % len(specs)], rules, num_players, seed=seed * 31 + i))
               for i in range(num_players)]
-    state = engine.new_state(np.random.default_rng(seed))
-    while not state.game_over and state.steps < max_steps:
-        p = state.actor
-        legal = list(engine.legal_actions(state))
-        action = agents[p].act(encoder.encode(state, p), _mask(legal))
-        assert isinstance(action, int), f"{agents[p]!r} returned {type(action).__name__}"
-        assert action in legal, (f"{agents[p]!r} chose illegal {engine.describe(action)} "
-                                 f"in phase {state.phase}; legal {legal}")
-        engine.step(state, action)
-    return state
+    return play_game(Engine(rules, num_players), agents, np.random.default_rng(seed))
 
 
 def test_bots_registered():
@@ -60,7 +67,7 @@ def test_bots_registered():
     assert isinstance(make_agent("random", rules, 2, 0), RandomAgent)
     assert isinstance(make_agent("greedy", rules, 2, 0), GreedyAgent)
     h = make_agent("heuristic:hold_wild=3", rules, 2, 0)
-    assert isinstance(h, HeuristicAgent) and h.hold_wild == 3
+    assert isinstance(h, HeuristicAgent) and h.weights.hold_wild == 3
     with pytest.raises(ValueError, match="unknown heuristic parameter"):
         make_agent("heuristic:nonsense=1", rules, 2, 0)
 
@@ -89,10 +96,11 @@ def test_bots_legal_in_every_configuration(preset, num_players, uno_call):
 @pytest.mark.parametrize("preset", ["classic", "tmnt", "house", "classic-stacking-jumpin"])
 @pytest.mark.parametrize("bot", BOTS)
 def test_each_bot_alone_plays_whole_games(preset, bot):
-    """A table of one bot kind plays games to the end (or the step cap) without error."""
+    """A table of one bot kind plays games to the end (they end within 1,500 decisions)."""
     rules = make_rules(preset, uno_call="explicit")
     for seed in range(3):
-        play_checked(rules, 3 + seed, [bot], seed, max_steps=1500)
+        record = play_checked(rules, 3 + seed, [bot], seed, max_steps=1500)
+        assert not record.truncated and 0 <= record.winner < 3 + seed, f"game {seed} did not finish"
 
 
 def test_bots_through_the_aec_env():
@@ -114,8 +122,8 @@ def test_heuristic_wins_most_games_against_random():
     rules = make_rules("classic")
     wins = 0
     for seed in range(200):
-        state = play_checked(rules, 2, ["heuristic", "random"], seed, max_steps=3000)
-        wins += state.winner == 0
+        record = play_checked(rules, 2, ["heuristic", "random"], seed, max_steps=3000)
+        wins += record.winner == 0
     assert wins >= 110  # ~65% expected; 110/200 is far below (a broken bot would sit near 100)
 
 
@@ -132,7 +140,7 @@ def test_view_matches_the_state(preset, num_players):
             break
         for p in range(num_players):
             legal = engine.legal_actions(state) if p == state.actor else []
-            v = decode(encoder.encode(state, p), _mask(legal))
+            v = decode(encoder.encode(state, p), A.legal_mask(legal))
             assert v.hand == [int(x) for x in state.hands[p]]
             assert v.hand_size == state.hand_size[p]
             assert v.top == state.discard[-1]
@@ -156,9 +164,25 @@ def test_view_matches_the_state(preset, num_players):
             assert v.next_opponent.hand_size == state.hand_size[nxt]
             assert v.rules.stacking == rules.stacking and v.rules.explicit_uno
             assert v.rules.tmnt == (preset == "tmnt")
-            assert isinstance(v.describe(rules.color_names), str)
+            _check_describe(v, rules.color_names)
         legal = engine.legal_actions(state)
         engine.step(state, legal[int(rng.integers(len(legal)))])
+
+
+def _check_describe(v, colors) -> None:
+    """``View.describe``: the table line, my hand, one line per opponent, the rules."""
+    names = C.card_names(colors)
+    lines = v.describe(colors).splitlines()
+    assert len(lines) == 2 + len(v.opponents) + 1
+    assert lines[0].startswith(f"phase {v.phase_name()}  top {names[v.top]}  colour ")
+    assert lines[0].split("colour ")[1].startswith(colors[v.color] if v.color >= 0 else "-")
+    head, _, cards = lines[1].partition(": ")
+    assert head == f"my hand ({v.hand_size})"
+    assert sorted(cards.removesuffix("  UNO").split()) == sorted(names[k] for k in range(C.NUM_KINDS)
+                                                               for _ in range(v.hand[k]))
+    for o, line in zip(v.opponents, lines[2:]):
+        assert line.startswith(f"  +{o.offset}: {o.hand_size} cards")
+    assert lines[-1] == f"rules: {v.rules!r}  players {v.num_players}"
 
 
 # ---------------------------------------------------------------------- stacked decisions
@@ -289,4 +313,4 @@ def test_bots_are_reproducible_with_a_seed():
     rules = make_rules("house", uno_call="explicit")
     a = play_checked(rules, 4, list(BOTS), seed=5, max_steps=300)
     b = play_checked(rules, 4, list(BOTS), seed=5, max_steps=300)
-    assert a.steps == b.steps and a.hand_size == b.hand_size and a.winner == b.winner
+    assert a == b

@@ -20,7 +20,7 @@ from uno_env.game import cards as C
 from uno_env.game import observation as O
 from uno_env.game.engine import NUM_PENDING_KINDS, NUM_PHASES
 
-from helpers import act, legal_names, reset_stacked
+from helpers import CLASSIC_COLORS, TMNT_COLORS, act, legal_names, reset_stacked
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CASES = [(rules, n, call) for rules in ("classic", "tmnt") for n in (2, 3, 4, 10)
@@ -197,9 +197,10 @@ def test_action_names_and_action_id_round_trip(rules):
 
 
 def test_card_names_by_deck_colours():
-    assert uno_env.raw_env(rules="classic").colors == ("red", "yellow", "green", "blue")
-    assert uno_env.raw_env(rules="tmnt").colors == ("blue", "orange", "red", "purple")
-    names = C.card_names(("red", "yellow", "green", "blue"))
+    assert uno_env.raw_env(rules="classic").colors == CLASSIC_COLORS
+    assert uno_env.raw_env(rules="house").colors == CLASSIC_COLORS
+    assert uno_env.raw_env(rules="tmnt").colors == TMNT_COLORS
+    names = C.card_names(CLASSIC_COLORS)
     assert names[0] == "red-0" and names[12] == "red-skip" and names[13 + 10] == "yellow-draw2"
     assert names[2 * 13 + 11] == "green-reverse"
     assert names[52:] == ("wild", "wild-draw4", "team-attack", "from-the-sewers")
@@ -280,3 +281,11 @@ def test_render_ansi_shows_public_table_and_acting_hand():
     text = env.render()
     assert env.agent_selection in ("player_0", "player_1")
     assert f"{env.agent_selection} hand" in text
+
+
+@pytest.mark.slow
+def test_pettingzoo_performance_benchmark_runs():
+    """PettingZoo's performance_benchmark (prints turns/s and cycles/s; ~5 s of random play)."""
+    from pettingzoo.test import performance_benchmark
+
+    performance_benchmark(uno_env.env(rules="classic", num_players=4))

@@ -17,7 +17,7 @@ from uno_env.agents import Agent
 from uno_env.envs.gym_env import UnoGymEnv
 from uno_env.game.rules import make_rules
 
-from helpers import stacked_deck
+from helpers import reset_stacked
 
 NAMES = A.action_names(C.COLOR_SETS["classic"])
 CARDS = C.card_names(C.COLOR_SETS["classic"])
@@ -25,12 +25,6 @@ CARDS = C.card_names(C.COLOR_SETS["classic"])
 
 def action(name: str) -> int:
     return NAMES.index(name)
-
-
-def reset_stacked(env, dealer, hands, first, draw_top=(), seed=0):
-    u = env.unwrapped
-    deck = stacked_deck(u.rules, u.n, dealer, hands, first, draw_top)
-    return env.reset(seed=seed, options={"deck": deck, "dealer": dealer})
 
 
 class LowestLegal(Agent):
@@ -87,7 +81,7 @@ def test_bad_arguments():
     with pytest.raises(ValueError, match="weights"):
         UnoGymEnv(opponents="random", opponent_pool=[("random", 0.0)])
     with pytest.raises(ValueError, match="render_mode"):
-        UnoGymEnv(opponents="random", render_mode="rgb_array")
+        UnoGymEnv(opponents="random", render_mode="video")
 
 
 # ---------------------------------------------------------------------- opponents and rewards
@@ -155,7 +149,7 @@ def test_illegal_action_ends_episode_with_penalty():
 
 def test_illegal_opponent_move_is_an_error():
     env = UnoGymEnv(opponents=[Cheater(make_rules("classic"), 2)], seat=1)
-    with pytest.raises(ValueError, match="opponent .*cheater.* illegal"):
+    with pytest.raises(ValueError, match=r"agent .*cheater.* at seat 0 chose an illegal action"):
         env.reset(seed=0, options={"dealer": 1})
 
 
@@ -218,3 +212,23 @@ def test_render_ansi():
     env.reset(seed=0)
     text = env.render()
     assert "player_0" in text and "hand:" in text
+
+
+def test_gymnasium_make_env_exposes_action_masks_for_sb3_contrib_by_name():
+    """sb3-contrib's documented ``ActionMasker(env, "action_masks")`` works on the made env."""
+    import gymnasium
+    from sb3_contrib.common.wrappers import ActionMasker
+
+    env = gymnasium.make("uno_env/Uno-v0", opponents=["random"])
+    masked = ActionMasker(env, "action_masks")
+    _, info = masked.reset(seed=0)
+    assert (masked.action_masks() == info["action_mask"].astype(bool)).all()
+    assert env.action_masks().any()
+
+
+def test_step_before_reset_is_refused_without_gymnasium_order_enforcing():
+    import gymnasium
+
+    env = gymnasium.make("uno_env/Uno-v0", opponents=["random"])
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step(0)

@@ -21,23 +21,15 @@ from uno_env.game import cards as C
 from uno_env.game import observation as O
 from uno_env.game.rules import PRESET_DIR, PRESETS, Rules, make_rules, preset
 
-from helpers import act, card_counts, deck_cards, legal_names, reset_stacked, stacked_deck
+from helpers import (CLASSIC_COLORS, TMNT_COLORS, P, act, assert_conserved, deck_cards, hand, legal_names,
+                     opp_block, reset_stacked, stacked_deck)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-CLASSIC_COLORS = ("red", "yellow", "green", "blue")
-TMNT_COLORS = ("blue", "orange", "red", "purple")
-
-
-def P(i: int) -> str:
-    return f"player_{i}"
 
 
 def make(rules="classic", n=3, **overrides):
+    """A raw env (not reset)."""
     return uno_env.raw_env(rules=rules, num_players=n, **overrides)
-
-
-def hand(env, seat: int) -> Counter:
-    return Counter(env.snapshot()["hands"][P(seat)])
 
 
 def counts_vector(env, cards_: list[str]) -> np.ndarray:
@@ -49,18 +41,11 @@ def counts_vector(env, cards_: list[str]) -> np.ndarray:
 
 def known_block(env, observer: int, target: int) -> np.ndarray:
     """Cards ``observer``'s observation says are known to be in ``target``'s hand."""
-    obs = env.observe(P(observer))["observation"]
-    j = (target - observer) % env.engine.n
-    base = O.OPPONENTS + (j - 1) * O.OPP_FIELDS + O.OPP_KNOWN
-    return obs[base:base + C.NUM_KINDS]
+    return opp_block(env, observer, target)[O.OPP_KNOWN:O.OPP_OFFER]
 
 
 def played_block(env, observer: int = 0) -> np.ndarray:
     return env.observe(P(observer))["observation"][O.PLAYED:O.PLAYED + C.NUM_KINDS]
-
-
-def assert_conserved(env) -> None:
-    assert card_counts(env) == Counter(deck_cards(env.rules))
 
 
 def plays(names: set[str]) -> set[str]:
@@ -966,7 +951,7 @@ def test_bad_preset_or_player_count_is_value_error():
         with pytest.raises(ValueError):
             make("classic", n)
     with pytest.raises(ValueError, match="render_mode"):
-        uno_env.raw_env(render_mode="rgb_array")
+        uno_env.raw_env(render_mode="rgb")
 
 
 def test_yaml_rule_configs_load(tmp_path):

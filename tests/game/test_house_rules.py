@@ -14,15 +14,13 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from helpers import (P, act, card_counts, deck_cards, hand, known, legal_names, make_env,
-                     offer_seen, opp_block, size)
+from helpers import (CLASSIC_COLORS, P, act, assert_conserved, deck_cards, hand, known,
+                     legal_names, make_env, offer_seen, opp_block, size)
 
 import uno_env
 from uno_env.game import observation as O
 from uno_env.game.rules import PRESET_DIR
 from uno_env.game.engine import CHALLENGE, COLOR, DRAWN, JUMP, OFFER, TAKE, TURN
-
-COLORS = ("red", "yellow", "green", "blue")
 
 
 def make(*args, rules="house", **kwargs):
@@ -31,20 +29,16 @@ def make(*args, rules="house", **kwargs):
 
 
 def phase_seen(e, observer: int) -> np.ndarray:
-    return e.observe(P(observer))["observation"][O.PHASE:O.PHASE + 10]
+    return e.observe(P(observer))["observation"][O.PHASE:O.PHASE + O.NUM_PHASES]
 
 
 def uno_flag_seen(e, observer: int, seat: int) -> float:
-    return float(opp_block(e, observer, seat)[3])
+    return float(opp_block(e, observer, seat)[O.OPP_UNO])
 
 
 def pending_seen(e, observer: int) -> tuple[int, list[float]]:
     obs = e.observe(P(observer))["observation"]
-    return int(obs[O.PENDING]), list(obs[O.PENDING + 1:O.PENDING + 4])
-
-
-def conserved(e) -> bool:
-    return card_counts(e) == Counter(deck_cards(e.rules))
+    return int(obs[O.PENDING]), list(obs[O.PENDING_KIND:O.DIRECTION])
 
 
 # ====================================================================== deck and configs
@@ -54,7 +48,7 @@ def test_house_deck_has_560_cards_plus_20_sewers():
     assert r.deck_size() == 580 == sum(counts.values())
     assert counts["from-the-sewers"] == 20
     assert counts["wild"] == 40 and counts["wild-draw4"] == 20
-    for c in COLORS:
+    for c in CLASSIC_COLORS:
         assert counts[f"{c}-0"] == 5
         assert all(counts[f"{c}-{f}"] == 10 for f in list(range(1, 10)) + ["draw2", "reverse", "skip"])
         assert sum(v for k, v in counts.items() if k.startswith(c + "-")) == 125
@@ -119,11 +113,11 @@ def test_stacking_never_mixes_draw_cards():
     e = make(3, hands, "red-3", **STACK_ONLY)
     act(e, "play wild-draw4 green", P(0))
     assert e.game_state.phase == CHALLENGE
-    assert legal_names(e) == {"challenge", "draw"} | {f"play wild-draw4 {c}" for c in COLORS}
+    assert legal_names(e) == {"challenge", "draw"} | {f"play wild-draw4 {c}" for c in CLASSIC_COLORS}
 
     e = make(3, hands, "red-3", **STACK_ONLY)
     act(e, "play from-the-sewers green", P(0))
-    assert legal_names(e) == {"draw"} | {f"play from-the-sewers {c}" for c in COLORS}
+    assert legal_names(e) == {"draw"} | {f"play from-the-sewers {c}" for c in CLASSIC_COLORS}
     assert pending_seen(e, 2) == (1, [0.0, 0.0, 1.0])
 
 
@@ -156,7 +150,7 @@ def test_stacking_sewers_on_sewers_victim_needs_two_of_each_colour():
     for observer in (0, 1):  # the drawn cards are shown to everyone
         assert known(e, observer, 2) == Counter(drawn)
     assert known(e, 1, 0) == Counter()
-    assert conserved(e)
+    assert_conserved(e)
 
 
 def test_stacked_reverses_each_reverse():
@@ -230,6 +224,40 @@ def test_challenge_under_stacking_failure_challenger_draws_count_plus_two():
     assert size(e, 1) == 2 and size(e, 0) == 2  # seat 0's bluff is not challengeable
     assert e.agent_selection == P(0) and e.game_state.phase == TURN  # challenger lost its turn
     assert e.snapshot()["color"] == "blue"
+
+
+def test_stacked_challenge_last_option_guilty_player_draws_four_challenger_takes_the_rest():
+    """RULES 5 Decision as an option: ``stacked_challenge="last"`` judges only the last Draw Four."""
+    e = make(3, {0: ["wild-draw4", "red-4", "green-5"],
+                 1: ["wild-draw4", "green-1", "blue-1"],
+                 2: ["yellow-6", "yellow-8", "yellow-9"]}, "red-3", stacked_challenge="last", **STACK_ONLY)
+    act(e, "play wild-draw4 green", P(0))
+    act(e, "play wild-draw4 blue", P(1))  # seat 1 held green: guilty
+    act(e, "challenge", P(2))
+    assert size(e, 1) == 2 + 4  # only the last card's four
+    assert size(e, 2) == 3 + 4  # the challenger still takes the rest of the stack ...
+    assert e.agent_selection == P(0) and e.game_state.phase == TURN  # ... and loses its turn
+    assert e.game_state.pending == 0 and e.snapshot()["color"] == "blue"
+
+
+def test_stacked_challenge_last_option_innocent_is_the_whole_count_plus_two():
+    e = make(3, {0: ["wild-draw4", "red-4", "green-5"],
+                 1: ["wild-draw4", "yellow-1", "blue-1"],
+                 2: ["yellow-6", "yellow-8", "yellow-9"]}, "red-3", stacked_challenge="last", **STACK_ONLY)
+    act(e, "play wild-draw4 green", P(0))
+    act(e, "play wild-draw4 blue", P(1))  # seat 1 held no green: innocent
+    act(e, "challenge", P(2))
+    assert size(e, 2) == 3 + 8 + 2 and size(e, 1) == 2
+    assert e.agent_selection == P(0)
+
+
+def test_stacked_challenge_last_option_without_a_stack_is_the_official_challenge():
+    e = make(3, {0: ["wild-draw4", "red-4", "green-5"],
+                 1: ["yellow-7", "yellow-1", "blue-1"]}, "red-3", stacked_challenge="last", **STACK_ONLY)
+    act(e, "play wild-draw4 green", P(0))  # guilty: held red
+    act(e, "challenge", P(1))
+    assert size(e, 0) == 2 + 4 and size(e, 1) == 3
+    assert e.agent_selection == P(1) and e.game_state.phase == TURN
 
 
 # ====================================================================== jump-in
@@ -332,7 +360,7 @@ def test_jump_in_wild_only_onto_the_same_kind_of_wild():
     e = make(4, hands, "red-3", giving=False)
     act(e, "play wild blue", P(0))
     assert e.game_state.phase == JUMP and e.agent_selection == P(2)  # seat 1 holds no plain wild
-    assert legal_names(e) == {f"play wild {c}" for c in COLORS} | {"pass"}
+    assert legal_names(e) == {f"play wild {c}" for c in CLASSIC_COLORS} | {"pass"}
     act(e, "play wild yellow", P(2))
     assert e.snapshot()["color"] == "yellow" and e.agent_selection == P(3)
 
@@ -462,7 +490,8 @@ def test_jump_in_after_uno_catch_window_caught_player_draws_then_jump_window_ope
     assert e.game_state.phase == JUMP and e.agent_selection == P(2)
     act(e, "pass", P(2))
     assert e.game_state.phase == TURN and e.agent_selection == P(0)
-    assert size(e, 3) == 1 and conserved(e)
+    assert size(e, 3) == 1
+    assert_conserved(e)
 
 
 def test_jump_in_uno_call_in_jump_window_is_hidden_and_counts_for_jumper():
@@ -542,7 +571,7 @@ def test_seven_slap_one_card_per_seven_in_a_row():
     assert len(e.game_state.draw_pile) == pile - 1
     act(e, "play blue-7", P(1))  # two 7s in a row: the slowest draws 2
     assert len(e.game_state.draw_pile) == pile - 3
-    assert conserved(e)
+    assert_conserved(e)
 
 
 def test_seven_slap_jump_in_seven_slaps_for_two():
@@ -761,11 +790,12 @@ def test_sewers_stack_with_piles_nearly_empty_stops_when_piles_run_dry():
     assert size(e, 2) == 15 + 10 + 2
     assert e.game_state.pending == 0 and e.agent_selection == P(0) and e.game_state.phase == TURN
     assert sum(known(e, 0, 2).values()) == 12
-    assert conserved(e)
+    assert_conserved(e)
     # the game goes on with empty piles: a player who must draw draws nothing
     assert legal_names(e) == {"draw", "ask"}
     act(e, "draw", P(0))
-    assert size(e, 0) == 14 and e.agent_selection == P(1) and conserved(e)
+    assert size(e, 0) == 14 and e.agent_selection == P(1)
+    assert_conserved(e)
 
 
 def test_sewers_at_round_end_next_player_still_draws():
@@ -795,7 +825,7 @@ def test_first_card_draw4_with_stacking_first_player_chooses_colour_then_stacks_
     assert e.game_state.phase == COLOR and e.agent_selection == P(0)
     act(e, "color blue", P(0))
     assert e.game_state.phase == TURN and e.game_state.pending == 4  # no challenge of a first card
-    assert legal_names(e) == {"draw"} | {f"play wild-draw4 {c}" for c in COLORS}
+    assert legal_names(e) == {"draw"} | {f"play wild-draw4 {c}" for c in CLASSIC_COLORS}
     act(e, "draw", P(0))
     assert size(e, 0) == 7 and e.agent_selection == P(1)
 
@@ -808,7 +838,7 @@ def test_first_card_draw4_without_stacking_goes_back_into_the_deck():
     e = make(3, {}, "wild-draw4", stacking=False, **GIVE)
     assert e.snapshot()["top"] != "wild-draw4"
     assert "wild-draw4" in e.snapshot()["draw_pile"]
-    assert conserved(e)
+    assert_conserved(e)
 
 
 def test_first_card_sewers_first_player_stacks_or_draws_one_of_each_colour():
@@ -822,7 +852,7 @@ def test_first_card_sewers_first_player_stacks_or_draws_one_of_each_colour():
 
     e = make(3, {0: ["from-the-sewers", "green-1", "green-2"]}, "from-the-sewers", **GIVE)
     act(e, "color yellow", P(0))
-    assert legal_names(e) == {"draw"} | {f"play from-the-sewers {c}" for c in COLORS}
+    assert legal_names(e) == {"draw"} | {f"play from-the-sewers {c}" for c in CLASSIC_COLORS}
     assert pending_seen(e, 2) == (1, [0.0, 0.0, 1.0])
 
 
@@ -852,7 +882,7 @@ def test_round_winner_starts_next_round():
         assert e.infos[P(2)]["round_points"] == 8 + 9 + 1 + 1  # red-8 + red-9 + green-1 + yellow-1
         return e
 
-    numbers = [f"{c}-{v}" for c in COLORS for v in (0, 1, 2, 3, 4, 5, 6, 8, 9)]
+    numbers = [f"{c}-{v}" for c in CLASSIC_COLORS for v in (0, 1, 2, 3, 4, 5, 6, 8, 9)]
     checked = 0
     for seed in range(20):
         e = play_round_one(seed)

@@ -14,23 +14,16 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from helpers import (P, act, card_counts, deck_cards, hand, known, legal_names, make_env,
-                     offer_seen, size)
+from helpers import (CLASSIC_COLORS, TMNT_COLORS, P, act, assert_conserved, hand, known, legal_names,
+                     make_env, offer_seen, size)
 
 from uno_env.game import observation as O
 from uno_env.game.engine import CATCH, COLOR, DISCARD, DRAWN, JUMP, OFFER, OVER, TAKE, TURN
-
-CLASSIC_COLORS = ("red", "yellow", "green", "blue")
-TMNT_COLORS = ("blue", "orange", "red", "purple")
 
 
 def make(*args, rules="classic", **kwargs):
     return make_env(*args, rules=rules, **kwargs)
 
-
-
-def conserved(e) -> bool:
-    return card_counts(e) == Counter(deck_cards(e.rules))
 
 
 def final_rewards(e) -> dict:
@@ -143,7 +136,7 @@ def test_uno_explicit_team_attack_discards_to_one_card_without_call_catch_window
     act(e, "pass", P(2))
     assert hand(e, 0) == Counter(["purple-9", "blue-9", "orange-9"])
     assert e.snapshot()["current"] == P(1) and e.game_state.phase == TURN
-    assert conserved(e)
+    assert_conserved(e)
 
 
 def test_uno_explicit_called_during_team_attack_discards_then_no_catch_window():
@@ -183,7 +176,7 @@ def test_uno_catch_penalty_when_piles_run_dry_draws_only_what_is_left():
     assert hand(e, 1) == Counter(["blue-0", "green-0"])
     assert snap["draw_pile"] == [] and snap["discard_pile"] == ["green-0"]
     assert snap["current"] == P(2) and snap["phase"] == "turn"
-    assert conserved(e)
+    assert_conserved(e)
 
 
 def test_uno_catch_penalty_with_both_piles_empty_offender_draws_nothing():
@@ -196,15 +189,17 @@ def test_uno_catch_penalty_with_both_piles_empty_offender_draws_nothing():
     k = s.discard.pop(0)
     s.played[k] -= 1
     e.engine._add(s, 2, k)
-    assert s.discard == [e.card_id("green-0")] and s.draw_pile == [] and conserved(e)
+    assert s.discard == [e.card_id("green-0")] and s.draw_pile == []
+    assert_conserved(e)
     act(e, "catch", P(2))
     act(e, "catch", P(0))
     snap = e.snapshot()
     assert hand(e, 1) == Counter(["blue-0"])  # nothing to draw
     assert snap["current"] == P(2) and snap["phase"] == "turn"
-    assert conserved(e)
+    assert_conserved(e)
     act(e, "draw", P(2))  # drawing still draws nothing, the turn passes
-    assert e.agent_selection == P(0) and conserved(e)
+    assert e.agent_selection == P(0)
+    assert_conserved(e)
 
 
 # ====================================================================== 3. rounds and scoring
@@ -311,7 +306,7 @@ def test_winner_starts_first_card_skip_skips_the_winner():
     assert snap["current"] == P(1) and snap["phase"] == "turn"  # the winner, seat 0, is skipped
     assert snap["direction"] == "clockwise"
     assert all(len(h) == 2 for h in snap["hands"].values())
-    assert conserved(e)
+    assert_conserved(e)
     # same seed without winner_starts: same deal order, dealer 0, so seat 1 is skipped
     off = scoring_round_one(seed, episode="rounds", num_rounds=2)
     assert off.snapshot()["top"] == snap["top"] and off.snapshot()["current"] == P(2)
@@ -352,7 +347,7 @@ def test_first_card_sewers_without_stacking_first_player_chooses_colour_draws_sh
     base = O.OPPONENTS + 1 * O.OPP_FIELDS + O.OPP_KNOWN
     assert obs[base + e.card_id("wild")] == 1 and obs[base + e.card_id("from-the-sewers")] == 0
     assert known(e, 2, 1) == known(e, 1, 2) == Counter()
-    assert conserved(e)
+    assert_conserved(e)
 
 
 # ====================================================================== 6. jump-in Team Attack
@@ -376,7 +371,7 @@ def test_jump_in_team_attack_onto_team_attack_jumper_discards_villains():
     # play continues from the jumper
     assert snap["current"] == P(2) and snap["phase"] == "turn"
     assert {a for a in legal_names(e) if a.startswith("play")} == {"play purple-5", "play purple-6"}
-    assert conserved(e)
+    assert_conserved(e)
 
 
 # ====================================================================== 7. giving: knowledge
@@ -430,4 +425,4 @@ def test_challenge_under_stacking_challenged_hand_known_to_challenger_only(guilt
         assert size(e, 1) == 2 + 8 and e.agent_selection == P(2)
     else:
         assert size(e, 2) == 3 + 8 + 2 and e.agent_selection == P(3)
-    assert conserved(e)
+    assert_conserved(e)

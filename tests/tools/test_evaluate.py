@@ -1,10 +1,11 @@
-"""The evaluation tool: interval maths, seat rotation, reproducibility, CLI, pool mode."""
+"""The evaluation tool: seat rotation, reproducibility, game logs, pool mode, CLI and its files.
+
+The statistics are tested in test_stats.py, the game loop in tests/agents/test_arena.py."""
 
 from __future__ import annotations
 
 import csv
 import json
-import math
 import os
 import subprocess
 import sys
@@ -12,8 +13,8 @@ import sys
 import numpy as np
 import pytest
 
-from uno_env.tools.evaluate import (_play_matches, bradley_terry, elo_from_bt, evaluate, evaluate_pool,
-                              game_log_path, main, summarize, wilson_interval)
+from uno_env.tools.evaluate import _play_matches, evaluate, evaluate_pool, game_log_path
+from uno_env.tools.evaluate_cli import main
 from uno_env.tools.gamelog import read_log, replay
 from uno_env.game.rules import make_rules
 
@@ -26,61 +27,6 @@ def _strip_timing(result):
         out.pop(key, None)
     out["config"] = {k: v for k, v in out["config"].items() if k != "workers"}
     return out
-
-
-# ---------------------------------------------------------------------- statistics
-@pytest.mark.parametrize("k,n,lo,hi", [
-    (5, 10, 0.2365930905, 0.7634069095),  # statsmodels proportion_confint(5, 10, method="wilson")
-    (0, 10, 0.0, 0.2775327999),  # upper = z^2 / (n + z^2)
-    (10, 10, 0.7224672001, 1.0),  # lower = n / (n + z^2)
-    (81, 263, 0.2552885199, 0.3662095770),
-    (6800, 10000, 0.6707896100, 0.6890721506),
-])
-def test_wilson_interval_known_values(k, n, lo, hi):
-    a, b = wilson_interval(k, n)
-    assert a == pytest.approx(lo, abs=1e-9)
-    assert b == pytest.approx(hi, abs=1e-9)
-
-
-@pytest.mark.parametrize("k,n", [(1, 3), (37, 100), (500, 1000), (2, 50000)])
-def test_wilson_bounds_solve_the_score_equation(k, n):
-    """Each bound p satisfies (p_hat - p)^2 = z^2 p (1 - p) / n (the score test's boundary)."""
-    z = 1.959963984540054
-    p_hat = k / n
-    for p in wilson_interval(k, n):
-        assert (p_hat - p) ** 2 == pytest.approx(z * z * p * (1 - p) / n, rel=1e-9, abs=1e-15)
-    lo, hi = wilson_interval(k, n)
-    assert lo < p_hat < hi
-
-
-def test_wilson_edge_cases():
-    assert wilson_interval(0, 0) == (0.0, 1.0)
-    lo90, hi90 = wilson_interval(30, 100, z=1.6448536269514722)
-    lo95, hi95 = wilson_interval(30, 100)
-    assert lo95 < lo90 < 0.3 < hi90 < hi95
-
-
-def test_summarize_percentiles():
-    s = summarize(list(range(1, 101)))
-    assert s["mean"] == pytest.approx(50.5)
-    assert s["p50"] == pytest.approx(50.5)
-    assert s["min"] == 1 and s["max"] == 100 and s["count"] == 100
-    assert summarize([]) == {"count": 0}
-
-
-def test_bradley_terry_two_players():
-    logp = bradley_terry(np.array([[0, 30], [10, 0]]), prior=0.0)
-    assert logp[0] - logp[1] == pytest.approx(math.log(3.0), rel=1e-6)
-    elo = elo_from_bt(logp)
-    assert elo.mean() == pytest.approx(1500.0)
-    assert elo[0] - elo[1] == pytest.approx(400 * math.log10(3.0), rel=1e-6)
-
-
-def test_bradley_terry_undefeated_is_finite_and_transitive():
-    wins = np.array([[0, 20, 20], [0, 0, 15], [0, 5, 0]])
-    logp = bradley_terry(wins)
-    assert np.all(np.isfinite(logp))
-    assert logp[0] > logp[1] > logp[2]
 
 
 # ---------------------------------------------------------------------- playing
@@ -177,12 +123,14 @@ def _check_logs(log_dir, lineup, rules, n, games, seed, logged, duplicate=True):
         assert h["rules"] == rules.to_dict() and h["num_players"] == n
         env = replay(log)  # checks every action, the table after it and the final snapshot
         assert env.snapshot() == end["snapshot"]
-        _, winner, truncated, turns, steps, scores, _, entry_seat = records[g]
-        assert end["status"] == ("truncated" if truncated else "finished")
-        assert end["steps"] == steps == len(log.actions) and env.game_state.turns == turns
+        game = records[g]
+        assert game.game == g and list(game.seat_entry) == entries
+        rec = game.record
+        assert end["status"] == ("truncated" if rec.truncated else "finished")
+        assert end["steps"] == rec.steps == len(log.actions) and env.game_state.turns == rec.turns
         logged_winner = -1 if end["winner"] is None else entries[int(end["winner"].split("_")[1])]
-        assert logged_winner == winner
-        assert [end["scores"][entry_seat[e]] for e in range(n)] == scores
+        assert logged_winner == game.winner_entry
+        assert end["scores"] == list(rec.scores)
         logs.append(log)
     return logs
 
@@ -322,3 +270,77 @@ def test_training_script_runs(tmp_path):
     data = json.loads((tmp_path / "evaluation.json").read_text())
     assert data["config"]["rule_options"]["uno_call"] == "explicit"
     assert data["config"]["num_players"] == 3
+
+
+def test_cli_set_is_the_shared_parser_and_a_bad_item_exits_2(tmp_path, capsys):
+    assert main(["--agents", "random", "random", "--games", "2", "--workers", "1", "--no-progress", "--quiet",
+                 "--set", "hand_size=3", "--set", "max_steps=2000", "--out", str(tmp_path)]) == 0
+    options = json.loads((tmp_path / "evaluation.json").read_text())["config"]["rule_options"]
+    assert options["hand_size"] == 3 and options["max_steps"] == 2000
+    for bad, named in ((["--set", "hand_size"], "'hand_size'"), (["--set", "villain_faces=[1,"], "'villain_faces=[1,'")):
+        with pytest.raises(SystemExit) as info:
+            main(["--agents", "random", "random", "--games", "2", "--no-progress"] + bad)
+        assert info.value.code == 2
+        err = capsys.readouterr().err
+        assert "uno-evaluate: error: --set" in err and named in err
+    assert main(["--agents", "random", "random", "--games", "2", "--no-progress", "--set", "nonsense=1"]) == 2
+    assert "nonsense" in capsys.readouterr().err
+
+
+def test_out_files_are_replaced_atomically(tmp_path, monkeypatch):
+    """A write that fails half-way leaves the previous file whole and no temporary file."""
+    from uno_env.tools import report
+
+    args = ["--agents", "random", "random", "--games", "4", "--workers", "1", "--no-progress", "--quiet",
+            "--out", str(tmp_path)]
+    assert main(args) == 0
+    before = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    assert sorted(before) == ["evaluation.csv", "evaluation.json", "evaluation.png"]
+
+    def broken_dump(obj, fh, **kwargs):
+        fh.write('{"games": ')
+        raise OSError("disk full")
+
+    monkeypatch.setattr(report.json, "dump", broken_dump)
+    assert main(args[:-1] + [str(tmp_path)]) == 2
+    assert {p.name: p.read_bytes() for p in tmp_path.iterdir()} == before
+
+
+def test_out_without_matplotlib_writes_json_and_csv_with_a_note(tmp_path, monkeypatch, capsys):
+    for name in [m for m in sys.modules if m == "matplotlib" or m.startswith("matplotlib.")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib -> ImportError
+    out = tmp_path / "eval"
+    assert main(["--agents", "heuristic", "random", "--games", "4", "--workers", "1", "--no-progress",
+                 "--out", str(out)]) == 0
+    assert sorted(p.name for p in out.iterdir()) == ["evaluation.csv", "evaluation.json"]
+    captured = capsys.readouterr()
+    assert f"wrote {out / 'evaluation.json'}, {out / 'evaluation.csv'}\n" in captured.out
+    notes = [line for line in captured.err.splitlines() if "matplotlib" in line]
+    assert notes == ["note: evaluation.png not written: the PNG chart needs matplotlib (pip install matplotlib)"]
+
+
+def test_an_illegal_move_names_the_game_and_stops_the_run():
+    from uno_env.agents import Agent
+    from uno_env.agents.arena import IllegalActionError
+
+    class Cheater(Agent):
+        name = "cheater"
+
+        def act(self, observation, action_mask):
+            return 72  # catch: never legal in a classic turn
+
+    rules = make_rules("classic")
+    with pytest.raises(IllegalActionError, match=r"^game 0: agent Cheater\('cheater'\) at seat 0"):
+        evaluate([Cheater(rules, 2), "random"], games=2, workers=1)
+
+
+def test_moved_names_stay_importable_from_evaluate():
+    import uno_env.tools.evaluate as ev
+    from uno_env.tools import evaluate_cli, report, stats
+
+    assert ev.wilson_interval is stats.wilson_interval and ev.bradley_terry is stats.bradley_terry
+    assert ev.write_outputs is report.write_outputs and ev.format_result is report.format_result
+    assert ev.main is evaluate_cli.main
+    with pytest.raises(AttributeError):
+        ev.no_such_name  # noqa: B018

@@ -234,18 +234,10 @@ def test_challenge_with_reasons():
 
 def test_game_against_a_checkpoint(tmp_path):
     """``checkpoint:<dir>`` opponents play through the terminal (an untrained tiny model)."""
-    pytest.importorskip("sb3_contrib")
-    import gymnasium
-    from sb3_contrib import MaskablePPO
+    from helpers import random_checkpoint
 
-    from uno_env.agents.checkpoint import make_card, save_checkpoint
-
-    env = gymnasium.make("uno_env/Uno-v0", rules="classic", num_players=2, opponents=["random"])
-    model = MaskablePPO("MlpPolicy", env, n_steps=16, batch_size=16, seed=0,
-                        policy_kwargs={"net_arch": [8]}, device="cpu")
     ckpt = tmp_path / "ckpt"
-    save_checkpoint(model, str(ckpt), make_card(rules=uno_env.make_rules("classic"), num_players=2,
-                                                total_steps=0, wall_time_s=0.0))
+    random_checkpoint(ckpt, "classic", 2, hidden=(8,))
     log = tmp_path / "g.jsonl"
     child = spawn(f"--rules classic --opponents checkpoint:{ckpt} --seed 5 --no-color --log {log}",
                   timeout=120)
@@ -379,3 +371,115 @@ def test_house_games_tell_only_public_window_outcomes(monkeypatch):
     assert counts["multi"] > 0 and counts["lapsed"] > 0
     assert any(" was caught without UNO" in line for line in lines)
     assert not any(re.search(r"(?<!nobody) caught (player_\d|you)", line) for line in lines)
+
+
+def test_catch_window_nobody_caught_is_told_at_the_next_decision():
+    """A catch window that closes without a catch leaves no event: the human, who answered it,
+    is told at its next decision that nobody caught the player."""
+    scripts = {0: ["play wild red"], 1: ["pass", "pass", "play wild blue"], 2: ["pass", "pass", "pass"]}
+    game, out = window_game(random_pick=False, scripts=scripts)
+    text = "\n".join(out)
+    jump_prompt = next(i for i, line in enumerate(out) if line.startswith("You hold the same card"))
+    assert "  nobody caught player_0 (no UNO call)" in out[:jump_prompt]
+    assert "was caught" not in text and " caught " not in text.replace("nobody caught", "")
+
+
+OFFER_HANDS = {0: ["yellow-1", "yellow-2", "yellow-3"], 1: ["green-4", "green-5", "green-6"],
+               2: ["blue-7", "blue-8", "blue-9"]}
+
+
+def offer_game(scripts, human_answers, max_steps):
+    """classic + giving cards, 3 players, the human at seat 2: player_0 cannot play on red-5 and
+    asks; player_1 and then the human are asked for an offer. DRAW starts with yellow-9 and
+    yellow-8, which play on nothing here. Returns the output, one string per write."""
+    rules = uno_env.make_rules("classic", hand_size=3, giving=True, max_steps=max_steps)
+    deck = stacked_deck(rules, 3, dealer=2, hands=OFFER_HANDS, first="red-5", draw_top=["yellow-9", "yellow-8"])
+    env = uno_env.raw_env(rules=rules, num_players=3)
+    agents = {seat: ScriptedBot(env, names) for seat, names in scripts.items()}
+    out: list[str] = []
+    answers = iter(human_answers)
+    game = TerminalGame(env, 2, agents, ["heuristic", "heuristic", HUMAN], 0, read=lambda _: next(answers),
+                        write=out.append, dealer=2, deck=deck)
+    assert game.run() == 0
+    return out
+
+
+def test_offers_are_told_when_the_window_closes_never_who_passed():
+    out = offer_game({0: ["ask", "take 1"], 1: ["offer green-4"]}, ["offer blue-7"], max_steps=4)
+    text = "\n".join(out)
+    assert "Since your last decision:\n  player_0 asked the others for a card\n" in text
+    assert ("Last moves:\n  player_1 offered green-4\n  you offered blue-7\n"
+            "  player_0 took player_1's offer green-4\n  player_0 drew [player_0 +1 card]\n") in text
+    # the human's offer prompt does not depend on player_1's (earlier, hidden) answer
+    quiet = offer_game({0: ["ask", "take 2"], 1: ["pass"]}, ["offer blue-7"], max_steps=4)
+    prompt = next(i for i, line in enumerate(out) if line.endswith("asks for a card: offer one of yours or pass."))
+    assert out[:prompt + 1] == quiet[:prompt + 1]
+    quiet_text = "\n".join(quiet)
+    assert "player_1 offered" not in quiet_text and "player_1 passed" not in quiet_text
+    assert "Last moves:\n  you offered blue-7\n  player_0 took your offer blue-7\n" in quiet_text
+
+
+def test_an_ask_without_offers_and_an_offer_refused():
+    text = "\n".join(offer_game({0: ["ask"], 1: ["pass"]}, ["pass"], max_steps=3))
+    assert "Last moves:\n  nobody offered a card\n  player_0 drew [player_0 +1 card]\n" in text
+    assert " offered " not in text.replace("nobody offered", "")
+    text = "\n".join(offer_game({0: ["ask", "pass"], 1: ["offer green-4"]}, ["pass"], max_steps=4))
+    assert "Last moves:\n  player_1 offered green-4\n  player_0 took no offer and drew [player_0 +1 card]\n" in text
+    assert "you offered" not in text
+
+
+def test_terminal_game_reads_no_window_internals():
+    """The narration comes from the engine's public events: the terminal game's code never
+    reads a window's queue or its hidden answers."""
+    import inspect
+
+    from uno_env.tools import narrate, play
+
+    for module in (play, narrate):
+        source = inspect.getsource(module)
+        assert ".queue" not in source and ".answers" not in source, module.__name__
+
+
+def narration_lines(text: str) -> list[str]:
+    """The narrated lines of a game's output: the deal's (before the first table) and those
+    listed under "Since your last decision:" / "Last moves:"."""
+    lines = text.splitlines()
+    out = lines[1:lines.index("-" * 64)]
+    block = False
+    for line in lines:
+        if line in ("Since your last decision:", "Last moves:"):
+            block = True
+        elif block and line.startswith("  "):
+            out.append(line[2:])
+        else:
+            block = False
+    return out
+
+
+def test_narration_tells_every_hand_size_change():
+    """Someone who reads only the narration can follow every hand size: the plays, jump-ins
+    and discards (-1), the draws, penalties and catches in brackets (+n), the offers taken and
+    the deals add up to the table at the end of the game."""
+    for rules, n, ov in [("house", 4, dict(uno_call="explicit")), ("tmnt", 3, dict(uno_call="explicit")),
+                         ("classic", 3, dict(uno_call="explicit", jump_in=True, stacking=True, episode="game",
+                                             target_score=100))]:
+        for seed in range(3):
+            human = seed % n
+            game, _, text = run_game(rules, n, seed, human=human, max_steps=600, **ov)
+            seat = {f"player_{i}": i for i in range(n)} | {"you": human, "your": human}
+            sizes = [0] * n
+            for line in narration_lines(text):
+                if "dealt; the first card is" in line or re.match(r"\*\*\* .*Round \d+: ", line):
+                    sizes = [game.u.rules.hand_size] * n
+                m = re.match(r"(\S+) (played|jumped in with|discarded the villain) ", line)
+                if m:
+                    sizes[seat[m.group(1)]] -= 1
+                m = re.match(r"(\S+) took (player_\d+|your)(?:'s)? offer ", line)
+                if m:
+                    sizes[seat[m.group(1)]] += 1
+                    sizes[seat[m.group(2)]] -= 1
+                m = re.search(r" \[(.*)\]$", line)
+                for effect in m.group(1).split(", ") if m else ():
+                    who, count = re.match(r"(\S+) \+(\d+) cards?", effect).groups()
+                    sizes[seat[who]] += int(count)
+            assert sizes == game.u.game_state.hand_size, (rules, seed)

@@ -6,6 +6,7 @@ import io
 import json
 import os
 import random
+import re
 import sys
 
 import numpy as np
@@ -14,13 +15,16 @@ import pytest
 
 import uno_env
 from uno_env.agents import agent_specs, make_agent
-from uno_env.tools.gamelog import (FORMAT, FORMAT_VERSION, GameRecorder, ReplayError, log_game,
+from uno_env.game import events as E
+from uno_env.tools.gamelog import (FORMAT, FORMAT_VERSION, GameRecorder, ReplayError, event_record, log_game,
                              read_log, record_game, replay, reset_env)
 from uno_env.tools.replay import main as replay_main
 
-from helpers import expect_clean_exit
+from helpers import CLASSIC_COLORS, expect_clean_exit
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+DATA = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+V1_LOGS = ["gamelog-v1-classic-3p.jsonl", "gamelog-v1-house-4p.jsonl"]  # written by uno_env 0.1's recorder
 PY = sys.executable
 PROMPT = r"Your move \((\d+)(?:-(\d+))?, \? for help\): "
 END = [r"Game over after \d+ steps\.", r"Game stopped after \d+ steps"]
@@ -101,8 +105,7 @@ def play_plain(rules, n, seed, **overrides):
     *[(r, n, ov, [0, 1, 2]) for r, n, ov in CASES[2:4]],
     # the deal itself uses the RNG: a first Wild Draw Four is shuffled back, a first 7 slaps
     ("classic", 2, {}, first_card_seeds("classic", 2, ["wild-draw4"])),
-    ("classic", 3, {"seven_slap": True}, first_card_seeds("classic", 3, [f"{c}-7" for c in
-                                                                           ("red", "yellow", "green", "blue")])),
+    ("classic", 3, {"seven_slap": True}, first_card_seeds("classic", 3, [f"{c}-7" for c in CLASSIC_COLORS])),
 ])
 def test_recording_does_not_change_the_game(rules, n, overrides, seeds):
     """A recorded game with seed s is the game a plain ``env.reset(seed=s)`` gives."""
@@ -118,23 +121,18 @@ def test_recording_does_not_change_the_game(rules, n, overrides, seeds):
 def test_engine_games_logged_after_the_fact():
     """``log_game`` logs a game played straight on the engine (as the evaluation tool does)
     from a fresh copy of its generator, its dealer and its actions."""
+    from uno_env.agents.arena import play_until
     from uno_env.game.engine import Engine
-    from uno_env.game.observation import ObservationEncoder
 
     for name, ov in [("house", {"uno_call": "explicit"}), ("tmnt", {"episode": "game", "target_score": 150})]:
         rules = uno_env.make_rules(name, **ov)
         n = 3
         for deal in range(3):
             engine = Engine(rules, n)
-            encoder = ObservationEncoder(engine)
             state = engine.new_state(np.random.default_rng([7, deal]), dealer=n - 1)
             agents = [make_agent("random", rules, n, seed=deal * 10 + i) for i in range(n)]
             actions = []
-            while not state.game_over and state.steps < rules.max_steps:
-                mask = np.zeros(195, np.int8)
-                mask[engine.legal_actions(state)] = 1
-                actions.append(agents[state.actor].act(encoder.encode(state, state.actor), mask))
-                engine.step(state, actions[-1])
+            play_until(engine, state, agents, -1, on_decision=lambda s, seat, a: actions.append(a))
             buf = io.StringIO()
             end = log_game(buf, rules, n, actions, rng=np.random.default_rng([7, deal]), dealer=n - 1,
                            specs=["random"] * n, meta={"game": deal})
@@ -169,6 +167,84 @@ def test_log_records(tmp_path):
     assert last["type"] == "end" and last["status"] == "finished"
     assert last["winner"] == env.snapshot()["winner"] and last["snapshot"] == env.snapshot()
     assert last["rewards"][last["winner"]] == 1.0
+
+
+def test_log_events_are_the_public_events_by_name(tmp_path):
+    """Version 2: the header holds the deal's events, every action record those that followed
+    it, as objects with kind, seat and card / colour names: the engine's events, in order."""
+    env, end, text = record("house", 3, 4, uno_call="explicit")
+    lines = [json.loads(x) for x in text.splitlines()]
+    head, actions = lines[0], lines[1:-1]
+    assert head["version"] == FORMAT_VERSION == 2
+    assert head["events"][0] == {"kind": "dealt", "seat": head["dealer"], "card": head["deck"][3 * 7],
+                                 "round": 1}
+    logged = head["events"] + [ev for rec in actions for ev in rec["events"]]
+    assert logged == [event_record(ev, env.card_names, env.colors) for ev in env.game_state.events]
+    kinds = {ev["kind"] for ev in logged}
+    assert {"played", "jumped_in", "drew", "offered"} <= kinds
+    for rec in actions:
+        played = [ev for ev in rec["events"] if ev["kind"] == "played"]
+        if rec["phase"] == "turn" and rec["name"].startswith("play "):
+            card = rec["name"].split()[1]
+            colour = rec["name"].split()[2] if len(rec["name"].split()) == 3 else card.split("-")[0]
+            assert played[0] == {"kind": "played", "seat": rec["seat"], "card": card, "color": colour}
+        if rec["phase"] in ("catch", "offer") and rec["after"]["phase"] == rec["phase"]:
+            assert rec["events"] == []  # a window's answers are not events while it is open
+        if rec["phase"] == "jump" and rec["name"] == "uno":
+            assert rec["events"] == []  # a UNO call in a jump-in window counts only for the jump-in played
+    assert event_record(E.Event(E.REVERSED, -1, -1, -1), env.card_names, env.colors) == \
+        {"kind": "reversed", "direction": "counter-clockwise"}
+    assert event_record(E.Event(E.CHALLENGED, 2, -1, 1), env.card_names, env.colors) == \
+        {"kind": "challenged", "seat": 2, "guilty": True}
+
+
+@pytest.mark.parametrize("name", V1_LOGS)
+def test_version_1_logs_still_replay(name, capsys):
+    """Logs written before events existed (format 1) are read, replayed exactly and narrated
+    from the replay's own events."""
+    log = read_log(os.path.join(DATA, name))
+    assert log.header["version"] == 1 and "events" not in log.header
+    assert all("events" not in rec for rec in log.actions)
+    env = replay(log)
+    assert env.snapshot() == log.end["snapshot"] and log.end["status"] == "finished"
+    assert replay_main([os.path.join(DATA, name), "--no-color"]) == 0
+    out = capsys.readouterr().out
+    assert "the final state matches the log exactly" in out
+    played = sum(ev.kind in (E.PLAYED, E.JUMPED_IN) for ev in env.game_state.events)
+    assert sum(re.match(r"    player_\d (played|jumped in with) ", line) is not None
+               for line in out.splitlines()) == played > 0
+    assert f"*** {log.end['winner']} won the game" in out
+
+
+def test_a_tampered_event_does_not_replay():
+    _, _, text = record("house", 3, 2, uno_call="explicit")
+    steps = [json.loads(x) for x in text.splitlines()][1:-1]
+    k = next(i for i, rec in enumerate(steps) if i >= 5 and any(ev["kind"] == "played" for ev in rec["events"]))
+    step = steps[k]["step"]
+
+    def recolour(lines):
+        ev = next(ev for ev in lines[k + 1]["events"] if ev["kind"] == "played")
+        ev["color"] = "blue" if ev["color"] != "blue" else "red"
+
+    def drop(lines):
+        lines[k + 1]["events"].pop()
+
+    def extra_draw(lines):
+        lines[k + 1]["events"].append({"kind": "drew", "seat": 0, "cards": 1})
+
+    def forget(lines):
+        del lines[k + 1]["events"]
+
+    def deal(lines):
+        lines[0]["events"][0]["card"] = "red-0" if lines[0]["events"][0]["card"] != "red-0" else "red-1"
+
+    for fn, msg in [(recolour, rf"step {step}: the events after play .* differ: event \d+: replay"),
+                    (drop, rf"step {step}: the events after .* differ: the replay has \d+ events, the log"),
+                    (extra_draw, rf"step {step}: the events after .* differ"),
+                    (forget, rf"step {step}: a version-2 action record without 'events'"),
+                    (deal, "the events of the deal differ")]:
+        with pytest.raises(ReplayError, match=msg):
+            replay(read_log(tamper(text, fn)))
 
 
 def test_round_end_records_and_truncation():
@@ -236,7 +312,8 @@ def test_tampered_logs_do_not_replay():
     def change_after(lines):
         lines[2]["after"]["hand_sizes"][0] += 1
 
-    for fn, msg in [(swap_action, "not legal"), (change_deck, "step 1"), (change_end, "final state"),
+    for fn, msg in [(swap_action, "not legal"), (change_deck, "the events of the deal differ"),
+                    (change_end, "final state"),
                     (change_after, "step 2: the table after")]:
         with pytest.raises(ReplayError, match=msg):
             replay(read_log(tamper(text, fn)))

@@ -19,13 +19,10 @@ import numpy as np
 from uno_env.game import cards as C
 from uno_env.game import observation as O
 from uno_env.game.engine import NO_PENDING, PHASE_NAMES
+from uno_env.game.observation import RULE_FLAG_NAMES
 
 _NK = C.NUM_KINDS
-_NF = C.NUM_FACES
-_NCOL = C.NUM_COLORED
 PENDING_NAMES = ("draw2", "draw4", "sewers")
-RULE_FLAG_NAMES = ("stacking", "jump_in", "seven_slap", "giving", "until_playable",
-                   "explicit_uno", "wd4_bluff", "challenge", "tmnt")
 
 
 class RuleFlags:
@@ -88,12 +85,12 @@ class View:
 
     __slots__ = ("obs", "hand", "hand_size", "top", "color", "phase", "pending", "pending_kind",
                  "direction", "draw_fraction", "played", "turn_offset", "uno_called", "score",
-                 "num_players", "opponents", "rules", "legal", "_known", "_offers")
+                 "num_players", "opponents", "rules", "legal", "_known", "_known_any", "_offers")
 
     @property
     def top_face(self) -> int:
         """Face of the top card (``cards.NO_FACE`` for a wild)."""
-        return self.top % _NF if self.top < _NCOL else C.NO_FACE
+        return C.FACE_OF[self.top]
 
     @property
     def next_offset(self) -> int:
@@ -117,11 +114,19 @@ class View:
             m = self.num_players - 1
             block = self.obs[O.OPPONENTS:O.OPPONENTS + m * O.OPP_FIELDS].reshape(m, O.OPP_FIELDS)
             known = block[:, O.OPP_KNOWN:O.OPP_OFFER]
-            if known.any():
+            self._known_any = bool(known.any())
+            if self._known_any:
                 self._known = known.astype(np.int64).tolist()
             else:
                 self._known = [[0] * _NK for _ in range(m)]
         return self._known
+
+    @property
+    def known_any(self) -> bool:
+        """Whether any card is known to be in an opponent's hand (any entry of ``known``)."""
+        if self._known is None:
+            self.known
+        return self._known_any
 
     @property
     def offers(self) -> list[int]:
@@ -177,7 +182,7 @@ def decode(observation: np.ndarray, action_mask: np.ndarray | None = None) -> Vi
     v = View.__new__(View)
     v.obs = obs
     # hand, top, colour, phase, pending, direction, played, turn are integers in the vector
-    ints = obs[:O.TURN + 10].astype(np.int64).tolist()
+    ints = obs[:O.SELF].astype(np.int64).tolist()
     hand = ints[O.HAND:O.HAND + _NK]
     v.hand = hand
     v.hand_size = sum(hand)
@@ -185,15 +190,15 @@ def decode(observation: np.ndarray, action_mask: np.ndarray | None = None) -> Vi
     v.color = _index1(ints, O.COLOR, O.COLOR + C.NUM_COLORS, -1)
     v.phase = _index1(ints, O.PHASE, O.PHASE + O.NUM_PHASES, -1)
     v.pending = ints[O.PENDING]
-    v.pending_kind = _index1(ints, O.PENDING + 1, O.DIRECTION, NO_PENDING)
+    v.pending_kind = _index1(ints, O.PENDING_KIND, O.DIRECTION, NO_PENDING)
     v.direction = -1 if ints[O.DIRECTION] else 1
     v.draw_fraction = float(obs[O.DRAW_SIZE])
     v.played = ints[O.PLAYED:O.PLAYED + _NK]
-    v.turn_offset = _index1(ints, O.TURN, O.TURN + 10, 0)
+    v.turn_offset = _index1(ints, O.TURN, O.SELF, 0)
     v.uno_called = bool(obs[O.SELF])
-    v.score = float(obs[O.SELF + 1])
-    flags = obs[O.RULES:].tolist()
-    n = int(round(flags[-1] * 10))
+    v.score = float(obs[O.SELF_SCORE])
+    flags = obs[O.RULES:O.OBS_SIZE].tolist()
+    n = int(round(flags[-1] * O.MAX_PLAYERS))
     v.num_players = n
     key = tuple(flags[:-1])
     rules = _RULES_CACHE.get(key)
@@ -202,8 +207,9 @@ def decode(observation: np.ndarray, action_mask: np.ndarray | None = None) -> Vi
     v.rules = rules
     m = n - 1
     stop = O.OPPONENTS + m * O.OPP_FIELDS
-    fields = obs[O.OPPONENTS:stop].reshape(m, O.OPP_FIELDS)[:, 1:4].tolist()  # size, score, UNO
-    v.opponents = [OpponentView(j + 1, int(f[0]), f[1], f[2] > 0, v) for j, f in enumerate(fields)]
+    # hand size, score, UNO flag: the fields before the known cards
+    fields = obs[O.OPPONENTS:stop].reshape(m, O.OPP_FIELDS)[:, O.OPP_HAND_SIZE:O.OPP_KNOWN].tolist()
+    v.opponents = [OpponentView(j + 1, int(size), score, uno > 0, v) for j, (size, score, uno) in enumerate(fields)]
     v.legal = action_mask.nonzero()[0].tolist() if action_mask is not None else []
     v._known = None
     v._offers = None

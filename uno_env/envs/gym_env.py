@@ -28,8 +28,13 @@ Agents built from spec strings are cached (a checkpoint's model is loaded once).
 -1/(n-1), as in the AEC env, also when an opponent's move ends it. 0 on every other step.
 At ``rules.max_steps`` decisions (all seats) the episode is truncated with reward 0.
 
-**Illegal actions** end the episode with reward -1 and ``info["illegal"] = True`` (state
-unchanged). An illegal move by an *opponent* is a bug in that agent: ``ValueError``.
+**Illegal actions** (an action id in ``0..194`` that the mask forbids) end the episode with
+reward -1 and ``info["illegal"] = True`` (state unchanged). What is not an action id (a float,
+a string, ``None``, a bool, an id out of range) is a ``ValueError`` naming it, raised before
+anything changes (:mod:`uno_env.envs.checks`); so is a bad seed or reset option. An illegal
+move by an *opponent* is a bug in that agent: :class:`~uno_env.agents.arena.IllegalActionError`
+(a ``ValueError``). The opponents play through :func:`uno_env.agents.arena.play_until`, the
+loop every tool shares.
 
 **Reset.** ``reset(seed=..., options={"deck": [card strings, top first], "dealer": seat})``
 as in the AEC env. The learner's seat is drawn with the env RNG when ``seat="random"``.
@@ -49,17 +54,19 @@ from gymnasium import spaces
 
 from uno_env.game import actions as A
 from uno_env.game import cards as C
+from uno_env.agents.arena import play_until
 from uno_env.agents.base import Agent, make_agent
 from uno_env.game.engine import Engine
 from uno_env.game.observation import OBS_SIZE, ObservationEncoder
-from uno_env.envs.render import render_for_mode
+from uno_env.envs import checks
+from uno_env.envs.render import RENDER_MODES, render_for_mode
 from uno_env.game.rules import make_rules
 
 ILLEGAL_REWARD = -1.0
 
 
 class UnoGymEnv(gym.Env):
-    metadata = {"render_modes": ["human", "ansi"], "render_fps": 1}
+    metadata = {"render_modes": RENDER_MODES, "render_fps": 1}
 
     def __init__(self, rules: Any = "classic", num_players: int = 2,
                  opponents: Any = ("heuristic",), seat: "str | int" = "random",
@@ -150,11 +157,11 @@ class UnoGymEnv(gym.Env):
 
     # ------------------------------------------------------------------ gymnasium API
     def reset(self, *, seed: int | None = None, options: dict | None = None):
-        super().reset(seed=seed)
-        options = options or {}
-        deck = options.get("deck")
+        seed = checks.seed(seed)
+        deck, dealer = checks.reset_options(options, self.colors, self.n)
         if deck is not None:
-            deck = C.parse_deck(deck, self.colors)
+            self.engine.check_deck(deck)  # before the RNG moves: a refused reset changes nothing
+        super().reset(seed=seed)
         rng = self.np_random
         self.seat = int(rng.integers(self.n)) if self.seat_choice == "random" else int(self.seat_choice)
         opponents = self._draw_opponents()
@@ -164,9 +171,9 @@ class UnoGymEnv(gym.Env):
         for agent in dict.fromkeys(opponents):  # distinct agents, in seat order
             agent.reset(int(rng.integers(2**31)))
         for _ in range(100):
-            self.game_state = self.engine.new_state(rng, deck=deck, dealer=options.get("dealer"))
+            self.game_state = self.engine.new_state(rng, deck=deck, dealer=dealer)
             self._play_opponents()
-            if not self.game_state.game_over and self.game_state.steps < self.rules.max_steps:
+            if not self.game_state.game_over and not self.engine.truncated(self.game_state):
                 break
             deck = None  # deal again (at random)
         else:
@@ -180,7 +187,7 @@ class UnoGymEnv(gym.Env):
         s = self.game_state
         if self.done:
             raise RuntimeError("the episode is over (or not started); call reset()")
-        action = int(action)
+        action = checks.action_id(action, "the learner")  # ValueError: not an action id
         if action not in self.engine.legal_actions(s):
             self.done = True
             info = self._info(done=True)
@@ -191,8 +198,8 @@ class UnoGymEnv(gym.Env):
         reward, terminated, truncated = 0.0, False, False
         if s.game_over:
             terminated = True
-            reward = 1.0 if s.winner == self.seat else -1.0 / (self.n - 1)
-        elif s.steps >= self.rules.max_steps:
+            reward = self.engine.returns(s)[self.seat]
+        elif self.engine.truncated(s):
             truncated = True
         self.done = terminated or truncated
         if self.render_mode == "human":
@@ -201,18 +208,7 @@ class UnoGymEnv(gym.Env):
 
     def _play_opponents(self) -> None:
         """Opponents decide until it is the learner's decision or the episode ends."""
-        s, engine, encoder, seat = self.game_state, self.engine, self.encoder, self.seat
-        max_steps = self.rules.max_steps
-        while not s.game_over and s.actor != seat and s.steps < max_steps:
-            p = s.actor
-            legal = engine.legal_actions(s)
-            mask = A.legal_mask(legal)
-            agent = self.seat_agents[p]
-            a = int(agent.act(encoder.encode(s, p), mask))
-            if a not in legal:
-                raise ValueError(f"opponent {agent!r} in seat {p} chose illegal action {a} "
-                                 f"({engine.describe(a)}); legal: {legal}")
-            engine.step(s, a)
+        play_until(self.engine, self.game_state, self.seat_agents, self.seat, encoder=self.encoder)
 
     def _observe(self) -> np.ndarray:
         return self.encoder.encode(self.game_state, self.seat)
@@ -229,8 +225,10 @@ class UnoGymEnv(gym.Env):
             info["steps"] = int(self.game_state.steps)
         return info
 
-    def action_masks(self) -> np.ndarray:
-        """Legal actions of the learner's current decision, as bools (sb3-contrib's hook)."""
+    def action_masks(self, env: Any = None) -> np.ndarray:
+        """Legal actions of the learner's current decision, as bools (sb3-contrib's hook).
+        ``env`` is ignored: sb3-contrib's ``ActionMasker(env, "action_masks")`` passes the env
+        to the method it finds by name."""
         return self._mask().astype(bool)
 
     def render(self) -> str | None:

@@ -1,12 +1,20 @@
-"""Text rendering of the table: the public information plus one player's hand."""
+"""Rendering of the table: the public information plus one player's hand.
+
+``ansi`` returns text, ``human`` prints it, ``rgb_array`` returns an image
+(:mod:`uno_env.envs.image`). ``RENDER_MODES`` lists them for both envs' ``metadata``.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
 import gymnasium
+import numpy as np
 
+from uno_env.envs.image import table_image
 from uno_env.game.engine import PHASE_NAMES
+
+RENDER_MODES = ["human", "ansi", "rgb_array"]
 
 _ANSI = {"red": "31", "yellow": "33", "green": "32", "blue": "34", "orange": "38;5;208",
          "purple": "35"}
@@ -37,13 +45,16 @@ def render_table(env: Any, seat: int, color: bool = False) -> str:
     return "\n".join(lines)
 
 
-def render_for_mode(env: Any, seat: int) -> str | None:
-    """``render()`` of the envs: the table text for ``ansi``, printed for ``human``."""
+def render_for_mode(env: Any, seat: int) -> "str | np.ndarray | None":
+    """``render()`` of the envs: the table text for ``ansi``, printed for ``human``, an image
+    for ``rgb_array``."""
     if env.render_mode is None:
         gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human'")
         return None
     if env.game_state is None:
         return None
+    if env.render_mode == "rgb_array":
+        return table_image(env.engine, env.game_state, seat)
     text = render_table(env, seat)
     if env.render_mode == "ansi":
         return text

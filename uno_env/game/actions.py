@@ -29,7 +29,7 @@ from uno_env.game import cards
 LAYOUT_VERSION = 0  # bump on any change to the layout below (checkpoints record it)
 PLAY_COLORED = 0
 PLAY_WILD = cards.NUM_COLORED  # 52
-DRAW = PLAY_WILD + 4 * cards.NUM_COLORS  # 68
+DRAW = PLAY_WILD + len(cards.WILD_KINDS) * cards.NUM_COLORS  # 68
 PASS = DRAW + 1  # 69
 CHALLENGE = PASS + 1  # 70
 UNO = CHALLENGE + 1  # 71
@@ -41,13 +41,33 @@ OFFER = ASK + 1  # 130
 TAKE = OFFER + cards.NUM_KINDS  # 186
 MAX_TAKE = 9
 NUM_ACTIONS = TAKE + MAX_TAKE  # 195
+PLAY_END = DRAW  # play ids are PLAY_COLORED .. PLAY_END - 1 (``a < PLAY_END``: a play)
+
+# The ids of each parameterised kind of action (``a in OFFER_IDS``; ``range`` membership is O(1)).
+PLAY_IDS = range(PLAY_COLORED, PLAY_END)
+WILD_PLAY_IDS = range(PLAY_WILD, PLAY_END)
+COLOR_IDS = range(COLOR, DISCARD)
+DISCARD_IDS = range(DISCARD, ASK)
+OFFER_IDS = range(OFFER, TAKE)
+TAKE_IDS = range(TAKE, NUM_ACTIONS)
 
 
+# ---------------------------------------------------------------- plays
 def play_action(kind: int, color: int = 0) -> int:
     """Action id that plays ``kind`` (with ``color`` chosen if it is a wild)."""
     if kind < cards.NUM_COLORED:
         return PLAY_COLORED + kind
-    return PLAY_WILD + 4 * (kind - cards.NUM_COLORED) + color
+    return PLAY_WILD + cards.NUM_COLORS * (kind - cards.NUM_COLORED) + color
+
+
+def is_play(action: int) -> bool:
+    """Whether ``action`` plays a card (a coloured card or a wild with its colour)."""
+    return action < PLAY_END
+
+
+def wild_index(action: int) -> int:
+    """Index in ``cards.WILD_KINDS`` of the wild a play id plays (-1 for a coloured card)."""
+    return (action - PLAY_WILD) // cards.NUM_COLORS if action >= PLAY_WILD else -1
 
 
 def played_color(action: int) -> int:
@@ -59,7 +79,51 @@ def played_kind(action: int) -> int:
     """Card kind played by a play action id."""
     if action < PLAY_WILD:
         return action
-    return cards.NUM_COLORED + (action - PLAY_WILD) // 4
+    return cards.NUM_COLORED + (action - PLAY_WILD) // cards.NUM_COLORS
+
+
+PLAYED_KIND = tuple(played_kind(a) for a in PLAY_IDS)  # played_kind(a) as a table, for hot loops
+
+
+# ---------------------------------------------------------------- the other parameterised actions
+def color_action(color: int) -> int:
+    """``color <colour>``: the colour choice for a first-card wild."""
+    return COLOR + color
+
+
+def chosen_color(action: int) -> int:
+    """Colour index of a ``color <colour>`` id."""
+    return action - COLOR
+
+
+def discard_action(kind: int) -> int:
+    """``discard <card>``: a Team Attack villain discard."""
+    return DISCARD + kind
+
+
+def discarded_kind(action: int) -> int:
+    """Card kind of a ``discard <card>`` id."""
+    return action - DISCARD
+
+
+def offer_action(kind: int) -> int:
+    """``offer <card>`` (giving cards)."""
+    return OFFER + kind
+
+
+def offered_kind(action: int) -> int:
+    """Card kind of an ``offer <card>`` id."""
+    return action - OFFER
+
+
+def take_action(offset: int) -> int:
+    """``take <k>``: the offer of the player ``offset`` seats to the asker's left (1..9)."""
+    return TAKE + offset - 1
+
+
+def take_offset(action: int) -> int:
+    """Seats to the asker's left (1..9) of the player whose offer a ``take <k>`` id takes."""
+    return action - TAKE + 1
 
 
 def action_names(colors: tuple[str, ...]) -> tuple[str, ...]:

@@ -31,6 +31,8 @@ FACE_SEVEN = 7  # SEVEN slap (house)
 FACE_DRAW2 = 10
 FACE_REVERSE = 11
 FACE_SKIP = 12
+DRAW2_CARDS = 2  # cards a Draw Two makes the next player draw
+DRAW4_CARDS = 4  # cards a Wild Draw Four makes the next player draw
 FACE_NAMES = tuple(str(n) for n in range(10)) + ("draw2", "reverse", "skip")
 NO_FACE = NUM_FACES  # "face" of a wild top card: matches nothing but its colour
 
@@ -50,6 +52,17 @@ COLOR_SETS = {
 
 ACTION_POINTS = 20
 WILD_POINTS = 50
+
+
+# Per kind: its colour index (-1 for wilds) and its face (``NO_FACE`` for wilds), as tables for
+# hot loops (``COLOR_OF[k]`` is ``color_of(k)``, ``KIND_OF[c][f]`` is ``kind_of(c, f)``);
+# ``COLOR_SLICES[c]`` selects colour ``c``'s kinds
+# from a vector of counts per kind (``sum(hand[COLOR_SLICES[c]])``: cards of colour ``c``).
+COLOR_OF = tuple(k // NUM_FACES if k < NUM_COLORED else -1 for k in range(NUM_KINDS))
+FACE_OF = tuple(k % NUM_FACES if k < NUM_COLORED else NO_FACE for k in range(NUM_KINDS))
+KIND_OF = tuple(tuple(c * NUM_FACES + f for f in range(NUM_FACES)) for c in range(NUM_COLORS))  # [colour][face]
+COLOR_SLICES = tuple(slice(c * NUM_FACES, (c + 1) * NUM_FACES) for c in range(NUM_COLORS))
+WILD_SLICE = slice(NUM_COLORED, NUM_KINDS)  # the wild kinds of a vector of counts per kind
 
 
 def kind_of(color: int, face: int) -> int:

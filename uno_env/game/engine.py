@@ -3,14 +3,24 @@
 Implements ``RULES.md`` sections 2-8 for every preset (``classic``, ``tmnt``, ``house``)
 through the options of :class:`uno_env.game.rules.Rules`. The API is small::
 
-    engine = Engine(rules, num_players)
+    engine = Engine(rules, num_players, record_events=False)
     state = engine.new_state(rng, deck=None, dealer=None)   # shuffle (or stack) and deal
     engine.legal_actions(state) -> list[int]                # for state.actor, in state.phase
     engine.step(state, action)                              # ValueError if illegal
-    state.game_over, state.winner, state.scores, ...
+    engine.returns(state) -> list[float]                    # per seat: +1 / -1/(n-1) at the end
+    engine.truncated(state) -> bool                         # cut at rules.max_steps decisions
+    state.game_over, state.winner, state.scores, state.events, ...
 
 Every decision is a *phase* with its own legal actions (ids in :mod:`uno_env.game.actions`);
-``state.actor`` is the seat that decides next.
+``state.actor`` is the seat that decides next. ``legal_actions`` and ``step`` dispatch by
+phase to one pair of methods per phase, ``_legal_<phase>`` / ``_apply_<phase>``, which sit
+side by side below in the order of this table (a UNO call, legal in several phases, is
+applied by ``step`` itself). ``returns`` is the only place rewards are computed and
+``truncated`` the only place the step cap is decided: the env adapters call them.
+
+With ``record_events`` the engine appends the public events of every decision to
+``state.events`` (:mod:`uno_env.game.events`: plays, draws as counts, penalties, challenges'
+outcomes, round ends ...); readers keep an index into that list.
 
 ========== ==================================================================
 phase      decision of ``state.actor``
@@ -57,8 +67,12 @@ Decisions taken where RULES.md leaves room (all documented there or here):
 * Without stacking, a first Wild Draw Four is turned back only while the DRAW pile holds
   another card kind; otherwise it stays (first player chooses the colour, draws four).
 * When both piles are empty a player who must draw draws nothing.
+* With stacking, a challenge of the last Wild Draw Four of a stack judges the whole pending
+  count (option ``stacked_challenge="whole"``, RULES.md 5) or only that card (``"last"``: a
+  guilty player draws 4 and the challenger still takes the rest of the stack).
 
-Version history: 0 (first release).
+Version history: 0 (first release); 1 (0.2): per-phase method pairs, ``returns``,
+``truncated``, public events, the ``stacked_challenge`` option (game play unchanged).
 """
 
 from __future__ import annotations
@@ -69,6 +83,8 @@ import numpy as np
 
 from uno_env.game import actions as A
 from uno_env.game import cards as C
+from uno_env.game import events as E
+from uno_env.game.events import Event
 from uno_env.game.rules import Rules
 
 # Phases.
@@ -93,6 +109,7 @@ PLAYABLE_BITS = tuple(tuple(COLOR_BITS[c] | FACE_BITS[f] | _ALL_WILD_BITS for f 
                       for c in range(C.NUM_COLORS))
 STACK_BITS = (FACE_BITS[C.FACE_DRAW2], 1 << C.WILD_DRAW4, 1 << C.SEWERS)
 _PENDING_OF_KIND = {C.WILD_DRAW4: PENDING_DRAW4, C.SEWERS: PENDING_SEWERS}
+_COLOR_IDS = tuple(A.COLOR + c for c in range(C.NUM_COLORS))
 _PLAY_IDS = tuple((k,) if k < C.NUM_COLORED else tuple(A.play_action(k, c) for c in range(C.NUM_COLORS))
                   for k in range(C.NUM_KINDS))
 
@@ -149,12 +166,13 @@ class State:
     game_over: bool = False
     winner: int = -1  # winner of the episode (-1 while running)
     legal_cache: list | None = None  # legal actions of the current decision, or None
+    events: list | None = None  # public events (uno_env.game.events), when the engine records them
 
 
 class Engine:
     """The rules of one ruleset for a fixed number of players."""
 
-    def __init__(self, rules: Rules, num_players: int):
+    def __init__(self, rules: Rules, num_players: int, record_events: bool = False):
         if not isinstance(num_players, (int, np.integer)) or isinstance(num_players, bool) \
                 or not 2 <= num_players <= 10:
             raise ValueError(f"num_players must be an integer in 2..10, got {num_players!r}")
@@ -168,6 +186,14 @@ class Engine:
         self.villain_bits = sum(1 << k for k in rules.villain_kinds())
         self.points = [C.card_points(k, rules.sewers_points) for k in range(C.NUM_KINDS)]
         self.explicit_uno = rules.uno_call == "explicit"
+        self.record_events = bool(record_events)
+        # per-phase method pairs, indexed by phase (the order of the phase table)
+        self._legal_by_phase = (self._legal_turn, self._legal_drawn, self._legal_challenge,
+                                self._legal_color, self._legal_discard, self._legal_catch,
+                                self._legal_jump, self._legal_offer, self._legal_take, self._legal_over)
+        self._apply_by_phase = (self._apply_turn, self._apply_drawn, self._apply_challenge,
+                                self._apply_color, self._apply_discard, self._apply_catch,
+                                self._apply_jump, self._apply_offer, self._apply_take, self._apply_over)
 
     # ------------------------------------------------------------------ set-up
     def new_state(self, rng: np.random.Generator, deck: list[int] | None = None,
@@ -184,7 +210,8 @@ class Engine:
                   hand_size=[0] * n, draw_pile=[], discard=[],
                   played=np.zeros(C.NUM_KINDS, np.int16),
                   known=np.zeros((n, n, C.NUM_KINDS), np.int16),
-                  offers=[-1] * n, uno_called=[False] * n, scores=[0] * n, round_points=[0] * n)
+                  offers=[-1] * n, uno_called=[False] * n, scores=[0] * n, round_points=[0] * n,
+                  events=[] if self.record_events else None)
         self._deal(s, list(deck) if deck is not None else None, dealer)
         return s
 
@@ -249,6 +276,8 @@ class Engine:
         s.last_player = dealer
         s.turn = first_player
         s.legal_cache = None
+        if s.events is not None:
+            s.events.append(Event(E.DEALT, dealer, first, s.round + 1))
         if C.is_wild(first):
             s.color = -1
             s.phase, s.actor = COLOR, first_player
@@ -261,9 +290,13 @@ class Engine:
             s.pending, s.pending_kind = 2, PENDING_DRAW2
             self._face_penalty(s, first_player)
         elif face == C.FACE_SKIP or (face == C.FACE_REVERSE and n == 2 and r.two_player_reverse_skips):
+            if s.events is not None:
+                s.events.append(Event(E.SKIPPED, first_player))
             self._start_turn(s, self._next(s, first_player))
         elif face == C.FACE_REVERSE:
             s.direction = -1
+            if s.events is not None:
+                s.events.append(Event(E.REVERSED, -1, -1, -1))
             self._start_turn(s, dealer)
         else:
             self._start_turn(s, first_player)
@@ -303,6 +336,8 @@ class Engine:
             s.discard = [top]
             s.played[:] = 0
             s.played[top] = 1
+            if s.events is not None:
+                s.events.append(Event(E.RESHUFFLED, -1, -1, len(s.draw_pile)))
         k = s.draw_pile.pop()
         self._add(s, p, k)
         return k
@@ -312,12 +347,22 @@ class Engine:
             if self._draw_one(s, p) < 0:
                 return
 
+    def _draw_penalty(self, s: State, p: int, count: int) -> None:
+        """``p`` draws ``count`` cards as a penalty (a ``PENALTY`` event with the cards drawn)."""
+        before = s.hand_size[p]
+        self._draw(s, p, count)
+        if s.events is not None:
+            s.events.append(Event(E.PENALTY, p, -1, s.hand_size[p] - before))
+
     def _take_pending(self, s: State, victim: int) -> None:
         """``victim`` draws the pending penalty; the count resets."""
         if s.pending_kind == PENDING_SEWERS:
+            before = s.hand_size[victim]
             self._sewers_draw(s, victim, s.pending)
+            if s.events is not None:
+                s.events.append(Event(E.PENALTY, victim, -1, s.hand_size[victim] - before))
         else:
-            self._draw(s, victim, s.pending)
+            self._draw_penalty(s, victim, s.pending)
         s.pending, s.pending_kind, s.wd4_player = 0, NO_PENDING, -1
 
     def _sewers_draw(self, s: State, p: int, k: int) -> None:
@@ -328,6 +373,8 @@ class Engine:
             if card < 0:
                 return
             self._reveal(s, p, card)
+            if s.events is not None:
+                s.events.append(Event(E.REVEALED, p, card))
             if card < C.NUM_COLORED:
                 per_color[card // C.NUM_FACES] += 1
 
@@ -374,7 +421,7 @@ class Engine:
             return False
         return bool(bits)
 
-    def _play(self, s: State, p: int, k: int, color: int) -> None:
+    def _play(self, s: State, p: int, k: int, color: int, jumped_in: bool = False) -> None:
         """``p`` plays card ``k`` (choosing ``color`` for a wild) from its hand."""
         r = self.rules
         prev_color = s.color
@@ -395,10 +442,16 @@ class Engine:
                     s.skip = True
                 else:
                     s.direction = -s.direction
-            elif face == C.FACE_SEVEN and r.seven_slap:
+            if s.events is not None:
+                s.events.append(Event(E.JUMPED_IN if jumped_in else E.PLAYED, p, k, s.color))
+                if face == C.FACE_REVERSE and not s.skip:
+                    s.events.append(Event(E.REVERSED, -1, -1, s.direction))
+            if face == C.FACE_SEVEN and r.seven_slap:
                 self._slap(s, p, p)
         else:
             s.color = color
+            if s.events is not None:
+                s.events.append(Event(E.JUMPED_IN if jumped_in else E.PLAYED, p, k, color))
             if k == C.WILD_DRAW4:
                 s.pending += 4
                 s.pending_kind = PENDING_DRAW4
@@ -426,7 +479,7 @@ class Engine:
             victim = others[int(s.rng.integers(len(others)))]
         else:
             victim = self._next(s, first) if player >= 0 else first
-        self._draw(s, victim, sevens)
+        self._draw_penalty(s, victim, sevens)
 
     def _after_play(self, s: State) -> None:
         """A card has been played: open the catch window, then the jump-in window."""
@@ -437,6 +490,8 @@ class Engine:
                 self._open_window(s, CATCH, self._order_from_next(s, p))
                 return
             s.uno_called[p] = True  # auto mode: the call is made for the player
+            if s.events is not None:
+                s.events.append(Event(E.UNO, p))
         self._open_jump(s)
 
     def _open_window(self, s: State, phase: int, queue: list[int]) -> None:
@@ -458,6 +513,8 @@ class Engine:
         nxt = self._next(s, s.last_player)
         if s.skip:
             s.skip = False
+            if s.events is not None:
+                s.events.append(Event(E.SKIPPED, nxt))
             self._start_turn(s, self._next(s, nxt))
         elif s.pending:
             self._face_penalty(s, nxt)
@@ -467,15 +524,21 @@ class Engine:
     def _draw_for_turn(self, s: State, p: int) -> None:
         """``p`` draws by the draw rule; a playable card may then be played (DRAWN)."""
         until_playable = self.rules.draw_rule == "until_playable"
+        drew = 0
         while True:
             k = self._draw_one(s, p)
             if k < 0:
                 break
+            drew += 1
             if self._playable(s, p, k):
+                if s.events is not None:
+                    s.events.append(Event(E.DREW, p, -1, drew))
                 s.phase, s.actor, s.drawn, s.drawn_from_offer = DRAWN, p, k, False
                 return
             if not until_playable:
                 break
+        if s.events is not None:
+            s.events.append(Event(E.DREW, p, -1, drew))
         self._start_turn(s, self._next(s, p))
 
     def _end_round(self, s: State, winner: int) -> None:
@@ -492,6 +555,8 @@ class Engine:
             s.scores = [a + b for a, b in zip(s.scores, left)]
         s.round += 1
         s.round_winner = winner
+        if s.events is not None:
+            s.events.append(Event(E.ROUND_OVER, winner, -1, sum(left) - left[winner]))
         if r.episode == "round" or (r.episode == "rounds" and s.round >= r.num_rounds):
             over, champion = True, winner
             if r.episode == "rounds":
@@ -507,73 +572,25 @@ class Engine:
         if over:
             s.game_over, s.winner = True, champion
             s.phase, s.actor = OVER, -1
+            if s.events is not None:
+                s.events.append(Event(E.GAME_OVER, champion))
             return
         dealer = (winner - 1) % s.n if r.winner_starts else (s.dealer + 1) % s.n
         self._deal(s, None, dealer)
 
     # ------------------------------------------------------------------ decisions
     def legal_actions(self, s: State) -> list[int]:
-        """Legal action ids of ``s.actor`` in the current phase (never empty before OVER)."""
-        if s.legal_cache is not None:
-            return s.legal_cache
-        phase, p, r = s.phase, s.actor, self.rules
-        out: list[int] = []
-        may_uno = self.explicit_uno and s.hand_size[p] == 2 and not s.uno_called[p]
-        if phase == TURN:
-            if s.pending:
-                if self._can_stack(s, p):
-                    for k in iter_bits(s.held[p] & STACK_BITS[s.pending_kind]):
-                        out.extend(_PLAY_IDS[k])
-                out.append(A.DRAW)
-            else:
-                bits = s.held[p] & PLAYABLE_BITS[s.color][C.face_of(s.discard[-1])]
-                if bits >> C.WILD_DRAW4 & 1 and not r.wd4_bluff and s.held[p] & COLOR_BITS[s.color]:
-                    bits &= ~(1 << C.WILD_DRAW4)
-                for k in iter_bits(bits):
-                    out.extend(_PLAY_IDS[k])
-                out.append(A.DRAW)
-                if r.giving and not s.asked and any(
-                        s.hand_size[q] >= 2 for q in range(s.n) if q != p):
-                    out.append(A.ASK)
-            if may_uno:
-                out.append(A.UNO)
-        elif phase == DRAWN:
-            out.extend(_PLAY_IDS[s.drawn])
-            out.append(A.DRAW if s.drawn_from_offer else A.PASS)
-            if may_uno:
-                out.append(A.UNO)
-        elif phase == CHALLENGE:
-            if r.stacking and self._can_stack(s, p):
-                out.extend(_PLAY_IDS[C.WILD_DRAW4])
-            out += [A.DRAW, A.CHALLENGE]
-            if may_uno and r.stacking:
-                out.append(A.UNO)
-        elif phase == COLOR:
-            out = [A.COLOR + c for c in range(C.NUM_COLORS)]
-        elif phase == DISCARD:
-            out = [A.DISCARD + k for k in iter_bits(s.held[p] & self.villain_bits)]
-            out.append(A.PASS)
-            if may_uno:
-                out.append(A.UNO)
-        elif phase == CATCH:
-            out = [A.PASS, A.CATCH]
-        elif phase == JUMP:
-            out = list(_PLAY_IDS[s.discard[-1]])
-            out.append(A.PASS)
-            if may_uno and (p, A.UNO) not in s.answers:  # a call here stays private (see step)
-                out.append(A.UNO)
-        elif phase == OFFER:
-            out = [A.OFFER + k for k in iter_bits(s.held[p])]
-            out.append(A.PASS)
-        elif phase == TAKE:
-            out = [A.PASS]
-            out += [A.TAKE + i - 1 for i in range(1, s.n) if s.offers[(p + i) % s.n] >= 0]
-        out.sort()
-        s.legal_cache = out
-        return out
+        """Legal action ids of ``s.actor`` in the current phase (never empty before OVER),
+        ascending. Dispatches to the phase's ``_legal_<phase>``."""
+        if s.legal_cache is None:
+            out = self._legal_by_phase[s.phase](s, s.actor)
+            out.sort()
+            s.legal_cache = out
+        return s.legal_cache
 
     def step(self, s: State, action: int) -> None:
-        """Apply ``action`` for ``s.actor``. ``ValueError`` (state unchanged) if it is illegal."""
+        """Apply ``action`` for ``s.actor``. ``ValueError`` (state unchanged) if it is illegal.
+        A UNO call is handled here for every phase; everything else by ``_apply_<phase>``."""
         if s.game_over:
             raise ValueError("the episode is over; reset before stepping")
         legal = self.legal_actions(s)
@@ -582,82 +599,199 @@ class Engine:
                              f"{PHASE_NAMES[s.phase]!r} for seat {s.actor}; legal: {legal}")
         s.legal_cache = None
         s.steps += 1
-        p, phase = s.actor, s.phase
         if action == A.UNO:
-            if phase == JUMP:  # kept with the hidden answers: a public flag would show who was asked
-                s.answers.append((p, A.UNO))
-                return
-            s.uno_called[p] = True
+            self._call_uno(s, s.actor)
+        else:
+            self._apply_by_phase[s.phase](s, s.actor, action)
+
+    def _may_call_uno(self, s: State, p: int) -> bool:
+        return self.explicit_uno and s.hand_size[p] == 2 and not s.uno_called[p]
+
+    def _call_uno(self, s: State, p: int) -> None:
+        if s.phase == JUMP:  # kept with the hidden answers: a public flag would show who was asked
+            s.answers.append((p, A.UNO))
             return
-        if action < A.DRAW:  # a play (turn, drawn card, challenge stack, jump-in)
-            if phase == JUMP:
-                s.answers.append((p, action))
-                self._next_in_window(s)
-            else:
-                self._play(s, p, A.played_kind(action), A.played_color(action))
-            return
-        if phase == TURN:
-            if action == A.DRAW:
-                if s.pending:
-                    self._take_pending(s, p)
-                    self._start_turn(s, self._next(s, p))
-                else:
-                    self._draw_for_turn(s, p)
-            else:  # ASK
-                s.asked = True
-                self._open_window(s, OFFER, [q for q in self._order_from_next(s, p) if s.hand_size[q] >= 2])
-        elif phase == DRAWN:
-            if action == A.DRAW:
-                self._draw_for_turn(s, p)
-            else:  # PASS: keep the drawn card
-                self._start_turn(s, self._next(s, p))
-        elif phase == CHALLENGE:
-            if action == A.DRAW:
+        s.uno_called[p] = True
+        if s.events is not None:
+            s.events.append(Event(E.UNO, p))
+
+    # --- TURN: play a matching card, draw, ask, call UNO; or stack / take a pending penalty
+    def _legal_turn(self, s: State, p: int) -> list[int]:
+        out: list[int] = []
+        if s.pending:
+            if self._can_stack(s, p):
+                for k in iter_bits(s.held[p] & STACK_BITS[s.pending_kind]):
+                    out.extend(_PLAY_IDS[k])
+        else:
+            bits = s.held[p] & PLAYABLE_BITS[s.color][C.face_of(s.discard[-1])]
+            if bits >> C.WILD_DRAW4 & 1 and not self.rules.wd4_bluff and s.held[p] & COLOR_BITS[s.color]:
+                bits &= ~(1 << C.WILD_DRAW4)
+            for k in iter_bits(bits):
+                out.extend(_PLAY_IDS[k])
+            if self.rules.giving and not s.asked and any(
+                    s.hand_size[q] >= 2 for q in range(s.n) if q != p):
+                out.append(A.ASK)
+        out.append(A.DRAW)
+        if self.explicit_uno and s.hand_size[p] == 2 and not s.uno_called[p]:  # _may_call_uno, inlined
+            out.append(A.UNO)
+        return out
+
+    def _apply_turn(self, s: State, p: int, action: int) -> None:
+        if action < A.DRAW:
+            self._play(s, p, A.played_kind(action), A.played_color(action))
+        elif action == A.DRAW:
+            if s.pending:
                 self._take_pending(s, p)
                 self._start_turn(s, self._next(s, p))
             else:
-                self._challenge(s, p)
-        elif phase == COLOR:
-            s.color = action - A.COLOR
-            top = s.discard[-1]
-            if top in _PENDING_OF_KIND:  # stacking: a first Draw Four / SEWERS hits the first player
-                s.pending = 4 if top == C.WILD_DRAW4 else 1
-                s.pending_kind = _PENDING_OF_KIND[top]
-                s.wd4_player = -1
-                self._face_penalty(s, p)
-            else:
-                self._start_turn(s, p)
-        elif phase == DISCARD:
-            if action == A.PASS:
-                self._after_play(s)
-            else:
-                k = action - A.DISCARD
-                self._remove(s, p, k)
-                s.discard.insert(len(s.discard) - 1, k)
-                s.played[k] += 1
-                s.discards_left -= 1
-                if s.hand_size[p] == 0:
-                    self._end_round(s, p)
-                elif s.discards_left == 0 or not s.held[p] & self.villain_bits:
-                    self._after_play(s)
-        elif phase in (CATCH, JUMP, OFFER):
-            if action != A.PASS:
-                s.answers.append((p, action))
-            self._next_in_window(s)
-        elif phase == TAKE:
-            if action == A.PASS:
                 self._draw_for_turn(s, p)
-            else:
-                giver = (p + action - A.TAKE + 1) % s.n
-                k = s.offers[giver]
-                self._remove(s, giver, k)
-                self._add(s, p, k)
-                self._reveal(s, p, k)
-                s.offers = [-1] * s.n
-                if self._playable(s, p, k):
-                    s.phase, s.drawn, s.drawn_from_offer = DRAWN, k, True
-                else:
-                    self._draw_for_turn(s, p)
+        else:  # ASK
+            s.asked = True
+            if s.events is not None:
+                s.events.append(Event(E.ASKED, p))
+            self._open_window(s, OFFER, [q for q in self._order_from_next(s, p) if s.hand_size[q] >= 2])
+
+    # --- DRAWN: play the card just drawn (or taken), or keep it
+    def _legal_drawn(self, s: State, p: int) -> list[int]:
+        out = list(_PLAY_IDS[s.drawn])
+        out.append(A.DRAW if s.drawn_from_offer else A.PASS)
+        if self.explicit_uno and s.hand_size[p] == 2 and not s.uno_called[p]:
+            out.append(A.UNO)
+        return out
+
+    def _apply_drawn(self, s: State, p: int, action: int) -> None:
+        if action < A.DRAW:
+            self._play(s, p, A.played_kind(action), A.played_color(action))
+        elif action == A.DRAW:  # a taken offer not played: draw by the draw rule
+            self._draw_for_turn(s, p)
+        else:  # PASS: keep the drawn card
+            if s.events is not None:
+                s.events.append(Event(E.KEPT, p))
+            self._start_turn(s, self._next(s, p))
+
+    # --- CHALLENGE: the victim of a Wild Draw Four challenges, takes it, or stacks one
+    def _legal_challenge(self, s: State, p: int) -> list[int]:
+        out: list[int] = []
+        stack = self.rules.stacking and self._can_stack(s, p)
+        if stack:
+            out.extend(_PLAY_IDS[C.WILD_DRAW4])
+        out += [A.DRAW, A.CHALLENGE]
+        if stack and self._may_call_uno(s, p):
+            out.append(A.UNO)
+        return out
+
+    def _apply_challenge(self, s: State, p: int, action: int) -> None:
+        if action < A.DRAW:
+            self._play(s, p, A.played_kind(action), A.played_color(action))
+        elif action == A.DRAW:
+            self._take_pending(s, p)
+            self._start_turn(s, self._next(s, p))
+        else:
+            self._challenge(s, p)
+
+    # --- COLOR: the colour of a wild turned up as the first card
+    def _legal_color(self, s: State, p: int) -> list[int]:
+        return list(_COLOR_IDS)
+
+    def _apply_color(self, s: State, p: int, action: int) -> None:
+        s.color = action - A.COLOR
+        if s.events is not None:
+            s.events.append(Event(E.COLOR_CHOSEN, p, -1, s.color))
+        top = s.discard[-1]
+        if top in _PENDING_OF_KIND:  # stacking: a first Draw Four / SEWERS hits the first player
+            s.pending = 4 if top == C.WILD_DRAW4 else 1
+            s.pending_kind = _PENDING_OF_KIND[top]
+            s.wd4_player = -1
+            self._face_penalty(s, p)
+        else:
+            self._start_turn(s, p)
+
+    # --- DISCARD: villains discarded after a Team Attack (up to three), or stop
+    def _legal_discard(self, s: State, p: int) -> list[int]:
+        out = [A.DISCARD + k for k in iter_bits(s.held[p] & self.villain_bits)]
+        out.append(A.PASS)
+        if self._may_call_uno(s, p):
+            out.append(A.UNO)
+        return out
+
+    def _apply_discard(self, s: State, p: int, action: int) -> None:
+        if action == A.PASS:
+            self._after_play(s)
+            return
+        k = action - A.DISCARD
+        self._remove(s, p, k)
+        s.discard.insert(len(s.discard) - 1, k)
+        s.played[k] += 1
+        s.discards_left -= 1
+        if s.events is not None:
+            s.events.append(Event(E.DISCARDED, p, k))
+        if s.hand_size[p] == 0:
+            self._end_round(s, p)
+        elif s.discards_left == 0 or not s.held[p] & self.villain_bits:
+            self._after_play(s)
+
+    # --- CATCH (window): a player did not call UNO; each other player catches or passes
+    def _legal_catch(self, s: State, p: int) -> list[int]:
+        return [A.PASS, A.CATCH]
+
+    def _apply_catch(self, s: State, p: int, action: int) -> None:
+        self._answer(s, p, action)
+
+    # --- JUMP (window): a player holding a card identical to the top jumps in or passes
+    def _legal_jump(self, s: State, p: int) -> list[int]:
+        out = list(_PLAY_IDS[s.discard[-1]])
+        out.append(A.PASS)
+        if self._may_call_uno(s, p) and (p, A.UNO) not in s.answers:  # a call here stays private
+            out.append(A.UNO)
+        return out
+
+    def _apply_jump(self, s: State, p: int, action: int) -> None:
+        self._answer(s, p, action)
+
+    # --- OFFER (window): giving cards: each other player with 2+ cards offers one or passes
+    def _legal_offer(self, s: State, p: int) -> list[int]:
+        out = [A.OFFER + k for k in iter_bits(s.held[p])]
+        out.append(A.PASS)
+        return out
+
+    def _apply_offer(self, s: State, p: int, action: int) -> None:
+        self._answer(s, p, action)
+
+    # --- TAKE: giving cards: the asker takes one offer or passes (then draws)
+    def _legal_take(self, s: State, p: int) -> list[int]:
+        out = [A.PASS]
+        out += [A.TAKE + i - 1 for i in range(1, s.n) if s.offers[(p + i) % s.n] >= 0]
+        return out
+
+    def _apply_take(self, s: State, p: int, action: int) -> None:
+        if action == A.PASS:
+            self._draw_for_turn(s, p)
+            return
+        giver = (p + action - A.TAKE + 1) % s.n
+        k = s.offers[giver]
+        self._remove(s, giver, k)
+        self._add(s, p, k)
+        self._reveal(s, p, k)
+        s.offers = [-1] * s.n
+        if s.events is not None:
+            s.events.append(Event(E.TOOK, p, k, giver))
+        if self._playable(s, p, k):
+            s.phase, s.drawn, s.drawn_from_offer = DRAWN, k, True
+        else:
+            self._draw_for_turn(s, p)
+
+    # --- OVER: no decision
+    def _legal_over(self, s: State, p: int) -> list[int]:
+        return []
+
+    def _apply_over(self, s: State, p: int, action: int) -> None:  # pragma: no cover (step refuses)
+        raise ValueError("the episode is over; reset before stepping")
+
+    # --- windows: answers are stored and resolved when everyone has answered
+    def _answer(self, s: State, p: int, action: int) -> None:
+        if action != A.PASS:
+            s.answers.append((p, action))
+        self._next_in_window(s)
 
     def _next_in_window(self, s: State) -> None:
         s.queue.pop(0)
@@ -668,7 +802,12 @@ class Engine:
         s.answers = []
         if phase == CATCH:
             if answers:
+                before = s.hand_size[s.offender]
                 self._draw(s, s.offender, self.rules.uno_penalty)
+                if s.events is not None:
+                    s.events.append(Event(E.CAUGHT, s.offender, -1, s.hand_size[s.offender] - before))
+            elif s.events is not None:
+                s.events.append(Event(E.ESCAPED, s.offender))
             s.offender = -1
             self._open_jump(s)
         elif phase == JUMP:
@@ -680,8 +819,9 @@ class Engine:
             jumper, action = jumps[pick]
             if (jumper, A.UNO) in answers:  # the jumper's UNO call counts; the others' lapse
                 s.uno_called[jumper] = True
-            k = A.played_kind(action)
-            self._play(s, jumper, k, A.played_color(action))
+                if s.events is not None:
+                    s.events.append(Event(E.UNO, jumper))
+            self._play(s, jumper, A.played_kind(action), A.played_color(action), jumped_in=True)
         else:  # OFFER
             asker = s.turn
             for q, action in answers:
@@ -693,6 +833,8 @@ class Engine:
                 np.maximum(col, 1, out=col)
                 col[q] = 0
                 s.known_any = True
+                if s.events is not None:
+                    s.events.append(Event(E.OFFERED, q, k))
             if answers:
                 s.phase, s.actor = TAKE, asker
             else:
@@ -702,14 +844,37 @@ class Engine:
         offender = s.wd4_player
         s.known[p, offender] = s.hands[offender]
         s.known_any = True
+        if s.events is not None:
+            s.events.append(Event(E.CHALLENGED, p, -1, int(s.wd4_guilty)))
         if s.wd4_guilty:
-            self._draw(s, offender, s.pending)
-            s.pending, s.pending_kind, s.wd4_player = 0, NO_PENDING, -1
-            self._start_turn(s, p)
+            whole = self.rules.stacked_challenge == "whole"
+            judged = s.pending if whole else min(4, s.pending)  # "last": only the last Draw Four
+            self._draw_penalty(s, offender, judged)
+            s.pending -= judged
+            s.wd4_player = -1
+            if s.pending:  # "last": the challenger still takes the rest of the stack
+                self._take_pending(s, p)
+                self._start_turn(s, self._next(s, p))
+            else:
+                s.pending_kind = NO_PENDING
+                self._start_turn(s, p)
         else:
             s.pending += 2
             self._take_pending(s, p)
             self._start_turn(s, self._next(s, p))
+
+    # ------------------------------------------------------------------ outcomes
+    def truncated(self, s: State) -> bool:
+        """Whether the episode is cut at ``rules.max_steps`` decisions (the only place it is decided)."""
+        return not s.game_over and s.steps >= self.rules.max_steps
+
+    def returns(self, s: State) -> list[float]:
+        """Reward of every seat for the episode (the only place rewards are computed): once the
+        game is over, +1 for the winner and -1/(n-1) for every other seat; else all 0."""
+        if not s.game_over:
+            return [0.0] * s.n
+        lose = -1.0 / (s.n - 1)
+        return [1.0 if q == s.winner else lose for q in range(s.n)]
 
     # ------------------------------------------------------------------ helpers
     def describe(self, action: int) -> str:

@@ -39,23 +39,49 @@ from uno_env.game.engine import NUM_PENDING_KINDS, NUM_PHASES, Engine, State
 LAYOUT_VERSION = 0  # bump on any change to the layout below (checkpoints record it)
 MAX_PLAYERS = 10
 MAX_OPPONENTS = MAX_PLAYERS - 1
-OPP_FIELDS = 4 + 2 * C.NUM_KINDS  # 116
+
+# The flags of the RULES block, in order: (name, its value for a ruleset); then num_players /
+# MAX_PLAYERS. The one list of them (``uno_env.agents.view.RuleFlags`` reads the names).
+RULE_FLAGS = (
+    ("stacking", lambda r: r.stacking),
+    ("jump_in", lambda r: r.jump_in),
+    ("seven_slap", lambda r: r.seven_slap),
+    ("giving", lambda r: r.giving),
+    ("until_playable", lambda r: r.draw_rule == "until_playable"),
+    ("explicit_uno", lambda r: r.uno_call == "explicit"),
+    ("wd4_bluff", lambda r: r.wd4_bluff),
+    ("challenge", lambda r: r.challenge),
+    ("tmnt", lambda r: r.colors == "tmnt"),
+)
+RULE_FLAG_NAMES = tuple(name for name, _ in RULE_FLAGS)
+
+# Fields of one opponent slot (offsets inside its OPP_FIELDS).
+OPP_PRESENT = 0
+OPP_HAND_SIZE = 1
+OPP_SCORE = 2
+OPP_UNO = 3
+OPP_KNOWN = 4
+OPP_OFFER = OPP_KNOWN + C.NUM_KINDS
+OPP_FIELDS = OPP_OFFER + C.NUM_KINDS  # 116
+
+# Blocks of the vector.
 HAND = 0
 TOP = HAND + C.NUM_KINDS
 COLOR = TOP + C.NUM_KINDS
 PHASE = COLOR + C.NUM_COLORS
-PENDING = PHASE + NUM_PHASES
-DIRECTION = PENDING + 1 + NUM_PENDING_KINDS
+PENDING = PHASE + NUM_PHASES  # the pending count
+PENDING_KIND = PENDING + 1  # its kind, one-hot
+DIRECTION = PENDING_KIND + NUM_PENDING_KINDS
 DRAW_SIZE = DIRECTION + 1
 PLAYED = DRAW_SIZE + 1
 TURN = PLAYED + C.NUM_KINDS
-SELF = TURN + MAX_PLAYERS
-OPPONENTS = SELF + 2
+SELF = TURN + MAX_PLAYERS  # my UNO flag
+SELF_SCORE = SELF + 1
+OPPONENTS = SELF_SCORE + 1
 RULES = OPPONENTS + MAX_OPPONENTS * OPP_FIELDS
-NUM_RULE_FLAGS = 10
+RULE_NUM_PLAYERS = RULES + len(RULE_FLAGS)  # num_players / MAX_PLAYERS
+NUM_RULE_FLAGS = len(RULE_FLAGS) + 1
 OBS_SIZE = RULES + NUM_RULE_FLAGS  # 1254
-OPP_KNOWN = 4
-OPP_OFFER = 4 + C.NUM_KINDS
 
 
 class ObservationEncoder:
@@ -69,12 +95,11 @@ class ObservationEncoder:
         self.giving = r.giving
         self.explicit_uno = r.uno_call == "explicit"
         self.multi_round = r.episode != "round"
-        rule_flags = np.array([r.stacking, r.jump_in, r.seven_slap, r.giving,
-                                    r.draw_rule == "until_playable", r.uno_call == "explicit",
-                                    r.wd4_bluff, r.challenge, r.colors == "tmnt", n / MAX_PLAYERS], np.float32)
+        rule_flags = np.array([flag(r) for _, flag in RULE_FLAGS] + [n / MAX_PLAYERS], np.float32)
         self._template = np.zeros(OBS_SIZE, np.float32)  # the constant part: presence and rules
+        self.rule_flags = rule_flags  # the RULES block (also in the global state)
         self._template[RULES:] = rule_flags
-        self._template[OPPONENTS:OPPONENTS + (n - 1) * OPP_FIELDS:OPP_FIELDS] = 1.0
+        self._template[OPPONENTS + OPP_PRESENT:OPPONENTS + (n - 1) * OPP_FIELDS:OPP_FIELDS] = 1.0
         # _others[p]: seats to p's left, j = 1..n-1
         self._others = [[(p + j) % n for j in range(1, n)] for p in range(n)]
         self._others_np = [np.array(o, np.intp) for o in self._others]
@@ -89,23 +114,23 @@ class ObservationEncoder:
             obs[PHASE + s.phase] = 1.0
         if s.pending:
             obs[PENDING] = s.pending
-            obs[PENDING + 1 + s.pending_kind] = 1.0
+            obs[PENDING_KIND + s.pending_kind] = 1.0
         if s.direction < 0:
             obs[DIRECTION] = 1.0
         obs[DRAW_SIZE] = len(s.draw_pile) / self.deck_size
         obs[PLAYED:PLAYED + C.NUM_KINDS] = s.played
         obs[TURN + (s.turn - p) % self.n] = 1.0
         others = self._others[p]
-        base = OPPONENTS + 1
+        base = OPPONENTS + OPP_HAND_SIZE
         for q in others:
             obs[base] = s.hand_size[q]
             base += OPP_FIELDS
         if self.explicit_uno:  # UNO flags (in auto mode: the same as hand size == 1)
             obs[SELF] = s.uno_called[p]
-            obs[OPPONENTS + 3:RULES:OPP_FIELDS][:self.n - 1] = [s.uno_called[q] for q in others]
+            obs[OPPONENTS + OPP_UNO:RULES:OPP_FIELDS][:self.n - 1] = [s.uno_called[q] for q in others]
         if self.multi_round:  # scores (always zero inside a one-round episode)
-            obs[SELF + 1] = s.scores[p] / self.target
-            obs[OPPONENTS + 2:RULES:OPP_FIELDS][:self.n - 1] = [s.scores[q] / self.target for q in others]
+            obs[SELF_SCORE] = s.scores[p] / self.target
+            obs[OPPONENTS + OPP_SCORE:RULES:OPP_FIELDS][:self.n - 1] = [s.scores[q] / self.target for q in others]
         if s.known_any or self.giving:
             block = obs[OPPONENTS:RULES].reshape(MAX_OPPONENTS, OPP_FIELDS)
             if s.known_any:

@@ -8,15 +8,17 @@ A log holds one JSON object per line:
     (``player_i`` names), ``specs`` (agent spec per seat, e.g. ``"heuristic"``, ``"human"``),
     ``agent_seeds``, ``seed``, ``rng`` (null, or for a game dealt from a given numpy
     generator: its bit-generator ``state`` before the deal and whether it drew the dealer /
-    shuffled), ``dealer``, ``deck`` (card strings, top first, as dealt) and ``meta``
-    (free-form: tool, date...).
+    shuffled), ``dealer``, ``deck`` (card strings, top first, as dealt), ``events`` (the
+    public events of the deal, below) and ``meta`` (free-form: tool, date...).
 ``action`` (one per decision)
     ``step`` (1-based), ``round`` (rounds finished before it), ``seat``, ``agent``, ``spec``,
     ``phase``, ``action`` (id) and ``name`` (``"play red-5"``); the public table before it
     (``top``, ``color``, ``pending``) and, with ``hands=True`` (the default), the actor's hand
     before it (``hand``); the public table after it (``after``: ``top``, ``color``,
-    ``direction``, ``pending``, ``hand_sizes``, ``uno_called``, ``phase``, ``next``); and, when
-    the decision ended a round, ``round_end`` (``winner``, ``round_points``, ``scores``).
+    ``direction``, ``pending``, ``hand_sizes``, ``uno_called``, ``phase``, ``next``); when
+    the decision ended a round, ``round_end`` (``winner``, ``round_points``, ``scores``); and
+    ``events``: the public events that followed the decision (:mod:`uno_env.game.events`;
+    none while a window's answers are still hidden, its outcome when it closes).
 ``end`` (last line)
     ``status`` (``finished``, ``truncated`` or ``aborted``), ``steps``, ``winner``, ``scores``,
     ``rewards`` (cumulative reward per agent) and ``snapshot`` (:meth:`raw_env.snapshot`, the
@@ -31,8 +33,29 @@ dealt and played, and the log's seed, deck and dealer reproduce it (later rounds
 rule picks use the seed's RNG stream). The RNG state in the header is JSON with integers of up
 to 128 bits (exact in Python; other JSON readers may need big-integer support).
 
+**Events** are JSON objects with the kind's name, the seat (an integer) and card and colour
+names, fields unused by a kind left out, e.g. ``{"kind": "played", "seat": 1, "card":
+"red-5", "color": "red"}``. The engine's ``value`` is named by kind (:data:`EVENT_VALUE_FIELDS`):
+``color`` (played, jumped_in, color_chosen), ``cards`` (drew, penalty, caught: how many;
+reshuffled: the new DRAW pile), ``guilty`` (challenged, true or false), ``direction``
+(reversed: ``"clockwise"`` / ``"counter-clockwise"``), ``giver`` (took: a seat), ``round``
+(dealt, from 1) and ``points`` (round_over).
+
 Replaying checks that every logged action is legal for the logged player and phase, the
-actor's hand before it, the public table after it, and the final snapshot.
+actor's hand before it, the public table after it, the public events that followed it (and
+those of the deal), and the final snapshot.
+
+Version history: 1 (uno_env 0.1: no events); 2 (uno_env 0.2: ``events`` in the header and in
+every action record). Both are read and replayed; a version-1 log is checked without events.
+
+**Logs from strangers.** :func:`read_log` checks the shape of every record before anything
+is replayed, and names the line of the first problem (``ValueError``): a line that is not
+UTF-8 or not JSON (``NaN``, numbers too long to convert, nesting too deep), a header whose
+``num_players`` is not an integer in 2..10 (``1e400`` is not), whose rules are out of their
+bounds (:mod:`uno_env.game.rules`: no deck of 10^9 cards), whose seed, dealer, deck or RNG
+state has the wrong type, an action record with a missing or mistyped field, and strings
+with control characters (they are printed to terminals; ``meta`` is exempt, it is never
+shown). A malformed RNG state is a ``ValueError`` too. Nothing in a log is ever executed.
 
 **Writing a log** from any game loop (human, bots, evaluation)::
 
@@ -67,12 +90,16 @@ from typing import IO, Any, Callable, Iterable, Sequence
 import numpy as np
 from gymnasium.utils import seeding
 
+from uno_env.envs import checks
 from uno_env.game import actions as A
-from uno_env.game.engine import CATCH, JUMP, OFFER, PHASE_NAMES
+from uno_env.game import events as E
+from uno_env.game.engine import PHASE_NAMES
+from uno_env.game.rules import make_rules, show_value
 
 FORMAT = "uno_env-gamelog"
-FORMAT_VERSION = 1
-WINDOW_PHASES = (CATCH, JUMP, OFFER)  # answers stay hidden until the window closes
+FORMAT_VERSION = 2  # written; see the version history in the module docstring
+READ_VERSIONS = (1, 2)  # read and replayed
+_MAX_TEXT = 10_000  # characters of one string in a log (specs, names, cards, meta)
 
 
 class ReplayError(ValueError):
@@ -87,8 +114,11 @@ def generator_from_state(state: dict) -> np.random.Generator:
     if bit_gen_cls is None or not isinstance(bit_gen_cls, type) or \
             not issubclass(bit_gen_cls, np.random.BitGenerator):
         raise ValueError(f"unknown bit generator {name!r} in the RNG state")
-    bit_gen = bit_gen_cls()
-    bit_gen.state = state
+    try:  # numpy's setter raises TypeError, KeyError, ValueError... on a malformed state
+        bit_gen = bit_gen_cls()
+        bit_gen.state = state
+    except Exception as e:
+        raise ValueError(f"malformed {name} RNG state: {show_value(e)}") from None
     return np.random.Generator(bit_gen)
 
 
@@ -138,6 +168,41 @@ def reset_env(env: Any, seed: int, dealer: int | None = None, deck: Sequence[str
 
 
 # ---------------------------------------------------------------------------- records
+EVENT_VALUE_FIELDS = {  # kind -> the name of the engine's ``value`` in an event record
+    E.DEALT: "round", E.PLAYED: "color", E.JUMPED_IN: "color", E.DREW: "cards", E.PENALTY: "cards",
+    E.CAUGHT: "cards", E.CHALLENGED: "guilty", E.COLOR_CHOSEN: "color", E.REVERSED: "direction",
+    E.TOOK: "giver", E.RESHUFFLED: "cards", E.ROUND_OVER: "points",
+}
+
+
+def event_record(event: E.Event, card_names: Sequence[str], colors: Sequence[str]) -> dict[str, Any]:
+    """One public event as a log's JSON object (see the module docstring)."""
+    kind, seat, card, value = event
+    rec: dict[str, Any] = {"kind": E.EVENT_NAMES[kind]}
+    if seat >= 0:
+        rec["seat"] = int(seat)
+    if card >= 0:
+        rec["card"] = card_names[card]
+    field_name = EVENT_VALUE_FIELDS.get(kind)
+    if field_name == "color":
+        rec["color"] = colors[value] if value >= 0 else None
+    elif field_name == "guilty":
+        rec["guilty"] = bool(value)
+    elif field_name == "direction":
+        rec["direction"] = "clockwise" if value > 0 else "counter-clockwise"
+    elif field_name is not None:
+        rec[field_name] = int(value)
+    return rec
+
+
+def event_records(env: Any, start: int = 0) -> list[dict[str, Any]]:
+    """The public events of a raw (or wrapped) env's game from index ``start``, as records
+    (empty if its engine does not record events)."""
+    u = env.unwrapped
+    events = u.game_state.events or []
+    return [event_record(ev, u.card_names, u.colors) for ev in events[start:]]
+
+
 def public_table(env: Any) -> dict[str, Any]:
     """The public table of a raw env as a JSON-able dict."""
     u = env.unwrapped
@@ -168,7 +233,8 @@ class GameRecorder:
     ``out`` is a path (opened, and closed by :meth:`finish`) or a text file object (left
     open). ``specs`` names the agent of every seat (``"heuristic"``, ``"human"``...);
     ``agent_seeds`` their seeds; ``hands`` puts the actor's hand in every action record;
-    ``meta`` is stored in the header. Use :meth:`reset` and :meth:`step` instead of the env's;
+    ``meta`` is stored in the header. The env's engine is set to record public events
+    (``state.events``), which the log holds. Use :meth:`reset` and :meth:`step` instead of the env's;
     the end record is written when the game ends (or is truncated), or by :meth:`finish`
     (status ``aborted`` if it had not ended).
     """
@@ -223,6 +289,7 @@ class GameRecorder:
         """
         if self.header is not None:
             raise RuntimeError("a GameRecorder records one game; make a new one per game")
+        self.u.engine.record_events = True  # the log holds the public events
         rng_info = None
         if rng is not None:
             state = copy.deepcopy(rng.bit_generator.state)
@@ -239,7 +306,7 @@ class GameRecorder:
             "rules": u.rules.to_dict(), "num_players": u.engine.n,
             "agents": list(u.possible_agents), "specs": self.specs,
             "agent_seeds": self.agent_seeds, "seed": None if seed is None else int(seed),
-            "rng": rng_info, "dealer": dealer, "deck": deck,
+            "rng": rng_info, "dealer": dealer, "deck": deck, "events": event_records(u),
             "meta": {"created": datetime.datetime.now().isoformat(timespec="seconds"), **self.meta},
         }
         self._write(self.header)
@@ -254,7 +321,7 @@ class GameRecorder:
             raise RuntimeError("the game is over")
         u = self.u
         s = u.game_state
-        action = int(action)
+        action = checks.action_id(action, u.agent_selection)
         seat = s.actor
         before = public_table(u)
         record: dict[str, Any] = {
@@ -266,7 +333,7 @@ class GameRecorder:
         }
         if self.hands:
             record["hand"] = [u.card_names[k] for k in u.engine.hand_cards(s, seat)]
-        rounds = s.round
+        rounds, seen = s.round, len(s.events)
         self.env.step(action)
         s = u.game_state
         record["after"] = public_table(u)
@@ -276,6 +343,7 @@ class GameRecorder:
                 "round_points": [int(x) for x in s.round_points],
                 "scores": [int(x) for x in s.scores],
             }
+        record["events"] = event_records(u, seen)
         self._write(record)
         if _end_status(u) is not None:
             self.done = True
@@ -376,43 +444,165 @@ class GameLog:
     path: str | None = None
 
 
-def read_log(source: "str | os.PathLike | IO[str] | Iterable[str]") -> GameLog:
-    """Parse a game log (path, file object or lines). ``ValueError`` naming the line if it is
-    not a valid log."""
-    path = None
+def _lines(source: "str | os.PathLike | IO | Iterable[str | bytes]") -> list[str | bytes]:
     if isinstance(source, (str, os.PathLike)):
-        path = os.fspath(source)
-        with open(source, encoding="utf-8") as fh:
-            lines = fh.readlines()
-    elif isinstance(source, io.IOBase) or hasattr(source, "read"):
-        lines = source.read().splitlines()  # type: ignore[union-attr]
-    else:
-        lines = list(source)
+        with open(source, "rb") as fh:  # bytes: a line that is not UTF-8 is named, not fatal
+            return fh.read().splitlines()
+    if isinstance(source, io.IOBase) or hasattr(source, "read"):
+        return source.read().splitlines()  # type: ignore[union-attr]
+    return list(source)
+
+
+def _reject_constant(name: str) -> None:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_text(value: Any) -> bool:
+    """A string that prints as itself (no control characters: a log may come from a stranger
+    and its strings are printed to a terminal)."""
+    return isinstance(value, str) and len(value) <= _MAX_TEXT and value.isprintable()
+
+
+def _check_strings(value: Any) -> str | None:
+    """The first string in a JSON value that is not :func:`_is_text` (None if there is none)."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, str):
+            if not _is_text(v):
+                return v
+        elif isinstance(v, dict):
+            stack.extend(v.keys())
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+    return None
+
+
+def _check_header(rec: dict[str, Any]) -> str | None:
+    """What is wrong with a header record (None: nothing); the rules are checked by the caller."""
+    n = rec.get("num_players")
+    if not _is_int(n) or not 2 <= n <= 10:
+        return f"'num_players' must be an integer in 2..10, got {show_value(n)}"
+    if not isinstance(rec.get("rules"), dict):
+        return f"'rules' must be a mapping of rule options, got {show_value(rec.get('rules'))}"
+    specs = rec.get("specs")
+    if specs is not None and (not isinstance(specs, list) or len(specs) != n
+                              or not all(isinstance(s, str) for s in specs)):
+        return f"'specs' must be a list of {n} agent specs, got {show_value(specs)}"
+    seed, rng = rec.get("seed"), rec.get("rng")
+    if seed is not None and (not _is_int(seed) or seed < 0):
+        return f"'seed' must be an integer >= 0 or null, got {show_value(seed)}"
+    if rng:
+        if not isinstance(rng, dict) or not isinstance(rng.get("state"), dict) or not all(
+                isinstance(rng.get(k), bool) for k in ("draw_dealer", "shuffle")):
+            return f"'rng' must be null or {{state, draw_dealer, shuffle}}, got {show_value(rng)}"
+    elif seed is None:
+        return "the header has neither a 'seed' nor an 'rng' state to deal from"
+    dealer = rec.get("dealer")
+    if not _is_int(dealer) or not 0 <= dealer < n:
+        return f"'dealer' must be a seat in 0..{n - 1}, got {show_value(dealer)}"
+    deck = rec.get("deck")
+    if not isinstance(deck, list) or not all(isinstance(c, str) for c in deck):
+        return f"'deck' must be a list of card strings, got {show_value(deck)}"
+    return None
+
+
+def _check_header_values(rec: dict[str, Any]) -> str | None:
+    """What is wrong with a well-typed header's rules or RNG state (None: nothing)."""
+    try:
+        make_rules(rec["rules"])
+    except ValueError as e:
+        return f"'rules': {e}"
+    if rec.get("rng"):
+        try:
+            generator_from_state(rec["rng"]["state"])
+        except ValueError as e:
+            return f"'rng': {e}"
+    return None
+
+
+_ACTION_FIELDS = {"step": _is_int, "round": _is_int, "seat": _is_int, "action": _is_int,
+                  "agent": _is_text, "phase": _is_text, "name": _is_text}
+
+
+def _check_action(rec: dict[str, Any]) -> str | None:
+    for key, ok in _ACTION_FIELDS.items():
+        if not ok(rec.get(key)):
+            return f"action record field {key!r} is missing or malformed: {show_value(rec.get(key))}"
+    if "hand" in rec and (not isinstance(rec["hand"], list) or not all(isinstance(c, str) for c in rec["hand"])):
+        return f"'hand' must be a list of card strings, got {show_value(rec['hand'])}"
+    for key in ("after", "round_end"):
+        if key in rec and not isinstance(rec[key], dict):
+            return f"{key!r} must be a mapping, got {show_value(rec[key])}"
+    return None
+
+
+def _check_end(rec: dict[str, Any]) -> str | None:
+    if not isinstance(rec.get("snapshot"), dict) or not isinstance(rec.get("status"), str):
+        return "the end record needs a 'status' string and a 'snapshot' mapping"
+    return None
+
+
+def read_log(source: "str | os.PathLike | IO | Iterable[str | bytes]") -> GameLog:
+    """Parse a game log (path, text or binary file object, or lines). ``ValueError`` naming the
+    line if it is not a valid log: not UTF-8, not JSON, a record of the wrong shape (a field of
+    the wrong type, strings with control characters), rules out of their bounds
+    (:mod:`uno_env.game.rules`). What the records say is checked by :func:`replay`."""
+    path = os.fspath(source) if isinstance(source, (str, os.PathLike)) else None
     where = path or "<log>"
     log: GameLog | None = None
-    for no, line in enumerate(lines, 1):
+    for no, line in enumerate(_lines(source), 1):
+        if isinstance(line, bytes):
+            try:
+                line = line.decode("utf-8")
+            except UnicodeDecodeError as e:
+                raise ValueError(f"{where}:{no}: not UTF-8 text (byte {e.start + 1})") from None
+        if not isinstance(line, str):
+            raise ValueError(f"{where}:{no}: a log line must be text, got {type(line).__name__}")
         if not line.strip():
             continue
         try:
-            rec = json.loads(line)
+            rec = json.loads(line, parse_constant=_reject_constant)
         except json.JSONDecodeError as e:
             raise ValueError(f"{where}:{no}: not JSON ({e.msg})") from None
-        kind = rec.get("type") if isinstance(rec, dict) else None
+        except (ValueError, RecursionError) as e:  # NaN, a 5000-digit number, deep nesting
+            raise ValueError(f"{where}:{no}: not JSON ({show_value(str(e))})") from None
+        if not isinstance(rec, dict):
+            raise ValueError(f"{where}:{no}: a record must be a JSON object, got {type(rec).__name__}")
+        bad = _check_strings([v for k, v in rec.items() if k != "meta"])  # meta is never shown
+        if bad is not None:
+            raise ValueError(f"{where}:{no}: a string holds control characters or is too long: "
+                             f"{show_value(bad)}")
+        kind = rec.get("type")
         if log is None:
             if kind != "header" or rec.get("format") != FORMAT:
                 raise ValueError(f"{where}:{no}: the first record must be a {FORMAT} header")
-            if rec.get("version") != FORMAT_VERSION:
-                raise ValueError(f"{where}:{no}: log format version {rec.get('version')} is not "
-                                 f"supported (this is version {FORMAT_VERSION})")
+            if isinstance(rec.get("version"), bool) or rec.get("version") not in READ_VERSIONS:
+                raise ValueError(f"{where}:{no}: log format version {show_value(rec.get('version'))} is "
+                                 f"not supported (this is version {FORMAT_VERSION})")
+            problem = _check_header(rec) or _check_header_values(rec)
+            if problem is not None:
+                raise ValueError(f"{where}:{no}: bad header: {problem}")
             log = GameLog(header=rec, path=path)
         elif log.end is not None:
             raise ValueError(f"{where}:{no}: record after the end record")
         elif kind == "action":
+            problem = _check_action(rec)
+            if problem is not None:
+                raise ValueError(f"{where}:{no}: {problem}")
             log.actions.append(rec)
         elif kind == "end":
+            problem = _check_end(rec)
+            if problem is not None:
+                raise ValueError(f"{where}:{no}: {problem}")
             log.end = rec
         else:
-            raise ValueError(f"{where}:{no}: unknown record type {kind!r}")
+            raise ValueError(f"{where}:{no}: unknown record type {show_value(kind)}")
     if log is None:
         raise ValueError(f"{where}: empty game log")
     return log
@@ -459,9 +649,22 @@ def _diff(a: Any, b: Any, path: str = "") -> list[str]:
     return []
 
 
+def _event_diff(replayed: list[dict[str, Any]], logged: Any) -> str | None:
+    """The first difference between replayed and logged event records (None: equal)."""
+    if replayed == logged:
+        return None
+    if not isinstance(logged, list):
+        return f"the log's events are not a list: {logged!r}"[:200]
+    for i, (a, b) in enumerate(zip(replayed, logged), 1):
+        if a != b:
+            return f"event {i}: replay {a} != log {b}"
+    return f"the replay has {len(replayed)} events, the log {len(logged)}"
+
+
 def replay_step(env: Any, record: dict[str, Any]) -> None:
-    """Apply one logged action to ``env``, checking actor, phase, legality and the public table
-    after it (``ReplayError`` on any difference)."""
+    """Apply one logged action to ``env``, checking actor, phase, legality, the public table
+    after it and, if the record has them, the public events that followed it (the env's
+    engine must record events: :func:`replay` turns it on). ``ReplayError`` on any difference."""
     u = env.unwrapped
     s = u.game_state
     step = record.get("step")
@@ -486,11 +689,18 @@ def replay_step(env: Any, record: dict[str, Any]) -> None:
         if hand != record["hand"]:
             raise ReplayError(f"step {step}: {record['agent']}'s hand is {hand} in the replay, "
                               f"{record['hand']} in the log")
+    seen = len(s.events) if s.events is not None else 0
     env.step(action)
     if "after" in record:
         diff = _diff(public_table(u), record["after"])
         if diff:
             raise ReplayError(f"step {step}: the table after {record.get('name')} differs: " + "; ".join(diff))
+    if "events" in record:
+        if u.game_state.events is None:
+            raise ReplayError(f"step {step}: the log has events but the replay's engine does not record them")
+        diff = _event_diff(event_records(u, seen), record["events"])
+        if diff:
+            raise ReplayError(f"step {step}: the events after {record.get('name')} differ: {diff}")
 
 
 def replay(log: "GameLog | str | os.PathLike", env: Any = None,
@@ -499,7 +709,9 @@ def replay(log: "GameLog | str | os.PathLike", env: Any = None,
     """Replay a game log exactly; returns the raw env in the final state.
 
     Every action is checked (:func:`replay_step`) and, with ``verify_end``, the final
-    snapshot must equal the logged one. ``on_reset(env)`` is called after the reset,
+    snapshot must equal the logged one; a version-2 log's events (the deal's and every
+    action's) must equal the replayed ones. The env records events (``state.events``) from
+    the deal on, whatever the log's version. ``on_reset(env)`` is called after the reset,
     ``on_step(env, record)`` after every action. ``ReplayError`` on any mismatch.
     """
     if not isinstance(log, GameLog):
@@ -507,10 +719,18 @@ def replay(log: "GameLog | str | os.PathLike", env: Any = None,
     if env is None:
         env = env_from_log(log)
     u = env.unwrapped
+    u.engine.record_events = True
     reset_from_log(env, log)
+    with_events = log.header.get("version", 1) >= 2
+    if with_events:
+        diff = _event_diff(event_records(u), log.header.get("events"))
+        if diff:
+            raise ReplayError(f"the events of the deal differ: {diff}")
     if on_reset is not None:
         on_reset(env)
     for record in log.actions:
+        if with_events and "events" not in record:
+            raise ReplayError(f"step {record.get('step')}: a version-2 action record without 'events'")
         replay_step(env, record)
         if on_step is not None:
             on_step(env, record)

@@ -8,15 +8,17 @@ One human seat (``--seat``, default 0) and one seat per ``--opponents`` spec (an
 spec: ``random``, ``greedy``, ``heuristic``, ``checkpoint:<dir>``), so the player count is
 1 + the number of opponents. ``--rules`` is a preset (``classic``, ``tmnt``, ``house``) or a
 YAML file; ``--set key=value`` (repeatable) overrides single rule options (values are read as
-YAML: ``true``, ``3``, ``explicit``).
+YAML: ``true``, ``3``, ``explicit``; :mod:`uno_env.tools.overrides`, the parser of every CLI).
 
 At each decision the program shows the table (top card and colour, direction, pending
-penalty, every hand size, UNO calls, scores), what the others did since your last decision,
+penalty, every hand size, UNO calls, scores), what happened since your last decision,
 your hand, and your legal actions, numbered. You see what your player's observation shows,
-no more: answers in a window (UNO catch, jump-in, offers) are told when it closes, and
-only its public outcome (who was caught, the jump-in played with its player's UNO call,
-the offers made), not who else was asked or what they answered; the table counts turns,
-not decisions. Answer with a number or an action name:
+no more: what happened is told from the engine's public events
+(:mod:`uno_env.tools.narrate`), plus the names of the cards you drew. So answers in a window
+(UNO catch, jump-in, offers) are told when it closes, and only its public outcome (who was
+caught, the jump-in played with its player's UNO call, the offers made), not who else was
+asked or what they answered; the table counts turns, not decisions. Answer with a number or
+an action name:
 ``play red-5`` (or just ``red-5``), ``play wild blue`` (or ``wild blue``), ``draw``,
 ``pass``, ``uno``, ``challenge``, ``catch``, ``color red``, ``discard red-1``, ``ask``,
 ``offer red-3``, ``take 1``. ``?`` shows help, ``hand`` / ``table`` show them again, ``quit``
@@ -24,6 +26,13 @@ not decisions. Answer with a number or an action name:
 colour choices, UNO catch windows, jump-ins, Team Attack discards, offers) is asked when it
 arises. ``--log game.jsonl`` writes a game log (:mod:`uno_env.tools.gamelog`) that
 ``python -m uno_env.replay`` replays. The exit code is 0 unless the arguments are wrong (2).
+
+**Bad input.** An answer that is no action (an unknown name, a number out of range however
+long, digits that are not ASCII such as ``²``, a line that is not UTF-8) is answered with the
+reason and asked again. Bad arguments (``--seed -1``, ``--seat 9``, an unknown agent spec, a
+``--rules`` file that is missing, not UTF-8, not YAML or not valid rules, a bad ``--set``
+value such as ``villain_faces=5``) end the program with a one-line error and exit code 2,
+never a traceback.
 """
 
 from __future__ import annotations
@@ -40,13 +49,27 @@ from uno_env.game import actions as A
 from uno_env.game import cards as C
 from uno_env.game.engine import (CATCH, CHALLENGE, COLOR, DISCARD, DRAWN, JUMP, OFFER, PENDING_DRAW2,
                             PENDING_DRAW4, PENDING_SEWERS, PHASE_NAMES, TAKE, TURN)
-from uno_env.tools.gamelog import WINDOW_PHASES, GameRecorder, reset_env
+from uno_env.game import events as E
+from uno_env.tools.gamelog import GameRecorder, reset_env
+from uno_env.tools.narrate import Narrator
+from uno_env.tools.overrides import parse_overrides
 from uno_env.envs.render import paint
 
 HUMAN = "human"
+MAX_SEED = 2**63 - 1  # --seed range (the agents' seeds are seed + 1 + seat)
 _PENDING_NAMES = {PENDING_DRAW2: "Draw Two", PENDING_DRAW4: "Wild Draw Four",
                   PENDING_SEWERS: "FROM THE SEWERS"}
 _WINDOW_NAMES = {CATCH: "UNO catch window", JUMP: "jump-in window", OFFER: "offers"}
+
+_NUMBER = re.compile(r"-?[0-9]+")
+_MAX_NUMBER_CHARS = 6  # longer numbers are no action number (and int() of 5000 digits fails)
+_MAX_ECHO = 40  # characters of a bad answer quoted back
+
+
+def _clip(text: str) -> str:
+    """``text`` cut to :data:`_MAX_ECHO` characters for quoting it back."""
+    return text if len(text) <= _MAX_ECHO else text[:_MAX_ECHO - 3] + "..."
+
 
 HELP = """\
 Enter the number of an action, or its name:
@@ -91,11 +114,15 @@ class TerminalGame:
         self.color = color
         self.recorder = recorder
         self.read, self.write = read, write
-        self.events: list[str] = []  # what happened since the human's last decision
-        self.window: list[tuple[int, int]] = []  # hidden window answers so far
+        self.u.engine.record_events = True  # the narration reads the engine's public events
+        self.news: list[str] = []  # what happened since the human's last decision
         n = self.u.engine.n
         self.labels = [("you" if i == human else f"player_{i}") for i in range(n)]
         self.titles = [f"player_{i} ({'you' if i == human else self.specs[i]})" for i in range(n)]
+        self.narrator = Narrator(self.u.card_names, self.u.colors, self.labels, me=human,
+                                 paint=lambda name: paint(name, self.color),
+                                 scores=lambda: self.u.game_state.scores,
+                                 standard_scoring=self.u.rules.scoring == "standard")
 
     # ------------------------------------------------------------------ text helpers
     def p(self, text: str) -> str:
@@ -173,136 +200,24 @@ class TerminalGame:
         return PHASE_NAMES[ph]
 
     # ------------------------------------------------------------------ events
-    def _effects(self, before: list[int], skip: int | None, got: Counter) -> str:
-        """Hand size changes (other than the -1 of ``skip``, who played) as text; the cards
-        the human received are named."""
-        s = self.u.game_state
-        out = []
-        for i in range(s.n):
-            d = s.hand_size[i] - before[i] + (1 if i == skip else 0)
-            if d:
-                text = f"{self.labels[i]} {'+' if d > 0 else ''}{d} card{'s' if abs(d) != 1 else ''}"
-                if i == self.human and got:
-                    text += ": " + " ".join(self.card(k) for k in sorted(got.elements()))
-                out.append(text)
-        return f" [{', '.join(out)}]" if out else ""
-
-    def describe(self, seat: int, phase: int, action: int, info: dict[str, Any]) -> str:
-        """One visible decision in words."""
-        u = self.u
-        who = self.labels[seat]
-        name = u.action_names[action]
-        if action < A.DRAW:
-            k = A.played_kind(action)
-            text = f"{who} played {self.card(k)}"
-            if k >= C.NUM_COLORED:
-                text += f", colour {paint(u.colors[(action - A.PLAY_WILD) % 4], self.color)}"
-            return text
-        if action == A.DRAW:
-            if phase in (TURN, CHALLENGE) and info["pending"]:
-                return f"{who} took the penalty"
-            return f"{who} drew"
-        if action == A.PASS:
-            return {DRAWN: f"{who} kept the drawn card", DISCARD: f"{who} stopped discarding",
-                    TAKE: f"{who} took no offer and drew"}.get(phase, f"{who} passed")
-        if action == A.CHALLENGE:
-            return f"{who} challenged the Wild Draw Four of {self.labels[info['wd4_player']]}"
-        if action == A.UNO:
-            return f"{who} called UNO!"
-        if A.COLOR <= action < A.DISCARD:
-            return f"{who} chose colour {paint(u.colors[action - A.COLOR], self.color)}"
-        if A.DISCARD <= action < A.ASK:
-            return f"{who} discarded the villain {self.card(action - A.DISCARD)}"
-        if action == A.ASK:
-            return f"{who} asked the others for a card"
-        if A.TAKE <= action:
-            giver = (seat + action - A.TAKE + 1) % u.engine.n
-            return f"{who} took {self.labels[giver]}'s offer {self.card(info['offers'][giver])}"
-        return f"{who}: {self.p(name)}"
-
-    def describe_window(self, phase: int, answers: list[tuple[int, int]], info: dict[str, Any]) -> list[str]:
-        """The public outcome of a window that has just closed.
-
-        Only what the observations show is told: who was caught (not who caught them), the
-        jump-in that was played and its player's UNO call (not who else jumped in or
-        called), and the offers, which are public once the offer window closes."""
-        if phase == CATCH:
-            offender = self.labels[info["offender"]]
-            if any(a != A.PASS for _, a in answers):
-                return [f"{offender} was caught without UNO"]
-            return [f"nobody caught {offender} (no UNO call)"]
-        if phase == JUMP:
-            jumper = self.chosen_jumper(answers, info)
-            if jumper is None:
-                return []
-            a = next(a for q, a in answers if q == jumper and a < A.DRAW)
-            lines = [f"{self.labels[jumper]} called UNO!"] if (jumper, A.UNO) in answers else []
-            lines.append(f"{self.labels[jumper]} jumped in with {self.card(A.played_kind(a))}"
-                         + (f", colour {paint(self.u.colors[(a - A.PLAY_WILD) % 4], self.color)}"
-                            if a >= A.PLAY_WILD else ""))
-            return lines
-        if phase == OFFER:
-            picked = [(q, a) for q, a in answers if a != A.PASS]
-            if not picked:
-                return ["nobody offered a card"]
-            return [f"{self.labels[q]} offered {self.card(a - A.OFFER)}" for q, a in picked]
-        return []
-
-    def chosen_jumper(self, answers: list[tuple[int, int]], info: dict[str, Any]) -> int | None:
-        """The seat whose jump-in the engine played when the window closed (None: nobody
-        jumped in). The engine leaves it as ``last_player``, or as the round winner when its
-        card ended the round (the next round's deal resets ``last_player``)."""
-        if not any(a < A.DRAW for _, a in answers):
-            return None
-        s = self.u.game_state
-        return s.round_winner if s.round != info["round"] else s.last_player
-
     def apply(self, action: int) -> None:
-        """Step the game with the actor's ``action`` and note what the human may see."""
+        """Step the game with the actor's ``action`` and narrate the public events it caused
+        (:mod:`uno_env.tools.narrate`); the cards the human drew are named from its own hand."""
         u = self.u
         s = u.game_state
-        seat, phase = s.actor, s.phase
-        before = list(s.hand_size)
-        my_hand = Counter(u.engine.hand_cards(s, self.human))
-        info = {"pending": s.pending, "wd4_player": s.wd4_player, "offers": list(s.offers),
-                "offender": s.offender, "round": s.round}
-        # window answers stay hidden until the window closes; so does a UNO call in a jump-in
-        # window (it counts only for the jump-in that is played, and the same player answers on)
-        hidden = phase in WINDOW_PHASES
-        closing = hidden and action != A.UNO and len(s.queue) == 1
-        rounds, direction = s.round, s.direction
+        start = len(s.events)
+        mine = Counter(u.engine.hand_cards(s, self.human))
         if self.recorder is not None:
             self.recorder.step(action)
         else:
             self.env.step(action)
         s = u.game_state
-        lines: list[str] = []
-        if hidden:
-            self.window.append((seat, action))
-            if closing:
-                lines += self.describe_window(phase, self.window, info)
-                self.window = []
-        else:
-            lines.append(self.describe(seat, phase, action, info))
-        if s.round != rounds:
-            winner = s.round_winner
-            lines.append(f"*** {self.labels[winner]} went out and won round {rounds + 1}"
-                         + (f" (+{s.round_points[winner]} points)" if u.rules.scoring == "standard" else ""))
-            if not s.game_over:
-                scores = ", ".join(f"{self.labels[i]} {x}" for i, x in enumerate(s.scores))
-                lines.append(f"*** scores: {scores}. Round {s.round + 1}: {self.labels[s.dealer]} deals, "
-                             f"first card {self.card(s.discard[-1])}")
-        elif lines or closing:
-            played = (action < A.DRAW or A.DISCARD <= action < A.ASK) and not hidden
-            got = Counter(u.engine.hand_cards(s, self.human)) - my_hand
-            eff = self._effects(before, seat if played else None, got)
-            if lines:
-                lines[-1] += eff
-            elif eff:
-                lines.append(eff.strip(" []"))
-            if s.direction != direction:
-                lines.append("play now goes " + ("clockwise" if s.direction > 0 else "counter-clockwise"))
-        self.events += lines
+        events = s.events[start:]
+        received: Counter = Counter()
+        if not any(ev.kind == E.DEALT for ev in events):  # a new deal replaces the whole hand
+            received = Counter(u.engine.hand_cards(s, self.human)) - mine
+            received -= Counter(ev.card for ev in events if ev.kind == E.TOOK and ev.seat == self.human)
+        self.news += self.narrator.lines(events, received.elements())
 
     # ------------------------------------------------------------------ input
     def parse(self, text: str, legal: list[int]) -> tuple[int | None, str | None]:
@@ -311,10 +226,10 @@ class TerminalGame:
         t = re.sub(r"\s+", " ", text.strip().lower())
         if not t:
             return None, f"Please enter a number from 1 to {len(legal)} or an action name (? for help)."
-        if t.isdigit() or (t.startswith("-") and t[1:].isdigit()):
-            i = int(t)
-            if not 1 <= i <= len(legal):
-                return None, f"There is no action {i}: enter a number from 1 to {len(legal)}."
+        if _NUMBER.fullmatch(t):  # ASCII digits only: int() would take "٣" and choke on "²"
+            i = int(t) if len(t) <= _MAX_NUMBER_CHARS else None
+            if i is None or not 1 <= i <= len(legal):
+                return None, f"There is no action {_clip(t)}: enter a number from 1 to {len(legal)}."
             return legal[i - 1], None
         t = t.replace("colour ", "color ")
         candidates = [t, f"play {t}"]
@@ -331,7 +246,7 @@ class TerminalGame:
                 return None, f"'play {card}' is not possible now: you do not hold {card}."
             return None, (f"Say which colour: e.g. 'play {card} {u.colors[0]}' "
                           f"(colours: {', '.join(u.colors)}).")
-        return None, (f"Unknown input '{text.strip()}': enter a number from 1 to {len(legal)} "
+        return None, (f"Unknown input '{_clip(text.strip())}': enter a number from 1 to {len(legal)} "
                       "or an action name (? for help).")
 
     def why_illegal(self, action: int) -> str:
@@ -339,7 +254,7 @@ class TerminalGame:
         u, s = self.u, self.u.game_state
         ph, p = s.phase, s.actor
         hand = s.hands[p]
-        if action < A.DRAW:
+        if A.is_play(action):
             k = A.played_kind(action)
             name = self.u.card_names[k]
             if hand[k] == 0:
@@ -359,13 +274,13 @@ class TerminalGame:
                 return f"a Wild Draw Four may be played only when you hold no {u.colors[s.color]} card."
             colour = u.colors[s.color] if s.color >= 0 else "-"
             return f"{name} does not match the top card {u.card_names[s.discard[-1]]} (colour {colour})."
-        if A.COLOR <= action < A.DISCARD and ph != COLOR:
+        if action in A.COLOR_IDS and ph != COLOR:
             return "a colour is chosen with the wild card itself, e.g. 'play wild red'."
-        if A.DISCARD <= action < A.ASK and ph == DISCARD:
+        if action in A.DISCARD_IDS and ph == DISCARD:
             return "only villain cards that you hold may be discarded."
-        if A.OFFER <= action < A.TAKE and ph == OFFER:
+        if action in A.OFFER_IDS and ph == OFFER:
             return "you can only offer a card that you hold."
-        if action >= A.TAKE and ph == TAKE:
+        if action in A.TAKE_IDS and ph == TAKE:
             return "nobody at that position made an offer."
         if action == A.UNO and u.rules.uno_call == "auto":
             return "UNO is called for you in these rules (uno_call: auto)."
@@ -379,11 +294,11 @@ class TerminalGame:
         legal = u.legal_actions()
         w = self.write
         w(self.table_text())
-        if self.events:
+        if self.news:
             w("Since your last decision:")
-            for line in self.events:
+            for line in self.news:
                 w("  " + line)
-            self.events = []
+            self.news = []
         w(self.hand_text())
         w(self.situation())
         for i, a in enumerate(legal, 1):
@@ -394,6 +309,9 @@ class TerminalGame:
                 answer = self.read(f"Your move ({choices}, ? for help): ")
             except (EOFError, KeyboardInterrupt):
                 raise Quit() from None
+            except UnicodeDecodeError:  # main() reads stdin with errors="replace"; other readers may not
+                w("That input is not UTF-8 text: enter a number or an action name (? for help).")
+                continue
             t = answer.strip().lower()
             if t in ("q", "quit", "exit"):
                 raise Quit()
@@ -429,7 +347,8 @@ class TerminalGame:
             reset_env(self.env, self.seed, self.dealer, self.deck)
         for seat, agent in self.agents.items():
             agent.reset(None)
-        w(f"{self.labels[u.game_state.dealer].capitalize()} dealt; the first card is {self.card(u.game_state.discard[-1])}.")
+        for line in self.narrator.lines(u.game_state.events):  # the deal: dealer, first card, its effect
+            w(line)
         try:
             while not self.over():
                 seat = u.game_state.actor
@@ -455,11 +374,11 @@ class TerminalGame:
     def show_result(self) -> None:
         u, s, w = self.u, self.u.game_state, self.write
         w(self.table_text())
-        if self.events:
+        if self.news:
             w("Last moves:")
-            for line in self.events:
+            for line in self.news:
                 w("  " + line)
-            self.events = []
+            self.news = []
         w("Hands at the end:")
         for i in range(s.n):
             cards = " ".join(self.card(k) for k in u.engine.hand_cards(s, i)) or "(empty)"
@@ -476,20 +395,12 @@ class TerminalGame:
 
 
 # ---------------------------------------------------------------------------- CLI
-def parse_overrides(items: Sequence[str]) -> dict[str, Any]:
-    """``key=value`` strings (values read as YAML) as a dict; ``ValueError`` if malformed."""
-    import yaml
-
-    out: dict[str, Any] = {}
-    for item in items:
-        key, sep, value = item.partition("=")
-        if not sep or not key.strip():
-            raise ValueError(f"--set expects key=value, got {item!r}")
-        try:
-            out[key.strip()] = yaml.safe_load(value) if value.strip() else ""
-        except yaml.YAMLError:
-            out[key.strip()] = value
-    return out
+def _seed(text: str) -> int:
+    """``--seed``: an integer in 0..MAX_SEED (argparse turns the error into exit code 2)."""
+    t = text.strip()
+    if not (t.isascii() and t.isdigit() and len(t) <= len(str(MAX_SEED))) or int(t) > MAX_SEED:
+        raise argparse.ArgumentTypeError(f"must be an integer in 0..{MAX_SEED}, got {_clip(text)!r}")
+    return int(t)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -498,12 +409,13 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Example: uno-play --rules classic --opponents heuristic checkpoint:checkpoints/classic-2p")
     ap.add_argument("--rules", default="classic", help="preset (classic, tmnt, house) or YAML file")
     ap.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
-                    help="override one rule option (repeatable), e.g. --set uno_call=explicit")
+                    help="override one rule option (repeatable; values read as YAML), "
+                         "e.g. --set uno_call=explicit")
     ap.add_argument("--opponents", nargs="+", default=None, metavar="SPEC",
                     help="agent spec of each opponent: random, greedy, heuristic, checkpoint:<dir> "
                          "(default: heuristic)")
     ap.add_argument("--seat", type=int, default=0, help="your seat, 0..players-1 (default 0)")
-    ap.add_argument("--seed", type=int, default=None, help="game seed (default: random)")
+    ap.add_argument("--seed", type=_seed, default=None, help=f"game seed, 0..{MAX_SEED} (default: random)")
     ap.add_argument("--log", default=None, metavar="PATH", help="write a JSON Lines game log")
     ap.add_argument("--no-color", action="store_true", help="no ANSI colours")
     return ap
@@ -512,6 +424,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     ap = build_parser()
     args = ap.parse_args(argv)
+    if hasattr(sys.stdin, "reconfigure"):  # an answer that is not UTF-8 is answered, not a crash
+        sys.stdin.reconfigure(errors="replace")
     from uno_env.envs.aec_env import raw_env
     from uno_env.agents import agent_specs, make_agent
     from uno_env.game.rules import make_rules

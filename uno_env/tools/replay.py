@@ -5,13 +5,17 @@
     uno-replay game.jsonl --quiet                  # only check that it replays exactly
 
 The game is re-played from the logged rules, seed, deck and dealer; every logged action
-must be legal for the logged player in the logged phase, the public table after each
-action must match the log, and the final state must equal the logged final snapshot.
-After every action the table and all hands are shown (it is a replay: nothing is hidden).
+must be legal for the logged player in the logged phase, the public table and the public
+events after each action must match the log (a version-1 log has no events), and the final
+state must equal the logged final snapshot. Every action is followed by what it led to, told
+from the replay's public events (:mod:`uno_env.tools.narrate`, as the terminal game tells
+it), then the table and all hands (it is a replay: nothing is hidden).
 
 Exit codes: 0 the replay matches the log (or was stopped with ``q`` / end of input in
 ``--step`` mode), 1 it does not (the first difference is printed), 2 the file is not a
-readable game log.
+readable game log: a one-line error naming the line (not UTF-8, not JSON, a header with
+``num_players: 1e400`` or rule counts out of bounds, a malformed record; see
+:func:`uno_env.tools.gamelog.read_log`), never a traceback.
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ from typing import Any, Callable, Sequence
 
 from uno_env.game.engine import PHASE_NAMES, PENDING_SEWERS
 from uno_env.tools.gamelog import GameLog, ReplayError, read_log, replay
+from uno_env.tools.narrate import Narrator
 from uno_env.tools.play import paint_text
 from uno_env.envs.render import paint
 
@@ -64,28 +69,41 @@ def replay_game(log: "GameLog | str", color: bool = False, quiet: bool = False,
     specs = list(h.get("specs") or ["?"] * n)
     rules = h["rules"]
 
+    narrator: Narrator | None = None
+    seen = 0  # events told so far
+
     def show(env: Any) -> None:
         if not quiet:
             for line in table_lines(env, specs, color):
                 write(line)
 
+    def tell(env: Any) -> None:
+        """The replay's public events since the last call (checked against the log's)."""
+        nonlocal seen
+        events = env.unwrapped.game_state.events
+        for line in narrator.lines(events[seen:]):
+            write("    " + line)
+        seen = len(events)
+
     def on_reset(env: Any) -> None:
+        nonlocal narrator
         u = env.unwrapped
         if quiet:
             return
+        narrator = Narrator(u.card_names, u.colors, u.possible_agents, paint=lambda name: paint(name, color),
+                            scores=lambda: u.game_state.scores, standard_scoring=u.rules.scoring == "standard")
         write(f"Game log {log.path or ''}: {rules.get('name')} rules, {n} players, seed {h['seed']}, "
               f"dealer {u.possible_agents[int(h['dealer'])]}, {len(log.actions)} actions")
         write("Players: " + ", ".join(f"{a} ({specs[i]})" for i, a in enumerate(u.possible_agents)))
         write("Deal:")
+        tell(env)
         show(env)
 
     def on_step(env: Any, rec: dict) -> None:
         if not quiet:
             write(f"step {rec['step']} round {rec['round'] + 1}: {rec['agent']} ({rec.get('spec', '?')}) "
                   f"[{rec['phase']}] {paint_text(rec['name'], env, color)}")
-            if "round_end" in rec:
-                r = rec["round_end"]
-                write(f"*** {r['winner']} won the round: round points {r['round_points']}, scores {r['scores']}")
+            tell(env)
             show(env)
         if step and rec is not log.actions[-1]:
             try:
@@ -121,6 +139,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--quiet", action="store_true", help="print only the verification result")
     ap.add_argument("--no-color", action="store_true", help="no ANSI colours")
     args = ap.parse_args(argv)
+    if args.step and hasattr(sys.stdin, "reconfigure"):  # any answer is read, UTF-8 or not
+        sys.stdin.reconfigure(errors="replace")
     try:
         log = read_log(args.log)
     except (OSError, ValueError) as e:

@@ -1,0 +1,188 @@
+"""The layers of ``uno_env`` import only what they may (every module parsed with ``ast``).
+
+=========  ===========================================================================
+layer      may import
+=========  ===========================================================================
+game       the standard library, numpy, yaml and ``uno_env.game``
+agents     game, agents, the ``uno_env._*`` utilities, numpy; torch, stable_baselines3,
+           sb3_contrib and safetensors only inside functions
+envs       game, agents, envs, the utilities, numpy, gymnasium, pettingzoo
+tools      game, agents, envs, tools, the utilities, any third-party package
+root       ``uno_env/__init__.py`` (registers the envs): anything in ``uno_env``,
+           gymnasium, pettingzoo; the utilities ``uno_env/_*.py``: the standard library
+=========  ===========================================================================
+
+The package itself (``import uno_env``, e.g. for ``__version__``) is the top of the tree:
+tools may import it anywhere, agents and envs only inside functions, game never. Nothing
+in ``uno_env`` imports ``training`` (the scripts above the package).
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+import sys
+import textwrap
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+PACKAGE = "uno_env"
+LAYERS = ("game", "agents", "envs", "tools")
+# uno_env layers each layer may import (besides the utilities uno_env._*)
+MAY_IMPORT = {
+    "game": {"game"},
+    "agents": {"game", "agents", "utilities"},
+    "envs": {"game", "agents", "envs", "utilities"},
+    "tools": {"game", "agents", "envs", "tools", "utilities", "package"},
+    "root": {"game", "agents", "envs", "tools", "utilities", "package"},
+    "utilities": {"utilities"},
+}
+# layers that may import the package itself inside functions only
+PACKAGE_LAZILY = {"agents", "envs"}
+ANY = None  # any third-party package
+THIRD_PARTY = {
+    "game": {"numpy", "yaml"},
+    "agents": {"numpy"},
+    "envs": {"numpy", "gymnasium", "pettingzoo"},
+    "tools": ANY,
+    "root": {"gymnasium", "pettingzoo"},
+    "utilities": set(),
+}
+THIRD_PARTY_LAZILY = {"agents": {"torch", "stable_baselines3", "sb3_contrib", "safetensors"}}
+
+
+def module_name(root: str, path: str) -> str:
+    rel = os.path.relpath(path, root)[:-len(".py")].split(os.sep)
+    if rel[-1] == "__init__":
+        rel = rel[:-1]
+    return ".".join(rel)
+
+
+def layer_of(module: str) -> str:
+    """``game``/``agents``/``envs``/``tools``, ``package`` (``uno_env`` itself), ``utilities``
+    (``uno_env._name``) or ``root`` (other top-level modules)."""
+    parts = module.split(".")
+    if parts == [PACKAGE]:
+        return "package"
+    if parts[1] in LAYERS:
+        return parts[1]
+    return "utilities" if parts[1].startswith("_") else "root"
+
+
+def imports_of(tree: ast.Module, module: str, is_package: bool, root: str):
+    """Yield (line, imported module, inside a function) for every import in ``tree``;
+    ``from X import name`` yields ``X.name`` when that is a module of the package."""
+    stack: list[tuple[ast.AST, bool]] = [(tree, False)]
+    while stack:
+        node, lazy = stack.pop()
+        for child in ast.iter_child_nodes(node):
+            inner = lazy or isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+            if isinstance(child, ast.Import):
+                for alias in child.names:
+                    yield child.lineno, alias.name, lazy
+            elif isinstance(child, ast.ImportFrom):
+                base = child.module or ""
+                if child.level:  # relative: from the module's package
+                    pkg = module.split(".") if is_package else module.split(".")[:-1]
+                    pkg = pkg[:len(pkg) - (child.level - 1)]
+                    base = ".".join(pkg + ([base] if base else []))
+                for alias in child.names:
+                    sub = f"{base}.{alias.name}"
+                    path = os.path.join(root, *sub.split("."))
+                    is_module = os.path.isfile(path + ".py") or os.path.isdir(path)
+                    yield child.lineno, sub if is_module else base, lazy
+            stack.append((child, inner))
+
+
+def layer_violations(root: str = ROOT) -> list[str]:
+    """Every import in ``root/uno_env`` that its layer may not make, one line each."""
+    out = []
+    stdlib = sys.stdlib_module_names
+    for folder, _, files in os.walk(os.path.join(root, PACKAGE)):
+        for name in sorted(files):
+            if not name.endswith(".py"):
+                continue
+            path = os.path.join(folder, name)
+            module = module_name(root, path)
+            layer = layer_of(module)
+            if layer == "package":
+                layer = "root"
+            with open(path, encoding="utf-8") as f:
+                tree = ast.parse(f.read(), path)
+            rel = os.path.relpath(path, root)
+            for line, target, lazy in imports_of(tree, module, name == "__init__.py", root):
+                top = target.split(".")[0]
+                where = f"{rel}:{line}: {module} imports {target}"
+                if top == "training":
+                    out.append(f"{where} (nothing in uno_env imports the training scripts)")
+                elif top == PACKAGE:
+                    target_layer = layer_of(target)
+                    allowed = MAY_IMPORT[layer] | ({"package"} if lazy and layer in PACKAGE_LAZILY else set())
+                    if target_layer not in allowed:
+                        shown = sorted(x for x in MAY_IMPORT[layer] if x in LAYERS)
+                        out.append(f"{where} ({layer} may import only {', '.join(shown)}"
+                                   + (", the utilities" if "utilities" in MAY_IMPORT[layer] else "")
+                                   + (", the package inside functions" if layer in PACKAGE_LAZILY else "") + ")")
+                elif top in stdlib or top == "__future__":
+                    continue
+                else:
+                    allowed = THIRD_PARTY[layer]
+                    if allowed is ANY or top in allowed:
+                        continue
+                    if lazy and top in THIRD_PARTY_LAZILY.get(layer, ()):
+                        continue
+                    if top in THIRD_PARTY_LAZILY.get(layer, ()):
+                        out.append(f"{where} ({top} only inside functions in {layer})")
+                    else:
+                        out.append(f"{where} ({layer} may not import {top})")
+    return out
+
+
+def test_every_module_imports_only_what_its_layer_may():
+    violations = layer_violations()
+    assert not violations, "layering violations:\n" + "\n".join(violations)
+
+
+def test_every_module_of_the_package_is_checked():
+    names = {module_name(ROOT, os.path.join(d, f)) for d, _, fs in os.walk(os.path.join(ROOT, PACKAGE))
+             for f in fs if f.endswith(".py")}
+    assert {"uno_env", "uno_env.game.engine", "uno_env.agents.heuristic", "uno_env.envs.aec_env",
+            "uno_env.tools.evaluate"} <= names
+
+
+BAD = {
+    "game/cards.py": "import gymnasium\n",
+    "game/rules.py": "from uno_env.agents import bots\n",
+    "agents/bots.py": "import torch\nfrom uno_env.envs import aec_env\n",
+    "agents/view.py": "def f():\n    import torch\n    import uno_env\n    from ..tools import play\n",
+    "envs/aec_env.py": "from uno_env.tools.evaluate import evaluate\nimport torch\n",
+    "tools/play.py": "import torch\nfrom training import train\n",
+}
+
+
+@pytest.mark.parametrize("relative,expected", [
+    ("game/cards.py", ["uno_env/game/cards.py:1: uno_env.game.cards imports gymnasium (game may not import gymnasium)"]),
+    ("game/rules.py", ["uno_env/game/rules.py:1: uno_env.game.rules imports uno_env.agents.bots (game may import only game)"]),
+    ("agents/bots.py", ["uno_env/agents/bots.py:1: uno_env.agents.bots imports torch (torch only inside functions in agents)",
+                        "uno_env/agents/bots.py:2: uno_env.agents.bots imports uno_env.envs.aec_env (agents may import "
+                        "only agents, game, the utilities, the package inside functions)"]),
+    ("agents/view.py", ["uno_env/agents/view.py:4: uno_env.agents.view imports uno_env.tools.play (agents may import "
+                        "only agents, game, the utilities, the package inside functions)"]),
+    ("envs/aec_env.py", ["uno_env/envs/aec_env.py:1: uno_env.envs.aec_env imports uno_env.tools.evaluate (envs may "
+                         "import only agents, envs, game, the utilities, the package inside functions)",
+                         "uno_env/envs/aec_env.py:2: uno_env.envs.aec_env imports torch (envs may not import torch)"]),
+    ("tools/play.py", ["uno_env/tools/play.py:2: uno_env.tools.play imports training (nothing in uno_env "
+                       "imports the training scripts)"]),
+])
+def test_an_injected_bad_import_is_named(tmp_path, relative, expected):
+    """The check run on a small package with one bad module names its module, line and import."""
+    for layer in LAYERS:
+        (tmp_path / PACKAGE / layer).mkdir(parents=True)
+        (tmp_path / PACKAGE / layer / "__init__.py").write_text("")
+    (tmp_path / PACKAGE / "__init__.py").write_text("from uno_env.envs import aec_env\n")
+    for rel in BAD:
+        (tmp_path / PACKAGE / rel).write_text("import numpy\n")
+    (tmp_path / PACKAGE / "tools" / "evaluate.py").write_text("")
+    (tmp_path / PACKAGE / relative).write_text(textwrap.dedent(BAD[relative]))
+    assert layer_violations(str(tmp_path)) == expected

@@ -1,0 +1,609 @@
+"""The web server's JSON API (``uno-serve``), driven through Starlette's TestClient.
+
+Whole games are played through HTTP for every preset; every view is compared with the true
+state on the server: it holds the seat's own cards and what the seat was shown, never a
+hidden card of another seat, and never who is asked in a window. Bad input gets a 4xx JSON
+answer that names the problem and leaves the game unchanged.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import os
+import random
+import socket
+import subprocess
+import sys
+import time
+from collections import Counter
+
+import numpy as np
+import pytest
+
+pytest.importorskip("starlette")
+pytest.importorskip("httpx")
+from starlette.testclient import TestClient  # noqa: E402
+
+import uno_env  # noqa: E402
+from uno_env.game import cards as C  # noqa: E402
+from uno_env.game.engine import CATCH, JUMP, OFFER  # noqa: E402
+from uno_env.game.events import EVENT_NAMES  # noqa: E402
+from uno_env.tools.gamelog import read_log, replay  # noqa: E402
+from uno_env.tools.web import views  # noqa: E402
+from uno_env.tools.web.server import MAX_BODY, create_app  # noqa: E402
+
+from helpers import _perturbed, stacked_deck  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+PY = sys.executable
+OPEN_ONLY = {"hands", "cards", "actor"}  # fields of a spectator's view only
+PUBLIC_KINDS = set(EVENT_NAMES) | {views.OWN_CARDS}
+
+
+def client(**options) -> TestClient:
+    options.setdefault("checkpoint_roots", [os.path.join(ROOT, "checkpoints")])
+    return TestClient(create_app(**options))
+
+
+def game_of(c: TestClient, gid: str):
+    return c.app.state.server.store.items[gid]
+
+
+def names_of(counts, u) -> Counter:
+    return Counter({u.card_names[k]: int(n) for k, n in enumerate(counts) if n})
+
+
+def assert_seat_view_hides(view: dict, game) -> None:
+    """``view`` (of the human seat) against the true state of ``game``."""
+    u, s, me = game.u, game.u.game_state, game.human
+    text = json.dumps(view)
+    assert not OPEN_ONLY & set(view), "a seat view holds spectator fields"
+    assert all(not OPEN_ONLY & set(p) for p in view["players"])
+    assert Counter(view["hand"]) == names_of(s.hands[me], u)
+    assert view["hand_sizes"] == [int(x) for x in s.hand_size]
+    assert view["top"] == u.card_names[s.discard[-1]]
+    # the view is sent when the human decides (or at the end): nobody else's window answer is pending
+    if not view["over"]:
+        assert s.actor == me
+        assert view["legal_actions"] == [u.action_names[a] for a in u.legal_actions()]
+    else:
+        assert view["legal_actions"] == [] and view["phase"] is None
+    for p in view["players"]:
+        q = p["seat"]
+        if q == me:
+            continue
+        shown = Counter(p["known"])
+        assert shown <= names_of(s.hands[q], u), f"seat {q}: known cards not in its hand"
+        assert shown <= names_of(s.known[me, q], u), f"seat {q}: cards shown that {me} was never shown"
+        if p["offer"] is not None:
+            assert p["offer"] == u.card_names[s.offers[q]]
+    for ev in view["events"]:
+        assert ev["kind"] in PUBLIC_KINDS
+        if ev["kind"] == views.OWN_CARDS:
+            assert ev["seat"] == me
+        if "hand" in ev:
+            assert "table" in ev
+        if "table" in ev:
+            assert not OPEN_ONLY & set(ev["table"])
+    assert "draw_pile" not in text and "deck" not in view
+
+
+def play_through(c: TestClient, body: dict, seed: int, max_requests: int = 4000) -> tuple[str, int]:
+    """Create a game and answer every decision with a random legal action, checking every view."""
+    r = c.post("/api/games", json=body)
+    assert r.status_code == 201, r.text
+    gid, view = r.json()["id"], r.json()["view"]
+    game = game_of(c, gid)
+    rng = random.Random(seed)
+    requests = 0
+    assert_seat_view_hides(view, game)
+    while not view["over"]:
+        choice = view["choices"][rng.randrange(len(view["choices"]))]
+        action = choice["name"] if rng.random() < 0.5 else choice["id"]
+        r = c.post(f"/api/games/{gid}/actions", json={"action": action})
+        assert r.status_code == 200, r.text
+        view = r.json()["view"]
+        assert_seat_view_hides(view, game)
+        requests += 1
+        assert requests < max_requests
+    return gid, requests
+
+
+# ---------------------------------------------------------------------------- whole games
+@pytest.mark.parametrize("rules,options,opponents,seat", [
+    ("classic", {}, ["heuristic", "random", "greedy"], 1),
+    ("tmnt", {"uno_call": "explicit"}, ["random", "heuristic"], 0),
+    ("house", {"uno_call": "explicit", "max_steps": 3000}, ["random", "random"], 2),
+    ("classic", {"episode": "game", "target_score": 150, "jump_in": True}, ["greedy"], 0),
+])
+def test_whole_games_over_http_never_show_a_hidden_card(rules, options, opponents, seat):
+    c = client()
+    gid, requests = play_through(c, {"rules": rules, "options": options, "opponents": opponents,
+                                     "seat": seat, "seed": 11}, seed=5)
+    game = game_of(c, gid)
+    assert requests > 0
+    assert game.over()
+    final = c.get(f"/api/games/{gid}").json()["view"]
+    s = game.u.game_state
+    if s.game_over:
+        assert final["winner"] == s.winner and final["round_winner"] == s.round_winner
+        assert final["round_points"] == [int(x) for x in s.round_points]
+
+
+def test_seat_view_is_the_same_whatever_the_hidden_cards():
+    """Swapping cards hidden from the seat (other hands, DRAW order) changes nothing it is sent."""
+    rng = np.random.default_rng(0)
+    for rules, n in (("classic", 3), ("tmnt", 4), ("house", 3)):
+        env = uno_env.raw_env(rules=rules, num_players=n, uno_call="explicit")
+        env.reset(seed=int(rng.integers(1 << 30)))
+        u = env.unwrapped
+        specs = ["random"] * n
+        checked = 0
+        while not u.game_state.game_over and u.game_state.steps < 600:
+            s = u.game_state
+            seat = int(rng.integers(n))
+            t, changed = _perturbed(s, seat, rng)
+            if changed:
+                assert views.seat_view(u, seat, specs, state=t) == views.seat_view(u, seat, specs, state=s)
+                checked += 1
+            legal = u.legal_actions()
+            env.step(legal[int(rng.integers(len(legal)))])
+        assert checked > 20
+
+
+def test_seat_view_does_not_show_who_is_asked_in_a_window():
+    rng = np.random.default_rng(1)
+    env = uno_env.raw_env(rules="house", num_players=4, uno_call="explicit")
+    env.reset(seed=3)
+    u = env.unwrapped
+    specs = ["random"] * 4
+    windows = 0
+    while not u.game_state.game_over and u.game_state.steps < 3000:
+        s = u.game_state
+        if s.phase in (CATCH, JUMP, OFFER):
+            for seat in range(4):
+                others = [q for q in range(4) if q != seat and q != s.actor]
+                if seat == s.actor or not others:
+                    continue
+                t = copy.copy(s)
+                t.actor = others[int(rng.integers(len(others)))]
+                t.queue = [t.actor]
+                t.legal_cache = None
+                assert views.seat_view(u, seat, specs, state=t) == views.seat_view(u, seat, specs, state=s)
+                windows += 1
+        legal = u.legal_actions()
+        env.step(legal[int(rng.integers(len(legal)))])
+    assert windows > 0
+
+
+def test_same_seed_and_answers_give_the_same_game():
+    views_seen = []
+    for _ in range(2):
+        c = client()
+        r = c.post("/api/games", json={"rules": "classic", "opponents": ["heuristic", "random"], "seed": 42})
+        gid, view = r.json()["id"], r.json()["view"]
+        seq = [view]
+        while not view["over"]:
+            view = c.post(f"/api/games/{gid}/actions", json={"action": view["legal_actions"][0]}).json()["view"]
+            seq.append(view)
+        for v in seq:
+            v.pop("id")
+        views_seen.append(seq)
+    assert views_seen[0] == views_seen[1]
+
+
+def test_defaults_two_players_heuristic_random_seed_reported():
+    c = client()
+    r = c.post("/api/games", json={})
+    assert r.status_code == 201
+    view = r.json()["view"]
+    assert view["num_players"] == 2 and view["specs"] == ["human", "heuristic"] and view["seat"] == 0
+    assert isinstance(view["seed"], int)
+    for key in ("hand", "legal_actions", "top", "color", "hand_sizes", "events", "over", "winner"):
+        assert key in view
+
+
+# ---------------------------------------------------------------------------- decisions
+SMALL = {"preset": "classic", "hand_size": 3}
+
+
+def colour_and_challenge_deck():
+    """2 players, dealer 1: seat 0 chooses the colour of a first wild, plays red-5; seat 1
+    (greedy: wilds first) holds two Wild Draw Fours and blue cards, so seat 0 is asked to
+    challenge."""
+    return stacked_deck(SMALL, 2, 1, {0: ["red-5", "red-6", "red-7"],
+                                      1: ["wild-draw4", "wild-draw4", "blue-1"]},
+                        first="wild", draw_top=["green-1", "green-1", "green-2", "green-2", "green-3", "green-3"])
+
+
+def test_stacked_deal_asks_colour_choice_then_challenge():
+    c = client()
+    r = c.post("/api/games", json={"rules": "classic", "options": {"hand_size": 3}, "opponents": ["greedy"],
+                                   "seed": 1, "deck": colour_and_challenge_deck(), "dealer": 1})
+    assert r.status_code == 201, r.text
+    gid, view = r.json()["id"], r.json()["view"]
+    assert view["phase"] == "color" and view["color"] is None
+    assert sorted(view["legal_actions"]) == ["color blue", "color green", "color red", "color yellow"]
+    assert [ch["type"] for ch in view["choices"]] == ["color"] * 4
+    view = c.post(f"/api/games/{gid}/actions", json={"action": "color red"}).json()["view"]
+    assert view["color"] == "red" and view["phase"] == "turn"
+    view = c.post(f"/api/games/{gid}/actions", json={"action": "play red-5"}).json()["view"]
+    assert view["phase"] == "challenge"
+    assert "challenge" in view["legal_actions"] and "player_1" in view["prompt"]
+    assert [e["kind"] for e in view["events"]][:2] == ["played", "played"]
+    assert view["events"][1]["card"] == "wild-draw4" and view["events"][1]["seat"] == 1
+    before = len(view["hand"])
+    view = c.post(f"/api/games/{gid}/actions", json={"action": "challenge"}).json()["view"]
+    # player_1 held no red card: the challenge fails, the challenger draws 4 + 2
+    assert "challenged" in [e["kind"] for e in view["events"]]
+    assert len(view["hand"]) == before + 6
+    assert view["players"][1]["known"], "the challenger is shown the challenged hand"
+
+
+def test_wild_card_choices_carry_each_colour():
+    c = client()
+    deck = stacked_deck(SMALL, 2, 1, {0: ["wild", "red-6", "red-7"]}, first="red-1")
+    view = c.post("/api/games", json={"options": {"hand_size": 3}, "opponents": ["random"], "seed": 0,
+                                      "deck": deck, "dealer": 1}).json()["view"]
+    wild = [ch for ch in view["choices"] if ch["card"] == "wild"]
+    assert sorted(ch["color"] for ch in wild) == sorted(view["colors"])
+    assert {ch["name"] for ch in wild} == {f"play wild {col}" for col in view["colors"]}
+
+
+def test_own_drawn_cards_are_named_to_the_seat_only():
+    c = client()
+    deck = stacked_deck(SMALL, 2, 1, {0: ["red-5", "red-6", "red-7"], 1: ["blue-1", "blue-2", "blue-3"]},
+                        first="green-9", draw_top=["yellow-4", "yellow-5"])
+    r = c.post("/api/games", json={"options": {"hand_size": 3}, "opponents": ["random"], "seed": 0,
+                                   "deck": deck, "dealer": 1})
+    gid = r.json()["id"]
+    view = c.post(f"/api/games/{gid}/actions", json={"action": "draw"}).json()["view"]
+    got = [e for e in view["events"] if e["kind"] == views.OWN_CARDS]
+    assert got and got[0]["cards"] == ["yellow-4"] and got[0]["seat"] == 0
+    drew = [e for e in view["events"] if e["kind"] == "drew" and e["seat"] == 1]
+    assert all(e["card"] is None for e in drew), "another seat's drawn card is never named"
+
+
+# ---------------------------------------------------------------------------- bad input
+def fresh_game(c: TestClient) -> tuple[str, dict]:
+    r = c.post("/api/games", json={"rules": "classic", "opponents": ["random", "random"], "seed": 8})
+    assert r.status_code == 201
+    return r.json()["id"], r.json()["view"]
+
+
+def state_of(c: TestClient, gid: str):
+    u = game_of(c, gid).u
+    return u.snapshot(), int(u.game_state.steps)
+
+
+@pytest.mark.parametrize("make_request,status,words", [
+    (lambda c, g, v: c.post(f"/api/games/{g}/actions", content=b"{not json"), 400, "not JSON"),
+    (lambda c, g, v: c.post(f"/api/games/{g}/actions", json=["draw"]), 400, "JSON object"),
+    (lambda c, g, v: c.post(f"/api/games/{g}/actions", json={}), 400, "action"),
+    (lambda c, g, v: c.post(f"/api/games/{g}/actions", json={"action": "draw", "x": 1}), 400, "'x'"),
+    (lambda c, g, v: c.post(f"/api/games/{g}/actions", json={"action": "fly away"}), 400, "unknown action"),
+    (lambda c, g, v: c.post(f"/api/games/{g}/actions", json={"action": 195}), 400, "0..194"),
+    (lambda c, g, v: c.post(f"/api/games/{g}/actions", json={"action": -1}), 400, "0..194"),
+    (lambda c, g, v: c.post(f"/api/games/{g}/actions", json={"action": True}), 400, "name or id"),
+    (lambda c, g, v: c.post(f"/api/games/{g}/actions", json={"action": None}), 400, "name or id"),
+    (lambda c, g, v: c.post(f"/api/games/{g}/actions", json={"action": "challenge"}), 409, "not legal"),
+    (lambda c, g, v: c.post(f"/api/games/{g}/actions",
+                            json={"action": next(f"play {k}" for k in C.card_names(("red", "yellow", "green", "blue"))
+                                                 if f"play {k}" not in v["legal_actions"] and "wild" not in k)}),
+     409, "not legal"),
+    (lambda c, g, v: c.post(f"/api/games/{g}/actions", content=b'{"action": "' + b"x" * MAX_BODY + b'"}'),
+     413, "too large"),
+    (lambda c, g, v: c.post("/api/games/nosuchgame/actions", json={"action": "draw"}), 404, "unknown game"),
+    (lambda c, g, v: c.post(f"/api/games/{g}/step", json={}), 409, "human seat"),
+    (lambda c, g, v: c.get(f"/api/games/{g}?seat=1"), 403, "seat 0 only"),
+    (lambda c, g, v: c.get(f"/api/games/{g}/log"), 409, "over"),
+    (lambda c, g, v: c.put(f"/api/games/{g}", json={}), 405, "not allowed"),
+    (lambda c, g, v: c.get("/api/nothing"), 404, "no such"),
+])
+def test_bad_action_requests_get_4xx_and_leave_the_game_unchanged(make_request, status, words):
+    c = client()
+    gid, view = fresh_game(c)
+    before = state_of(c, gid)
+    r = make_request(c, gid, view)
+    assert r.status_code == status, r.text
+    assert words in r.json()["error"]
+    assert state_of(c, gid) == before
+    assert c.get(f"/api/games/{gid}").json()["view"]["hand"] == view["hand"]
+
+
+@pytest.mark.parametrize("body,words", [
+    ({"rules": "nosuchpreset"}, "unknown rules preset"),
+    ({"rules": "/etc/passwd.yaml"}, "unknown rules preset"),
+    ({"rules": 3}, "preset name or an object"),
+    ({"rules": {"preset": "/tmp/x.yaml"}}, "unknown preset"),
+    ({"options": {"stackin": True}}, "stackin"),
+    ({"options": {"hand_size": "seven"}}, "hand_size"),
+    ({"options": {"count_number": 100}}, "more than this server plays"),  # 3,600 cards: within the rule bounds
+    ({"options": {"count_number": 100000}}, "must be in 0..100"),
+    ({"options": []}, "object of rule options"),
+    ({"opponents": ["nosuchbot"]}, "unknown agent spec"),
+    ({"opponents": ["human"]}, "seat of the page"),
+    ({"opponents": [7]}, "agent spec"),
+    ({"opponents": []}, "1..9"),
+    ({"opponents": ["checkpoint:/etc"]}, "checkpoint root"),
+    ({"opponents": ["checkpoint:checkpoints/../../etc"]}, "checkpoint root"),
+    ({"num_players": 4, "opponents": ["random"]}, "needs 3 opponents"),
+    ({"num_players": 11}, "2..10"),
+    ({"seat": 2}, "seat"),
+    ({"seat": "0"}, "seat"),
+    ({"seed": -1}, "seed"),
+    ({"seed": "abc"}, "seed"),
+    ({"deck": ["red-1"] * 108}, "bad deal"),
+    ({"deck": "red-1"}, "list of card names"),
+    ({"dealer": 5}, "dealer"),
+    ({"mode": "spectate"}, "mode"),
+    ({"mode": "watch", "opponents": ["random"]}, "agents"),
+    ({"mode": "watch", "agents": ["random"] * 3, "seat": 3}, "seat"),
+    ({"agents": ["random", "random"]}, "watched game"),
+    ({"colour": "red"}, "unknown field"),
+])
+def test_bad_new_game_requests_get_400_naming_the_problem(body, words):
+    c = client()
+    r = c.post("/api/games", json=body)
+    assert r.status_code == 400, r.text
+    assert words in r.json()["error"]
+    assert c.app.state.server.store.items == {}
+
+
+def test_refused_game_leaves_no_log_file(tmp_path):
+    c = client(log_dir=str(tmp_path))
+    r = c.post("/api/games", json={"deck": ["red-1"] * 108, "dealer": 0})
+    assert r.status_code == 400 and "bad deal" in r.json()["error"]
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_oversized_new_game_body_gets_413():
+    c = client(max_body=1000)
+    r = c.post("/api/games", content=json.dumps({"deck": ["red-1"] * 200}).encode())
+    assert r.status_code == 413 and "at most 1000 bytes" in r.json()["error"]
+
+
+# ---------------------------------------------------------------------------- store
+def test_several_games_at_once_each_with_its_own_id():
+    c = client()
+    a, va = fresh_game(c)
+    r = c.post("/api/games", json={"rules": "tmnt", "opponents": ["random"], "seed": 8})
+    b = r.json()["id"]
+    assert a != b
+    c.post(f"/api/games/{b}/actions", json={"action": r.json()["view"]["legal_actions"][0]})
+    assert c.get(f"/api/games/{a}").json()["view"]["hand"] == va["hand"]
+    assert c.get(f"/api/games/{b}").json()["view"]["rules"]["name"] == "tmnt"
+    assert c.delete(f"/api/games/{a}").status_code == 200
+    assert c.get(f"/api/games/{a}").status_code == 404
+    assert c.get(f"/api/games/{b}").status_code == 200
+
+
+def test_idle_games_are_dropped_and_their_logs_end_aborted(tmp_path):
+    c = client(idle_timeout=60, log_dir=str(tmp_path))
+    now = [1000.0]
+    c.app.state.server.store.clock = lambda: now[0]
+    gid, _ = fresh_game(c)
+    other, _ = fresh_game(c)
+    now[0] += 50
+    assert c.get(f"/api/games/{other}").status_code == 200  # touched: stays
+    now[0] += 30
+    r = c.get(f"/api/games/{gid}")
+    assert r.status_code == 404 and "unknown game" in r.json()["error"]
+    assert c.get(f"/api/games/{other}").status_code == 200
+    logs = sorted(tmp_path.glob(f"web-*-{gid}.jsonl"))
+    assert len(logs) == 1 and read_log(str(logs[0])).end["status"] == "aborted"
+
+
+def test_full_server_answers_503():
+    c = client(max_games=2)
+    fresh_game(c)
+    fresh_game(c)
+    r = c.post("/api/games", json={})
+    assert r.status_code == 503 and "at most 2" in r.json()["error"]
+
+
+# ---------------------------------------------------------------------------- watch
+def test_watch_game_steps_to_the_end_with_every_hand_or_one_seat():
+    c = client()
+    r = c.post("/api/games", json={"mode": "watch", "rules": "house", "agents": ["heuristic", "random", "greedy"],
+                                   "seed": 4, "options": {"max_steps": 2000}})
+    assert r.status_code == 201, r.text
+    gid = r.json()["id"]
+    game = game_of(c, gid)
+    assert r.json()["view"]["watching"] == "all"
+    u = game.u
+    steps = 0
+    view = r.json()["view"]
+    while not view["over"]:
+        seat = "all" if steps % 3 else 1
+        view = c.post(f"/api/games/{gid}/step", json={"seat": seat}).json()["view"]
+        s = u.game_state
+        if seat == "all":
+            assert view["hands"] == [[u.card_names[k] for k in u.engine.hand_cards(s, q)] for q in range(3)]
+            assert view["actor"] == (s.actor if s.actor >= 0 else None)
+        else:
+            assert "hands" not in view and view["seat"] == 1
+            assert Counter(view["hand"]) == names_of(s.hands[1], u)
+            assert view["choices"] == [] or s.actor == 1
+        assert view["events"], "a step shows at least one move"
+        steps += 1
+        assert steps < 3000
+    assert c.post(f"/api/games/{gid}/actions", json={"action": "draw"}).status_code == 409
+    assert c.get(f"/api/games/{gid}?seat=9").status_code == 400
+    assert c.get(f"/api/games/{gid}?seat=2").json()["view"]["seat"] == 2
+
+
+def test_watch_from_one_seat_sends_that_seat_only_from_the_deal_on():
+    c = client()
+    r = c.post("/api/games", json={"mode": "watch", "agents": ["random", "greedy"], "seat": 1, "seed": 2})
+    view = r.json()["view"]
+    u = game_of(c, r.json()["id"]).u
+    assert view["watching"] == 1 and "hands" not in view
+    assert view["events"] and all("hands" not in e.get("table", {}) for e in view["events"])
+    assert [e["hand"] for e in view["events"] if "hand" in e][-1] == \
+        [u.card_names[k] for k in u.engine.hand_cards(u.game_state, 1)]
+
+
+# ---------------------------------------------------------------------------- logs and replays
+def test_browser_game_log_replays_on_the_server_frame_by_frame(tmp_path):
+    c = client(log_dir=str(tmp_path))
+    gid, _ = play_through(c, {"rules": "tmnt", "opponents": ["heuristic"], "seed": 3}, seed=2)
+    text = c.get(f"/api/games/{gid}/log").text
+    path = next(tmp_path.glob(f"web-*-{gid}.jsonl"))
+    assert text == path.read_text()
+    log = read_log(str(path))
+    assert log.header["specs"] == ["human", "heuristic"] and log.end["status"] == "finished"
+    replay(log)  # replays exactly
+    r = c.post("/api/replays", content=text.encode())
+    assert r.status_code == 201, r.text
+    data = r.json()
+    assert data["count"] == len(log.actions) + 1 == len(data["texts"])
+    assert data["header"]["specs"] == ["human", "heuristic"] and data["header"]["colors"][1] == "orange"
+    rid = data["id"]
+    # every frame holds the table after its action, every hand open
+    hands = []
+    replay(log, on_reset=lambda e: hands.append(e.unwrapped.snapshot()["hands"]),
+           on_step=lambda e, rec: hands.append(e.unwrapped.snapshot()["hands"]))
+    for i in (0, 1, len(hands) // 2, len(hands) - 1, 1):  # forwards and backwards
+        frame = c.get(f"/api/replays/{rid}/frames/{i}").json()
+        assert frame["index"] == i
+        assert frame["frame"]["table"]["hands"] == list(hands[i].values())
+    assert c.get(f"/api/replays/{rid}/frames/{len(hands)}").status_code == 404
+    assert c.get(f"/api/replays/{rid}/frames/x").status_code == 400
+    assert c.get(f"/api/games/{rid}").status_code == 404  # a replay is not a game
+
+
+def test_log_of_a_game_dealt_from_an_rng_state_replays(tmp_path):
+    """The evaluation tool logs its games from the generator's state, not from a seed."""
+    from uno_env.game.engine import Engine
+    from uno_env.game.rules import make_rules
+    from uno_env.tools.gamelog import log_game
+
+    engine = Engine(make_rules("classic"), 3)
+    s = engine.new_state(np.random.default_rng([5, 0]), dealer=2)
+    rng = random.Random(0)
+    actions = []
+    while not s.game_over:
+        a = rng.choice(engine.legal_actions(s))
+        engine.step(s, a)
+        actions.append(a)
+    path = tmp_path / "eval.jsonl"
+    log_game(str(path), "classic", 3, actions, rng=np.random.default_rng([5, 0]), dealer=2,
+             specs=["random"] * 3)
+    r = client().post("/api/replays", content=path.read_bytes())
+    assert r.status_code == 201, r.text
+    assert r.json()["count"] == len(actions) + 1 and r.json()["header"]["seed"] is None
+
+
+@pytest.mark.parametrize("body,words", [
+    (b"", "empty game log"),
+    (b"not json\n", "not JSON"),
+    (b'{"type": "action"}\n', "header"),
+    (b"\xff\xfe", "UTF-8"),
+])
+def test_bad_logs_get_400(body, words):
+    c = client()
+    r = c.post("/api/replays", content=body)
+    assert r.status_code == 400 and words in r.json()["error"], r.text
+
+
+def test_tampered_log_does_not_replay_and_big_log_is_refused():
+    c = client(max_log_bytes=500_000)
+    gid, _ = play_through(c, {"opponents": ["random"], "seed": 1}, seed=1)
+    lines = c.get(f"/api/games/{gid}/log").text.splitlines()
+    record = json.loads(lines[2])
+    record["action"], record["name"] = 69, "pass"
+    lines[2] = json.dumps(record)
+    r = c.post("/api/replays", content="\n".join(lines).encode())
+    assert r.status_code == 400 and "does not replay" in r.json()["error"]
+    r = c.post("/api/replays", content=b" " * 500_001)
+    assert r.status_code == 413
+
+
+# ---------------------------------------------------------------------------- page, meta, checkpoints
+def test_page_and_static_files_ship_in_the_package_without_external_urls():
+    c = client()
+    r = c.get("/")
+    assert r.status_code == 200 and "text/html" in r.headers["content-type"]
+    assert "default-src 'self'" in r.headers["content-security-policy"]
+    static = os.path.join(ROOT, "uno_env", "tools", "web", "static")
+    for name in ("index.html", "style.css", "app.js"):
+        assert name in r.text or name == "index.html"
+        body = c.get(f"/static/{name}").text
+        assert body and "http://" not in body and "https://" not in body and "//cdn" not in body
+        assert body == open(os.path.join(static, name), encoding="utf-8").read()
+
+
+def test_meta_lists_presets_options_agents_and_shipped_checkpoint():
+    meta = client().get("/api/meta").json()
+    assert {"classic", "tmnt", "house"} <= set(meta["presets"])
+    assert {"random", "greedy", "heuristic"} <= set(meta["agents"])
+    assert "checkpoint:" + os.path.join(ROOT, "checkpoints", "classic-2p") in meta["checkpoints"] or \
+        "checkpoint:checkpoints/classic-2p" in meta["checkpoints"]
+    assert {o["name"] for o in meta["options"]} >= {"stacking", "jump_in", "uno_call", "hand_size"}
+
+
+def test_checkpoint_opponent_under_the_root_plays():
+    pytest.importorskip("torch")
+    pytest.importorskip("sb3_contrib")
+    c = client()
+    spec = "checkpoint:" + os.path.join(ROOT, "checkpoints", "classic-2p")
+    r = c.post("/api/games", json={"rules": "classic", "opponents": [spec], "seed": 0})
+    assert r.status_code == 201, r.text
+    gid, view = r.json()["id"], r.json()["view"]
+    for _ in range(5):
+        if view["over"]:
+            break
+        view = c.post(f"/api/games/{gid}/actions", json={"action": view["legal_actions"][-1]}).json()["view"]
+    r = c.post("/api/games", json={"rules": "classic", "opponents": [spec, "random"], "seed": 0})
+    assert r.status_code == 400 and "num_players" in r.json()["error"]  # trained for 2 players
+
+
+# ---------------------------------------------------------------------------- command line
+def run_cli(*args: str, module: str = "uno_env.tools.web") -> subprocess.CompletedProcess:
+    return subprocess.run([PY, "-m", module, *args], cwd=ROOT, capture_output=True, text=True,
+                          env=dict(os.environ, PYTHONPATH=ROOT), timeout=60)
+
+
+@pytest.mark.parametrize("module", ["uno_env.tools.web", "uno_env.web"])
+def test_cli_help_runs_under_both_module_names(module):
+    r = run_cli("--help", module=module)
+    assert r.returncode == 0 and "uno-serve" in r.stdout and "--log-dir" in r.stdout
+
+
+@pytest.mark.parametrize("args,words", [
+    (["--port", "70000"], "--port"),
+    (["--idle-timeout", "0"], "must be positive"),
+    (["--port", "x"], "invalid int"),
+])
+def test_cli_bad_arguments_exit_2_with_one_line(args, words):
+    r = run_cli(*args)
+    assert r.returncode == 2 and words in r.stderr and "Traceback" not in r.stderr
+
+
+def test_server_process_serves_the_api_on_a_free_port(tmp_path):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.Popen([PY, "-m", "uno_env.web", "--port", str(port), "--log-dir", str(tmp_path)],
+                            cwd=ROOT, env=dict(os.environ, PYTHONPATH=ROOT),
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
+        import httpx
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                r = httpx.get(f"http://127.0.0.1:{port}/api/meta", timeout=2)
+                break
+            except httpx.TransportError:
+                assert proc.poll() is None and time.monotonic() < deadline, proc.stdout.read()
+                time.sleep(0.2)
+        assert r.status_code == 200
+        r = httpx.post(f"http://127.0.0.1:{port}/api/games", json={"seed": 1}, timeout=10)
+        assert r.status_code == 201
+    finally:
+        proc.terminate()
+        out, _ = proc.communicate(timeout=20)
+    assert f"http://127.0.0.1:{port}" in out
+    assert len(list(tmp_path.glob("web-*.jsonl"))) == 1

@@ -1,0 +1,243 @@
+"""The web page in a real browser: headless Chromium driven by selenium.
+
+It plays a whole game by clicking (a seed where the first card is a wild that this seat
+colours, and the ``greedy`` opponent, who plays wilds first, holds a Wild Draw Four: so a
+colour choice and a challenge are asked), opens the game's log as a replay and steps it
+forwards and backwards, and watches a bot game; screenshots go to the test's tmp dir (and to
+``$UNO_WEB_SCREENSHOTS`` if set).
+
+Needs the distribution's ``chromium`` and ``chromedriver`` (Debian: ``apt-get install chromium
+chromium-driver``) and selenium; skipped without them. The driver path is passed explicitly
+and Selenium Manager is kept offline, so nothing is downloaded at test time.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import threading
+import time
+
+import pytest
+
+pytest.importorskip("starlette")
+selenium = pytest.importorskip("selenium")
+uvicorn = pytest.importorskip("uvicorn")
+
+from selenium import webdriver  # noqa: E402
+from selenium.common.exceptions import StaleElementReferenceException  # noqa: E402
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
+
+import uno_env  # noqa: E402
+from uno_env.game import cards as C  # noqa: E402
+from uno_env.game.engine import COLOR  # noqa: E402
+from uno_env.tools.gamelog import read_log, replay  # noqa: E402
+from uno_env.tools.web.server import create_app  # noqa: E402
+
+pytestmark = pytest.mark.browser
+
+
+def _find(names: tuple[str, ...], paths: tuple[str, ...]) -> str | None:
+    for name in names:
+        found = shutil.which(name)
+        if found:
+            return found
+    return next((p for p in paths if os.path.exists(p)), None)
+
+
+CHROMIUM = _find(("chromium", "chromium-browser"), ("/usr/bin/chromium", "/usr/lib/chromium/chromium"))
+CHROMEDRIVER = _find(("chromedriver",), ("/usr/bin/chromedriver", "/usr/lib/chromium/chromedriver"))
+
+
+@pytest.fixture
+def server(tmp_path):
+    """uvicorn serving the app on a free port, in a thread of this process."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    logs = tmp_path / "logs"
+    app = create_app(log_dir=str(logs))
+    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not srv.started:
+        assert thread.is_alive() and time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}", logs
+    srv.should_exit = True
+    thread.join(timeout=10)
+
+
+@pytest.fixture
+def browser(monkeypatch):
+    if CHROMIUM is None or CHROMEDRIVER is None:
+        pytest.skip("needs chromium and chromedriver (apt-get install chromium chromium-driver)")
+    monkeypatch.setenv("SE_OFFLINE", "true")  # Selenium Manager must never download a browser
+    opts = webdriver.ChromeOptions()
+    opts.binary_location = CHROMIUM
+    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
+                "--window-size=1400,900", "--force-device-scale-factor=1"):
+        opts.add_argument(arg)
+    driver = webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=opts)
+    driver.set_page_load_timeout(30)
+    yield driver
+    driver.quit()
+
+
+class Page:
+    def __init__(self, driver, shots):
+        self.d = driver
+        self.shots = shots
+        self.saved: list[str] = []
+
+    def state(self) -> str:
+        return self.d.find_element(By.TAG_NAME, "body").get_attribute("data-state")
+
+    def wait_state(self, *states: str, timeout: float = 30) -> str:
+        WebDriverWait(self.d, timeout).until(lambda d: self.state() in states)
+        return self.state()
+
+    def wait_for(self, css: str, timeout: float = 15):
+        WebDriverWait(self.d, timeout).until(lambda d: d.find_elements(By.CSS_SELECTOR, css))
+        return self.d.find_elements(By.CSS_SELECTOR, css)
+
+    def all(self, css: str):
+        """The displayed elements matching ``css`` (again if the page re-rendered meanwhile)."""
+        for _ in range(20):
+            try:
+                return [e for e in self.d.find_elements(By.CSS_SELECTOR, css) if e.is_displayed()]
+            except StaleElementReferenceException:
+                time.sleep(0.05)
+        raise AssertionError(f"{css} keeps changing")
+
+    def shot(self, name: str) -> None:
+        for folder in self.shots:
+            os.makedirs(folder, exist_ok=True)
+            path = os.path.join(folder, f"{name}.png")
+            assert self.d.save_screenshot(path)
+            self.saved.append(path)
+
+    def no_pause(self) -> None:
+        self.d.execute_script(
+            "const p = document.getElementById('pause'); p.value = 0;"
+            "p.dispatchEvent(new Event('input'));")
+
+
+def colour_then_challenge_seed() -> int:
+    """The first seed whose 2-player classic deal turns a wild for seat 0 to colour while
+    seat 1 holds a Wild Draw Four and no plain wild (so greedy plays the Draw Four first)."""
+    env = uno_env.raw_env(rules="classic", num_players=2)
+    for seed in range(100_000):
+        env.reset(seed=seed)
+        s = env.unwrapped.game_state
+        if s.phase == COLOR and s.actor == 0 and s.hands[1, C.WILD_DRAW4] and not s.hands[1, C.WILD]:
+            return seed
+    raise AssertionError("no such seed")
+
+
+def test_play_a_whole_game_by_clicking_then_replay_and_watch(server, browser, tmp_path):
+    url, logs = server
+    shots = [str(tmp_path / "shots")] + ([os.environ["UNO_WEB_SCREENSHOTS"]]
+                                         if os.environ.get("UNO_WEB_SCREENSHOTS") else [])
+    page = Page(browser, shots)
+    d = browser
+    d.get(url + "/")
+    page.wait_state("setup")
+    page.no_pause()
+    Select(d.find_element(By.CSS_SELECTOR, "#agents select")).select_by_value("greedy")
+    seed = colour_then_challenge_seed()
+    d.find_element(By.ID, "seed").send_keys(str(seed))
+    d.find_element(By.ID, "start").click()
+
+    # the first card is a wild: this seat chooses its colour
+    assert page.wait_state("input") == "input"
+    swatches = page.all("#choices button.color")
+    assert [b.get_attribute("data-name") for b in swatches] == \
+        ["color red", "color yellow", "color green", "color blue"]
+    assert "choose the colour" in d.find_element(By.ID, "prompt").text
+    page.shot("colour-choice")
+    swatches[2].click()
+
+    challenged = False
+    wild_colours = 0
+    clicks = 0
+    while page.wait_state("input", "over") == "input":
+        clicks += 1
+        assert clicks < 400, "the game does not end"
+        challenge = page.all("#choices button.challenge")
+        if challenge:
+            assert "Wild Draw Four" in d.find_element(By.ID, "prompt").text
+            if not challenged:
+                page.shot("challenge")
+            challenge[0].click()
+            challenged = True
+            continue
+        playable = page.all("#hand .card.playable")
+        if playable:
+            playable[0].click()
+            if page.all("#picker .swatches button"):  # a wild: choose its colour
+                page.all("#picker .swatches button")[0].click()
+                wild_colours += 1
+            if clicks == 3:
+                page.wait_state("input", "over")
+                page.shot("play")
+            continue
+        page.all("#choices button")[0].click()
+    assert challenged, "the challenge was never asked"
+    banner = d.find_element(By.ID, "banner").text
+    assert "win" in banner
+    assert d.find_element(By.ID, "color-chip").is_displayed()
+    page.shot("game-over")
+
+    # the game's log, written by --log-dir, replays exactly
+    files = sorted(logs.glob("web-*.jsonl"))
+    assert len(files) == 1
+    log = read_log(str(files[0]))
+    assert log.header["seed"] == seed and log.header["specs"] == ["human", "greedy"]
+    assert log.end["status"] == "finished"
+    replay(log)
+
+    # replay it in the page: from the banner, then from the file picker
+    d.find_element(By.ID, "banner-replay").click()
+    page.wait_for("#controls-replay:not(.hidden)")
+    WebDriverWait(d, 15).until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-frame") == "0")
+    d.find_element(By.ID, "tab-replay").click()
+    d.find_element(By.ID, "log-file").send_keys(str(files[0]))
+    d.find_element(By.ID, "open-log").click()
+
+    def frame() -> int:
+        return int(d.find_element(By.TAG_NAME, "body").get_attribute("data-frame") or -1)
+
+    WebDriverWait(d, 15).until(lambda d: frame() == 0 and page.all("#felt .seat.open"))
+    assert len(page.all("#felt .seat.open")) == 2  # every hand face up
+    for _ in range(4):
+        d.find_element(By.ID, "rp-next").click()
+    WebDriverWait(d, 10).until(lambda d: frame() == 4)
+    page.shot("replay")
+    d.find_element(By.ID, "rp-prev").click()
+    WebDriverWait(d, 10).until(lambda d: frame() == 3)
+    d.find_element(By.ID, "rp-last").click()
+    WebDriverWait(d, 10).until(lambda d: frame() == len(log.actions))
+    assert "win" in d.find_element(By.ID, "banner").text
+
+    # watch four bots play TMNT, every hand face up, step by step
+    d.find_element(By.ID, "tab-watch").click()
+    page.wait_state("setup")
+    Select(d.find_element(By.ID, "rules")).select_by_value("tmnt")
+    for _ in range(2):
+        d.find_element(By.CSS_SELECTOR, "#agents button[title='one player more']").click()
+    d.find_element(By.ID, "seed").clear()
+    d.find_element(By.ID, "seed").send_keys("3")
+    d.find_element(By.ID, "start").click()
+    page.wait_state("idle", "over")
+    for _ in range(8):
+        d.find_element(By.ID, "watch-step").click()
+        page.wait_state("idle", "over")
+    assert len(page.all("#felt .seat.open")) == 4
+    assert len(page.all("#log li")) >= 6
+    page.shot("watch")
+    assert all(os.path.getsize(p) > 10_000 for p in page.saved)

@@ -1,0 +1,117 @@
+"""The ``uno-evaluate`` command line (also ``python training/evaluate.py``).
+
+    uno-evaluate --agents heuristic random random random --rules classic --games 10000 \\
+        --seed 0 --workers 2 --out runs/eval
+    uno-evaluate --pool heuristic greedy random --games 2000 --out runs/pool
+    uno-evaluate --agents heuristic random --set uno_call=explicit --log-dir runs/logs --log-games 20
+
+Plays with :func:`uno_env.tools.evaluate.evaluate` (``--agents``: one line-up) or
+:func:`~uno_env.tools.evaluate.evaluate_pool` (``--pool``: a round robin with ratings),
+prints the tables of :mod:`uno_env.tools.report` and with ``--out DIR`` writes
+``evaluation.json`` / ``.csv`` / ``.png`` (``pool.*`` in pool mode), each atomically; without
+matplotlib the PNG is left out with a one-line note. ``--set KEY=VALUE`` (repeatable)
+overrides one rule option (:mod:`uno_env.tools.overrides`). Bad input (an unknown agent
+spec or rule option, a malformed ``--set``, an agent that plays an illegal move, an
+``--out`` that cannot be written) is a one-line error with exit code 2.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Sequence
+
+from uno_env.tools.evaluate import evaluate, evaluate_pool
+from uno_env.tools.overrides import parse_overrides
+from uno_env.tools.report import PNG_NEEDS_MATPLOTLIB, format_pool, format_result, print_tables, write_outputs
+
+PROG = "uno-evaluate"
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog=PROG,
+        description="Play agents against each other and report win rates with Wilson 95% intervals, "
+                    "points, ranks and game lengths (JSON, CSV and PNG with --out).")
+    who = p.add_mutually_exclusive_group(required=True)
+    who.add_argument("--agents", nargs="+", metavar="SPEC",
+                     help="the line-up: random, greedy, heuristic, checkpoint:<path> (one per seat)")
+    who.add_argument("--pool", nargs="+", metavar="SPEC",
+                     help="round robin among these agents, with ratings and head-to-head rates")
+    p.add_argument("--rules", default="classic", help="preset (classic, tmnt, house) or YAML file")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="override one rule option, e.g. --set uno_call=explicit (repeatable; "
+                        "values read as YAML)")
+    p.add_argument("--num-players", type=int, default=None,
+                   help="seats (default: number of agents; the line-up repeats to fill them)")
+    p.add_argument("--table-size", type=int, default=2, help="pool mode: players per table (default 2)")
+    p.add_argument("--games", type=int, default=10_000, help="games (per table in pool mode)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1),
+                   help="worker processes (default: 2, or 1 on a single core)")
+    p.add_argument("--no-duplicate", dest="duplicate", action="store_false",
+                   help="a fresh deal for every game instead of each deal played in every rotation")
+    p.add_argument("--out", default=None, help="directory for evaluation.json / .csv / .png")
+    p.add_argument("--log-dir", default=None, metavar="DIR",
+                   help="write a replayable JSON Lines log of each game to DIR/game-XXXXXX.jsonl "
+                        "(not in pool mode)")
+    p.add_argument("--log-games", type=int, default=None, metavar="N",
+                   help="with --log-dir: log only the first N games (default: all)")
+    p.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
+    p.add_argument("--quiet", action="store_true", help="print no tables")
+    return p
+
+
+def _error(message: str) -> int:
+    print(f"{PROG}: error: {message}", file=sys.stderr)
+    return 2
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.log_games is not None and args.log_dir is None:
+        parser.error("--log-games needs --log-dir")
+    if args.log_games is not None and args.log_games < 0:
+        parser.error("--log-games must be >= 0")
+    if args.pool and args.log_dir is not None:
+        parser.error("--log-dir is not supported in pool mode")
+    try:
+        overrides = parse_overrides(args.set)
+    except ValueError as exc:
+        parser.error(str(exc))
+    try:
+        if args.pool:
+            result = evaluate_pool(args.pool, rules=args.rules, table_size=args.table_size, games=args.games,
+                                   seed=args.seed, workers=args.workers, duplicate=args.duplicate,
+                                   progress=args.progress, **overrides)
+            tables = format_pool(result)
+            stem = "pool"
+        else:
+            result = evaluate(args.agents, rules=args.rules, num_players=args.num_players, games=args.games,
+                              seed=args.seed, workers=args.workers, duplicate=args.duplicate,
+                              progress=args.progress, log_dir=args.log_dir, log_games=args.log_games,
+                              **overrides)
+            tables = format_result(result)
+            stem = "evaluation"
+    except ValueError as exc:
+        return _error(str(exc))
+    if not args.quiet:
+        print_tables(tables)
+    if args.out:
+        try:
+            paths = write_outputs(result, args.out, stem)
+        except OSError as exc:
+            return _error(f"cannot write --out {args.out!r}: {exc}")
+        if not args.quiet:
+            print("wrote " + ", ".join(paths.values()))
+        if "png" not in paths:
+            print(f"note: {stem}.png not written: {PNG_NEEDS_MATPLOTLIB}", file=sys.stderr)
+    if args.log_dir and not args.quiet:
+        print(f"wrote {result['config']['logged_games']} game logs to {args.log_dir}")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
