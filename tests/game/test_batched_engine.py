@@ -50,12 +50,15 @@ def assert_same(be: BatchedEngine, engine: Engine, encoder: ObservationEncoder, 
     """Game b of ``be`` equals ``states[b]``: state, RNG, legal actions, every seat's observation."""
     masks = be.legal_masks()
     obs = [be.observe(p) for p in range(be.n)] if observe else []
+    returns, truncated = be.returns(), be.truncated()
     for b, s in enumerate(states):
         got, want = be.game_state(b), state_dict(s)
         if got != want:
             diff = {k: (got[k], want[k]) for k in want if got[k] != want[k]}
             pytest.fail(f"{where}, game {b}: batched != scalar in {diff}")
         assert be.rng_state(b) == s.rng.bit_generator.state, f"{where}, game {b}: RNG streams differ"
+        assert returns[b].tolist() == engine.returns(s), f"{where}, game {b}: returns differ"
+        assert truncated[b] == engine.truncated(s), f"{where}, game {b}: truncation differs"
         legal = [] if s.game_over else engine.legal_actions(s)
         assert np.flatnonzero(masks[b]).tolist() == legal, f"{where}, game {b}: legal actions differ"
         for p in range(be.n if observe else 0):
@@ -293,7 +296,7 @@ def test_stepping_a_finished_game_is_refused():
         be.step(np.zeros(2, np.int64), active=[0])
 
 
-def test_returns_and_truncation_follow_the_engine_contract():
+def test_returns_and_truncation_of_short_games():
     rules = make_rules("classic", hand_size=2, max_steps=8)
     be = BatchedEngine(rules, 3, 64)
     be.reset(seeds=range(64))

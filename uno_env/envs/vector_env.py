@@ -243,8 +243,7 @@ class UnoVectorEnv(gym.vector.VectorEnv):
         self._play_opponents(ok)
         over = ok & eng.game_over
         terminated[over] = True
-        won = eng.winner == self.seats
-        rewards[over] = np.where(won[over], 1.0, -1.0 / (self.n - 1))
+        rewards[over] = eng.returns()[over, self.seats[over]]  # Engine.returns, per game
         truncated[:] = ok & eng.truncated()
         terminated[illegal] = True
         rewards[illegal] = ILLEGAL_REWARD
