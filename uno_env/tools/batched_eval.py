@@ -20,11 +20,11 @@ kernel), ``checkpoint:<dir>`` (``#sample`` samples), or a callable
 ``f(observations, masks) -> actions``.
 
 **Seats and seeds.** The agent sits at seat ``g % n`` in game ``g`` (every seat equally
-often when ``games`` is a multiple of ``n``), the opponent at every other seat. Game ``g``
-deals from ``np.random.default_rng([seed, g])`` (dealer, shuffle and reshuffles exactly as
-the scalar engine with that generator); the ``random`` choices come from per-slot streams,
-so results depend on ``batch`` as well. Games cut at ``rules.max_steps`` count as not won
-and are reported.
+often when ``games`` is a multiple of ``n``), the opponent at every other seat. Slot ``b``
+of the batch deals its games from one stream started at ``np.random.default_rng([seed, b])``
+(dealer, shuffle and reshuffles exactly as the scalar engine with that generator, one game
+after another), and its ``random`` choices from another; a run is reproduced by the same
+``seed`` and ``batch``. Games cut at ``rules.max_steps`` count as not won and are reported.
 
 The scalar evaluation tool (:mod:`uno_env.tools.evaluate`) plays every ruleset and any
 agent (scripted bots too), with duplicate deals and ratings; this one trades those for speed.
@@ -75,7 +75,7 @@ def evaluate_batched(agent: Any, opponent: Any = "random", rules: Any = "classic
     prng = rng_words([[seed, 1_000_000_007, b] for b in range(B)])
     game_of = np.arange(B)  # game index played in each slot
     seat = game_of % n  # the agent's seat in each slot
-    eng.reset(seeds=[[seed, g] for g in range(B)])
+    eng.reset(seeds=[[seed, b] for b in range(B)])
     started = B
     wins = truncated = decisions = turns = 0
     finished = 0
@@ -116,7 +116,7 @@ def evaluate_batched(agent: Any, opponent: Any = "random", rules: Any = "classic
                 game_of[nxt] = np.arange(started, started + len(nxt))
                 seat[nxt] = game_of[nxt] % n
                 started += len(nxt)
-                eng.reset(nxt, seeds=[[seed, int(g)] for g in game_of[nxt]])
+                eng.reset(nxt)  # the slot's card stream goes on
     wall = time.perf_counter() - t0
     lo, hi = wilson_interval(wins, games)
     return {
