@@ -196,3 +196,11 @@ def test_partial_reset_with_a_mask_keeps_the_other_games():
 def test_bad_arguments_are_refused(bad, match):
     with pytest.raises(ValueError, match=match):
         make(2, **bad)
+
+
+def test_importing_the_package_does_not_import_numba():
+    import subprocess
+    import sys
+
+    code = "import sys, uno_env, gymnasium; gymnasium.make('uno_env/Uno-v0'); assert 'numba' not in sys.modules"
+    subprocess.run([sys.executable, "-c", code], check=True)
