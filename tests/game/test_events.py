@@ -78,6 +78,7 @@ def test_events_rebuild_the_public_table_after_every_decision(preset, options, n
             assert table.top == s.discard[-1] and table.color == s.color
             assert table.direction == s.direction
             legal = engine.legal_actions(s)
+            assert legal == sorted(set(legal)) and legal, "legal actions: ascending, distinct, non-empty"
             assert plain.legal_actions(t) == legal  # recording events changes nothing
             a = legal[int(pick.integers(len(legal)))]
             engine.step(s, a)

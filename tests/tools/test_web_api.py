@@ -607,3 +607,14 @@ def test_server_process_serves_the_api_on_a_free_port(tmp_path):
         out, _ = proc.communicate(timeout=20)
     assert f"http://127.0.0.1:{port}" in out
     assert len(list(tmp_path.glob("web-*.jsonl"))) == 1
+
+
+def test_server_names_stay_importable_from_server():
+    from uno_env.tools.web import games, replays, server, validate
+
+    assert server.ApiError is validate.ApiError and server.Specs is validate.Specs
+    assert server.parse_rules is validate.parse_rules and server.parse_action is validate.parse_action
+    assert server.Game is games.Game and server.Store is games.Store and server.new_env is games.new_env
+    assert server.Replay is replays.Replay
+    assert (server.MAX_DECK, server.HUMAN, server.IDLE_TIMEOUT_S, server.MAX_GAMES) == \
+        (validate.MAX_DECK, validate.HUMAN, games.IDLE_TIMEOUT_S, games.MAX_GAMES)

@@ -245,8 +245,13 @@ class raw_env(AECEnv, EzPickle):
                                "(dead steps): call reset()") from None
 
     def agent_iter(self, max_iter: int = 2**63) -> AECIterable:
+        """PettingZoo's agent iterator; under ``env()`` (``illegal_reward`` set) it also checks
+        that every agent it yields is stepped (the order enforcement of PettingZoo's wrapper),
+        which ``raw_env`` skips for speed."""
         if self.game_state is None:
             raise RuntimeError("reset() needs to be called before agent_iter()")
+        if self.illegal_reward is None:
+            return AECIterable(self, max_iter)
         return _CheckedIterable(self, max_iter)
 
     def legal_actions(self) -> list[int]:
@@ -329,7 +334,7 @@ class raw_env(AECEnv, EzPickle):
         contents with the public table. Hidden information: for centralised critics in
         training only, never for a policy that acts."""
         if self.game_state is None:
-            raise ValueError("state() before reset()")
+            raise RuntimeError("state() before reset(): reset the env first")
         return self.state_encoder.encode(self.game_state)
 
     def snapshot(self) -> dict[str, Any]:

@@ -74,18 +74,24 @@ and its action ids: ``log_game(path, rules, n, actions, rng=<fresh copy of the g
 dealer=...)``. Reading back:
 ``read_log(path)`` (a :class:`GameLog`), ``replay(log)`` (the env at the end, or
 :class:`ReplayError`).
+
+**Modules.** This one holds the format: its constants, deals (:func:`reset_env`,
+:func:`reset_with_rng`), the records (:func:`event_record`, :func:`public_table`) and the
+writers (:class:`GameRecorder`, :func:`record_game`, :func:`log_game`);
+:mod:`uno_env.tools.gamelog_read` reads and checks a log (:class:`GameLog`, :func:`read_log`);
+:mod:`uno_env.tools.gamelog_replay` replays it (:func:`replay`, :func:`replay_step`,
+:func:`reset_from_log`, :func:`env_from_log`). Every name stays importable from here.
 """
 
 from __future__ import annotations
 
 import copy
 import datetime
-import io
+import importlib
 import json
 import os
 import secrets
-from dataclasses import dataclass, field
-from typing import IO, Any, Callable, Iterable, Sequence
+from typing import IO, Any, Iterable, Sequence
 
 import numpy as np
 from gymnasium.utils import seeding
@@ -94,12 +100,11 @@ from uno_env.envs import checks
 from uno_env.game import actions as A
 from uno_env.game import events as E
 from uno_env.game.engine import PHASE_NAMES
-from uno_env.game.rules import make_rules, show_value
+from uno_env.game.rules import show_value
 
 FORMAT = "uno_env-gamelog"
 FORMAT_VERSION = 2  # written; see the version history in the module docstring
 READ_VERSIONS = (1, 2)  # read and replayed
-_MAX_TEXT = 10_000  # characters of one string in a log (specs, names, cards, meta)
 
 
 class ReplayError(ValueError):
@@ -219,7 +224,8 @@ def public_table(env: Any) -> dict[str, Any]:
     }
 
 
-def _end_status(u: Any) -> str | None:
+def end_status(u: Any) -> str | None:
+    """How a raw env's game ended: ``finished``, ``truncated`` or None (still running)."""
     if u.game_state.game_over:
         return "finished"
     if any(u.truncations.values()):
@@ -310,7 +316,7 @@ class GameRecorder:
             "meta": {"created": datetime.datetime.now().isoformat(timespec="seconds"), **self.meta},
         }
         self._write(self.header)
-        self.done = _end_status(u) is not None
+        self.done = end_status(u) is not None
 
     def step(self, action: int) -> dict[str, Any]:
         """Step the env with ``action`` (``ValueError`` if illegal: nothing is written) and
@@ -345,7 +351,7 @@ class GameRecorder:
             }
         record["events"] = event_records(u, seen)
         self._write(record)
-        if _end_status(u) is not None:
+        if end_status(u) is not None:
             self.done = True
             self.finish()
         return record
@@ -356,7 +362,7 @@ class GameRecorder:
         if self.header is not None and not self.ended:
             u = self.u
             s = u.game_state
-            status = status or _end_status(u) or "aborted"
+            status = status or end_status(u) or "aborted"
             self.end_record = {
                 "type": "end", "status": status, "steps": int(s.steps),
                 "winner": u.possible_agents[s.winner] if s.winner >= 0 else None,
@@ -435,310 +441,14 @@ def log_game(out: "str | os.PathLike | IO[str]", rules: Any, num_players: int,
     return rec.end_record
 
 
-# ---------------------------------------------------------------------------- reading
-@dataclass
-class GameLog:
-    header: dict[str, Any]
-    actions: list[dict[str, Any]] = field(default_factory=list)
-    end: dict[str, Any] | None = None
-    path: str | None = None
+# names defined in the reading and replaying modules, importable from here (loaded on first use:
+# those modules import this one)
+_MOVED = {name: "uno_env.tools.gamelog_read" for name in ("GameLog", "read_log")}
+_MOVED.update({name: "uno_env.tools.gamelog_replay" for name in
+               ("env_from_log", "reset_from_log", "replay_step", "replay")})
 
 
-def _lines(source: "str | os.PathLike | IO | Iterable[str | bytes]") -> list[str | bytes]:
-    if isinstance(source, (str, os.PathLike)):
-        with open(source, "rb") as fh:  # bytes: a line that is not UTF-8 is named, not fatal
-            return fh.read().splitlines()
-    if isinstance(source, io.IOBase) or hasattr(source, "read"):
-        return source.read().splitlines()  # type: ignore[union-attr]
-    return list(source)
-
-
-def _reject_constant(name: str) -> None:
-    raise ValueError(f"{name} is not a JSON number")
-
-
-def _is_int(value: Any) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
-def _is_text(value: Any) -> bool:
-    """A string that prints as itself (no control characters: a log may come from a stranger
-    and its strings are printed to a terminal)."""
-    return isinstance(value, str) and len(value) <= _MAX_TEXT and value.isprintable()
-
-
-def _check_strings(value: Any) -> str | None:
-    """The first string in a JSON value that is not :func:`_is_text` (None if there is none)."""
-    stack = [value]
-    while stack:
-        v = stack.pop()
-        if isinstance(v, str):
-            if not _is_text(v):
-                return v
-        elif isinstance(v, dict):
-            stack.extend(v.keys())
-            stack.extend(v.values())
-        elif isinstance(v, list):
-            stack.extend(v)
-    return None
-
-
-def _check_header(rec: dict[str, Any]) -> str | None:
-    """What is wrong with a header record (None: nothing); the rules are checked by the caller."""
-    n = rec.get("num_players")
-    if not _is_int(n) or not 2 <= n <= 10:
-        return f"'num_players' must be an integer in 2..10, got {show_value(n)}"
-    if not isinstance(rec.get("rules"), dict):
-        return f"'rules' must be a mapping of rule options, got {show_value(rec.get('rules'))}"
-    specs = rec.get("specs")
-    if specs is not None and (not isinstance(specs, list) or len(specs) != n
-                              or not all(isinstance(s, str) for s in specs)):
-        return f"'specs' must be a list of {n} agent specs, got {show_value(specs)}"
-    seed, rng = rec.get("seed"), rec.get("rng")
-    if seed is not None and (not _is_int(seed) or seed < 0):
-        return f"'seed' must be an integer >= 0 or null, got {show_value(seed)}"
-    if rng:
-        if not isinstance(rng, dict) or not isinstance(rng.get("state"), dict) or not all(
-                isinstance(rng.get(k), bool) for k in ("draw_dealer", "shuffle")):
-            return f"'rng' must be null or {{state, draw_dealer, shuffle}}, got {show_value(rng)}"
-    elif seed is None:
-        return "the header has neither a 'seed' nor an 'rng' state to deal from"
-    dealer = rec.get("dealer")
-    if not _is_int(dealer) or not 0 <= dealer < n:
-        return f"'dealer' must be a seat in 0..{n - 1}, got {show_value(dealer)}"
-    deck = rec.get("deck")
-    if not isinstance(deck, list) or not all(isinstance(c, str) for c in deck):
-        return f"'deck' must be a list of card strings, got {show_value(deck)}"
-    return None
-
-
-def _check_header_values(rec: dict[str, Any]) -> str | None:
-    """What is wrong with a well-typed header's rules or RNG state (None: nothing)."""
-    try:
-        make_rules(rec["rules"])
-    except ValueError as e:
-        return f"'rules': {e}"
-    if rec.get("rng"):
-        try:
-            generator_from_state(rec["rng"]["state"])
-        except ValueError as e:
-            return f"'rng': {e}"
-    return None
-
-
-_ACTION_FIELDS = {"step": _is_int, "round": _is_int, "seat": _is_int, "action": _is_int,
-                  "agent": _is_text, "phase": _is_text, "name": _is_text}
-
-
-def _check_action(rec: dict[str, Any]) -> str | None:
-    for key, ok in _ACTION_FIELDS.items():
-        if not ok(rec.get(key)):
-            return f"action record field {key!r} is missing or malformed: {show_value(rec.get(key))}"
-    if "hand" in rec and (not isinstance(rec["hand"], list) or not all(isinstance(c, str) for c in rec["hand"])):
-        return f"'hand' must be a list of card strings, got {show_value(rec['hand'])}"
-    for key in ("after", "round_end"):
-        if key in rec and not isinstance(rec[key], dict):
-            return f"{key!r} must be a mapping, got {show_value(rec[key])}"
-    return None
-
-
-def _check_end(rec: dict[str, Any]) -> str | None:
-    if not isinstance(rec.get("snapshot"), dict) or not isinstance(rec.get("status"), str):
-        return "the end record needs a 'status' string and a 'snapshot' mapping"
-    return None
-
-
-def read_log(source: "str | os.PathLike | IO | Iterable[str | bytes]") -> GameLog:
-    """Parse a game log (path, text or binary file object, or lines). ``ValueError`` naming the
-    line if it is not a valid log: not UTF-8, not JSON, a record of the wrong shape (a field of
-    the wrong type, strings with control characters), rules out of their bounds
-    (:mod:`uno_env.game.rules`). What the records say is checked by :func:`replay`."""
-    path = os.fspath(source) if isinstance(source, (str, os.PathLike)) else None
-    where = path or "<log>"
-    log: GameLog | None = None
-    for no, line in enumerate(_lines(source), 1):
-        if isinstance(line, bytes):
-            try:
-                line = line.decode("utf-8")
-            except UnicodeDecodeError as e:
-                raise ValueError(f"{where}:{no}: not UTF-8 text (byte {e.start + 1})") from None
-        if not isinstance(line, str):
-            raise ValueError(f"{where}:{no}: a log line must be text, got {type(line).__name__}")
-        if not line.strip():
-            continue
-        try:
-            rec = json.loads(line, parse_constant=_reject_constant)
-        except json.JSONDecodeError as e:
-            raise ValueError(f"{where}:{no}: not JSON ({e.msg})") from None
-        except (ValueError, RecursionError) as e:  # NaN, a 5000-digit number, deep nesting
-            raise ValueError(f"{where}:{no}: not JSON ({show_value(str(e))})") from None
-        if not isinstance(rec, dict):
-            raise ValueError(f"{where}:{no}: a record must be a JSON object, got {type(rec).__name__}")
-        bad = _check_strings([v for k, v in rec.items() if k != "meta"])  # meta is never shown
-        if bad is not None:
-            raise ValueError(f"{where}:{no}: a string holds control characters or is too long: "
-                             f"{show_value(bad)}")
-        kind = rec.get("type")
-        if log is None:
-            if kind != "header" or rec.get("format") != FORMAT:
-                raise ValueError(f"{where}:{no}: the first record must be a {FORMAT} header")
-            if isinstance(rec.get("version"), bool) or rec.get("version") not in READ_VERSIONS:
-                raise ValueError(f"{where}:{no}: log format version {show_value(rec.get('version'))} is "
-                                 f"not supported (this is version {FORMAT_VERSION})")
-            problem = _check_header(rec) or _check_header_values(rec)
-            if problem is not None:
-                raise ValueError(f"{where}:{no}: bad header: {problem}")
-            log = GameLog(header=rec, path=path)
-        elif log.end is not None:
-            raise ValueError(f"{where}:{no}: record after the end record")
-        elif kind == "action":
-            problem = _check_action(rec)
-            if problem is not None:
-                raise ValueError(f"{where}:{no}: {problem}")
-            log.actions.append(rec)
-        elif kind == "end":
-            problem = _check_end(rec)
-            if problem is not None:
-                raise ValueError(f"{where}:{no}: {problem}")
-            log.end = rec
-        else:
-            raise ValueError(f"{where}:{no}: unknown record type {show_value(kind)}")
-    if log is None:
-        raise ValueError(f"{where}: empty game log")
-    return log
-
-
-# ---------------------------------------------------------------------------- replaying
-def env_from_log(log: GameLog, render_mode: str | None = None) -> Any:
-    """A fresh raw env with the log's rules and player count (not reset)."""
-    from uno_env.envs.aec_env import raw_env
-
-    h = log.header
-    return raw_env(rules=dict(h["rules"]), num_players=int(h["num_players"]), render_mode=render_mode)
-
-
-def reset_from_log(env: Any, log: GameLog) -> None:
-    """Reset ``env`` to the logged deal (seed, or RNG state; dealer and deck)."""
-    h = log.header
-    if h.get("rng"):
-        r = h["rng"]
-        reset_with_rng(env, generator_from_state(r["state"]), int(h["dealer"]), list(h["deck"]),
-                       draw_dealer=bool(r["draw_dealer"]), shuffle=bool(r["shuffle"]))
-    else:
-        reset_env(env, int(h["seed"]), int(h["dealer"]), list(h["deck"]))
-
-
-def _diff(a: Any, b: Any, path: str = "") -> list[str]:
-    """Human-readable differences between two JSON-like values."""
-    if isinstance(a, dict) and isinstance(b, dict):
-        out = []
-        for k in sorted(set(a) | set(b), key=str):
-            if k not in a or k not in b:
-                out.append(f"{path}{k}: {'missing in replay' if k not in a else 'not in log'}")
-            else:
-                out += _diff(a[k], b[k], f"{path}{k}.")
-        return out
-    if isinstance(a, list) and isinstance(b, list) and a != b and len(str(a)) + len(str(b)) > 160:
-        where = path.rstrip(".")
-        if len(a) != len(b):
-            return [f"{where}: replay has {len(a)} entries, log {len(b)}"]
-        i = next(i for i, (x, y) in enumerate(zip(a, b)) if x != y)
-        return [f"{where}[{i}]: replay {a[i]!r} != log {b[i]!r}"]
-    if a != b:
-        return [f"{path.rstrip('.')}: replay {a!r} != log {b!r}"]
-    return []
-
-
-def _event_diff(replayed: list[dict[str, Any]], logged: Any) -> str | None:
-    """The first difference between replayed and logged event records (None: equal)."""
-    if replayed == logged:
-        return None
-    if not isinstance(logged, list):
-        return f"the log's events are not a list: {logged!r}"[:200]
-    for i, (a, b) in enumerate(zip(replayed, logged), 1):
-        if a != b:
-            return f"event {i}: replay {a} != log {b}"
-    return f"the replay has {len(replayed)} events, the log {len(logged)}"
-
-
-def replay_step(env: Any, record: dict[str, Any]) -> None:
-    """Apply one logged action to ``env``, checking actor, phase, legality, the public table
-    after it and, if the record has them, the public events that followed it (the env's
-    engine must record events: :func:`replay` turns it on). ``ReplayError`` on any difference."""
-    u = env.unwrapped
-    s = u.game_state
-    step = record.get("step")
-    action = int(record["action"])
-    if u.game_state.game_over or any(u.truncations.values()):
-        raise ReplayError(f"step {step}: the game is already over in the replay")
-    if u.agent_selection != record["agent"]:
-        raise ReplayError(f"step {step}: logged actor {record['agent']} but {u.agent_selection} "
-                          f"decides in the replay")
-    if PHASE_NAMES[s.phase] != record["phase"]:
-        raise ReplayError(f"step {step}: logged phase {record['phase']!r} but the replay is in "
-                          f"phase {PHASE_NAMES[s.phase]!r}")
-    if not 0 <= action < A.NUM_ACTIONS or record.get("name", u.action_names[action]) != u.action_names[action]:
-        raise ReplayError(f"step {step}: action id {action} is not the logged action {record.get('name')!r}")
-    legal = u.legal_actions()
-    if action not in legal:
-        raise ReplayError(f"step {step}: action {action} ({record.get('name')}) is not legal for "
-                          f"{record['agent']} in phase {record['phase']!r}; legal: "
-                          f"{[u.action_names[a] for a in legal]}")
-    if "hand" in record:
-        hand = [u.card_names[k] for k in u.engine.hand_cards(s, s.actor)]
-        if hand != record["hand"]:
-            raise ReplayError(f"step {step}: {record['agent']}'s hand is {hand} in the replay, "
-                              f"{record['hand']} in the log")
-    seen = len(s.events) if s.events is not None else 0
-    env.step(action)
-    if "after" in record:
-        diff = _diff(public_table(u), record["after"])
-        if diff:
-            raise ReplayError(f"step {step}: the table after {record.get('name')} differs: " + "; ".join(diff))
-    if "events" in record:
-        if u.game_state.events is None:
-            raise ReplayError(f"step {step}: the log has events but the replay's engine does not record them")
-        diff = _event_diff(event_records(u, seen), record["events"])
-        if diff:
-            raise ReplayError(f"step {step}: the events after {record.get('name')} differ: {diff}")
-
-
-def replay(log: "GameLog | str | os.PathLike", env: Any = None,
-           on_step: Callable[[Any, dict[str, Any]], Any] | None = None,
-           on_reset: Callable[[Any], Any] | None = None, verify_end: bool = True) -> Any:
-    """Replay a game log exactly; returns the raw env in the final state.
-
-    Every action is checked (:func:`replay_step`) and, with ``verify_end``, the final
-    snapshot must equal the logged one; a version-2 log's events (the deal's and every
-    action's) must equal the replayed ones. The env records events (``state.events``) from
-    the deal on, whatever the log's version. ``on_reset(env)`` is called after the reset,
-    ``on_step(env, record)`` after every action. ``ReplayError`` on any mismatch.
-    """
-    if not isinstance(log, GameLog):
-        log = read_log(log)
-    if env is None:
-        env = env_from_log(log)
-    u = env.unwrapped
-    u.engine.record_events = True
-    reset_from_log(env, log)
-    with_events = log.header.get("version", 1) >= 2
-    if with_events:
-        diff = _event_diff(event_records(u), log.header.get("events"))
-        if diff:
-            raise ReplayError(f"the events of the deal differ: {diff}")
-    if on_reset is not None:
-        on_reset(env)
-    for record in log.actions:
-        if with_events and "events" not in record:
-            raise ReplayError(f"step {record.get('step')}: a version-2 action record without 'events'")
-        replay_step(env, record)
-        if on_step is not None:
-            on_step(env, record)
-    if verify_end and log.end is not None:
-        diff = _diff(u.snapshot(), log.end["snapshot"])
-        if diff:
-            raise ReplayError("the final state differs from the logged one: " + "; ".join(diff[:20]))
-        if log.end.get("status") in ("finished", "truncated") and _end_status(u) != log.end["status"]:
-            raise ReplayError(f"the log ends {log.end['status']!r} but the replay is "
-                              f"{_end_status(u) or 'still running'}")
-    return env
+def __getattr__(name: str) -> Any:
+    if name in _MOVED:
+        return getattr(importlib.import_module(_MOVED[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

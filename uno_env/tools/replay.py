@@ -26,7 +26,9 @@ import sys
 from typing import Any, Callable, Sequence
 
 from uno_env.game.engine import PHASE_NAMES, PENDING_SEWERS
-from uno_env.tools.gamelog import GameLog, ReplayError, read_log, replay
+from uno_env.tools.gamelog import ReplayError
+from uno_env.tools.gamelog_read import GameLog, read_log
+from uno_env.tools.gamelog_replay import replay
 from uno_env.tools.narrate import Narrator
 from uno_env.tools.play import paint_text
 from uno_env.envs.render import paint
