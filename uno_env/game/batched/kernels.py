@@ -36,7 +36,7 @@ NUM_CFG = 15
 EPISODE_ROUND, EPISODE_GAME, EPISODE_ROUNDS = range(3)
 
 # ---------------------------------------------------------------------- constants
-NK, NF, NCOL = C.NUM_KINDS, C.NUM_FACES, C.NUM_COLORED
+NK, NF, NCOL, NCOLORS = C.NUM_KINDS, C.NUM_FACES, C.NUM_COLORED, C.NUM_COLORS
 WD4, TEAM_ATTACK = C.WILD_DRAW4, C.TEAM_ATTACK
 WD4_BIT = np.int64(1) << np.int64(WD4)
 PLAYABLE = np.array(E.PLAYABLE_BITS, np.int64)  # [colour, top face (13 = wild)] -> kind bits
@@ -399,10 +399,10 @@ def _emit_plays(k, out, c):
     if k < NCOL:
         out[c] = k
         return c + 1
-    base = A.PLAY_WILD + 4 * (k - NCOL)
-    for col in range(4):
+    base = A.PLAY_WILD + NCOLORS * (k - NCOL)
+    for col in range(NCOLORS):
         out[c + col] = base + col
-    return c + 4
+    return c + NCOLORS
 
 
 @njit
@@ -442,9 +442,9 @@ def legal_into(g, held, hsize, uno, disc, cfg, b, out):
         out[1] = A.CHALLENGE
         c = 2
     elif ph == COLOR:
-        for col in range(4):
+        for col in range(NCOLORS):
             out[col] = A.COLOR + col
-        c = 4
+        c = NCOLORS
     elif ph == DISCARD:
         out[0] = A.PASS
         c = 1
@@ -476,7 +476,7 @@ def _step_one(g, hands, held, hsize, uno, scores, rpoints, draw, disc, played, k
         if a < A.PLAY_WILD:
             _play(g, hands, held, hsize, uno, scores, rpoints, draw, disc, played, known, rng, cfg, deck, points, b, p, a, -1)
         else:
-            _play(g, hands, held, hsize, uno, scores, rpoints, draw, disc, played, known, rng, cfg, deck, points, b, p, NCOL + (a - A.PLAY_WILD) // 4, (a - A.PLAY_WILD) % 4)
+            _play(g, hands, held, hsize, uno, scores, rpoints, draw, disc, played, known, rng, cfg, deck, points, b, p, NCOL + (a - A.PLAY_WILD) // NCOLORS, (a - A.PLAY_WILD) % NCOLORS)
         return
     if ph == TURN:  # draw (or take a pending penalty)
         if g[b, F_PENDING]:
@@ -689,14 +689,14 @@ def _random_card(plays, c, prng, b, opts):
             opts[m] = a
             m += 1
         else:
-            w = (a - A.PLAY_WILD) >> 2
+            w = (a - A.PLAY_WILD) // NCOLORS
             if w != seen_wild:
-                opts[m] = A.PLAY_WILD + 4 * w
+                opts[m] = A.PLAY_WILD + NCOLORS * w
                 m += 1
                 seen_wild = w
     a = opts[R.bounded(prng, b, m)]
     if a >= A.PLAY_WILD:
-        a += R.bounded(prng, b, 4)
+        a += R.bounded(prng, b, NCOLORS)
     return a
 
 
