@@ -337,3 +337,20 @@ def test_memory_per_game_counts_every_state_array():
     be = BatchedEngine("classic", 2, 10)
     assert be.memory_per_game() == sum(a.nbytes for a in be.st) // 10
     assert be.memory_per_game() < 1024
+
+
+def test_random_bots_until_stops_at_the_given_seat_and_equals_stepping_bot_by_bot():
+    a, b = BatchedEngine("tmnt", 3, 64), BatchedEngine("tmnt", 3, 64)
+    for e in (a, b):
+        e.reset(seeds=range(64))
+    pa, pb = rng_words(range(64)), rng_words(range(64))
+    seats = np.arange(64) % 3
+    a.random_bots_until(seats, pa)
+    while True:  # the same, one decision at a time
+        todo = ~b.game_over & (b.actor != seats) & (b.steps < b.rules.max_steps)
+        if not todo.any():
+            break
+        b.step(b.random_bot_actions(pb, todo), active=todo)
+    assert [a.game_state(i) for i in range(64)] == [b.game_state(i) for i in range(64)]
+    live = ~a.game_over
+    assert (a.actor[live] == seats[live]).all()

@@ -163,6 +163,9 @@ class UnoVectorEnv(gym.vector.VectorEnv):
         """Opponents decide in every ``live`` game until the learner decides or the game ends."""
         eng, seats, n = self.engine, self.seats, self.n
         max_steps = self.rules.max_steps
+        if all(kind == _RANDOM for kind, _ in self.controllers):  # the whole loop in one kernel
+            eng.random_bots_until(seats, self._opp_rng, live)
+            return
         actions = np.zeros(self.num_envs, np.int64)
         while True:
             todo = live & ~eng.game_over & (eng.actor != seats) & (eng.steps < max_steps)

@@ -243,8 +243,8 @@ class BatchedEngine:
         chosen = seats[act]
         if chosen.size and (chosen.min() < 0 or chosen.max() >= self.n):
             raise ValueError(f"seats must be in 0..{self.n - 1}")
-        if out is None:
-            out = np.zeros((self.batch_size, OBS_SIZE), np.float32)
+        if out is None:  # the kernel writes every entry of an active row
+            out = (np.empty if active is None else np.zeros)((self.batch_size, OBS_SIZE), np.float32)
         K.observe_batch(self.st, self.cfg, self.template, np.ascontiguousarray(seats), act, out)
         return out
 
@@ -262,6 +262,14 @@ class BatchedEngine:
         out = np.full(self.batch_size, -1, np.int64)
         K.random_bot_actions(self.st, self.cfg, act, prng, out, self._scratch)
         return out
+
+    def random_bots_until(self, seats: Any, prng: np.ndarray, active: Any = None) -> None:
+        """The ``random`` bot plays every seat but ``seats[b]`` in each active game until that seat
+        decides, the game ends or ``rules.max_steps`` is reached: one compiled call."""
+        act = ~self.game_over if active is None else self._select(active) & ~self.game_over
+        seats = np.ascontiguousarray(np.broadcast_to(np.asarray(seats, np.int64), (self.batch_size,)))
+        K.random_bots_until(self.st, self.cfg, self.deck, self.points, act, seats, self.rules.max_steps,
+                            prng, self._scratch)
 
     # ------------------------------------------------------------------ results
     @property

@@ -701,45 +701,57 @@ def _random_card(plays, c, prng, b, opts):
 
 
 @njit
+def _random_bot_one(g, held, hsize, uno, disc, cfg, b, prng, legal, plays, opts):
+    """RandomAgent.act for the actor of game ``b`` (the same choice distribution), from ``prng``."""
+    c = legal_into(g, held, hsize, uno, disc, cfg, b, legal)
+    if c == 1:
+        return legal[0]
+    uno_at = -1
+    for i in range(c):
+        if legal[i] == A.UNO:
+            uno_at = i
+    if uno_at >= 0:  # call UNO or not, uniformly
+        if R.next32(prng, b) < np.uint64(0x80000000):
+            return A.UNO
+        for i in range(uno_at, c - 1):
+            legal[i] = legal[i + 1]
+        c -= 1
+    ph = g[b, F_PHASE]
+    m = 0
+    for i in range(c):
+        if legal[i] < PLAY_END:
+            plays[m] = legal[i]
+            m += 1
+    if ph == TURN or ph == DRAWN:
+        if m:
+            return _random_card(plays, m, prng, b, opts)
+        return legal[R.bounded(prng, b, c)]
+    if ph == CHALLENGE:
+        # options: the non-play ids (draw, challenge), plus one slot for stacking plays
+        k = R.bounded(prng, b, c - m + (1 if m else 0))
+        return legal[m + k] if k < c - m else _random_card(plays, m, prng, b, opts)
+    return legal[R.bounded(prng, b, c)]  # colour, discard, catch
+
+
+@njit
 def random_bot_actions(st, cfg, active, prng, actions, scratch):
-    """The ``random`` bot (uno_env.agents.bots.RandomAgent) for the actor of every active game:
-    the same choice distribution, drawn from ``prng``."""
+    """The ``random`` bot (uno_env.agents.bots.RandomAgent) for the actor of every active game."""
     g, hands, held, hsize, uno, scores, rpoints, draw, disc, played, known, rng = st
-    legal = scratch[0]
-    plays = scratch[1]
-    opts = scratch[2]
+    for b in range(g.shape[0]):
+        if active[b]:
+            actions[b] = _random_bot_one(g, held, hsize, uno, disc, cfg, b, prng, scratch[0], scratch[1],
+                                         scratch[2])
+
+
+@njit
+def random_bots_until(st, cfg, deck, points, active, seats, max_steps, prng, scratch):
+    """In every active game, the ``random`` bot plays every seat but ``seats[b]`` until that seat
+    decides, the game ends or ``max_steps`` decisions are reached (one call, no Python loop)."""
+    g, hands, held, hsize, uno, scores, rpoints, draw, disc, played, known, rng = st
     for b in range(g.shape[0]):
         if not active[b]:
             continue
-        c = legal_into(g, held, hsize, uno, disc, cfg, b, legal)
-        if c == 1:
-            actions[b] = legal[0]
-            continue
-        uno_at = -1
-        for i in range(c):
-            if legal[i] == A.UNO:
-                uno_at = i
-        if uno_at >= 0:  # call UNO or not, uniformly
-            if R.next32(prng, b) < np.uint64(0x80000000):
-                actions[b] = A.UNO
-                continue
-            for i in range(uno_at, c - 1):
-                legal[i] = legal[i + 1]
-            c -= 1
-        ph = g[b, F_PHASE]
-        m = 0
-        for i in range(c):
-            if legal[i] < PLAY_END:
-                plays[m] = legal[i]
-                m += 1
-        if ph == TURN or ph == DRAWN:
-            if m:
-                actions[b] = _random_card(plays, m, prng, b, opts)
-            else:
-                actions[b] = legal[R.bounded(prng, b, c)]
-        elif ph == CHALLENGE:
-            # options: the non-play ids (draw, challenge), plus one slot for stacking plays
-            k = R.bounded(prng, b, c - m + (1 if m else 0))
-            actions[b] = legal[m + k] if k < c - m else _random_card(plays, m, prng, b, opts)
-        else:  # colour, discard, catch
-            actions[b] = legal[R.bounded(prng, b, c)]
+        while g[b, F_OVER] == 0 and g[b, F_ACTOR] != seats[b] and g[b, F_STEPS] < max_steps:
+            a = _random_bot_one(g, held, hsize, uno, disc, cfg, b, prng, scratch[0], scratch[1], scratch[2])
+            _step_one(g, hands, held, hsize, uno, scores, rpoints, draw, disc, played, known, rng, cfg, deck,
+                      points, b, a)
