@@ -3,7 +3,8 @@
 =========  ===========================================================================
 layer      may import
 =========  ===========================================================================
-game       the standard library, numpy, yaml and ``uno_env.game``
+game       the standard library, numpy, yaml and ``uno_env.game``; numba in
+           ``uno_env.game.batched`` only (the batched engine's compiled kernels)
 agents     game, agents, the ``uno_env._*`` utilities, numpy; torch, stable_baselines3,
            sb3_contrib and safetensors only inside functions
 envs       game, agents, envs, the utilities, numpy, gymnasium, pettingzoo
@@ -50,6 +51,8 @@ THIRD_PARTY = {
     "utilities": set(),
 }
 THIRD_PARTY_LAZILY = {"agents": {"torch", "stable_baselines3", "sb3_contrib", "safetensors"}}
+# subpackages that may import more than their layer
+SUBPACKAGE_THIRD_PARTY = {"uno_env.game.batched": {"numba"}}
 
 
 def module_name(root: str, path: str) -> str:
@@ -129,6 +132,9 @@ def layer_violations(root: str = ROOT) -> list[str]:
                 else:
                     allowed = THIRD_PARTY[layer]
                     if allowed is ANY or top in allowed:
+                        continue
+                    if any(top in extra for sub, extra in SUBPACKAGE_THIRD_PARTY.items()
+                           if module == sub or module.startswith(sub + ".")):
                         continue
                     if lazy and top in THIRD_PARTY_LAZILY.get(layer, ()):
                         continue
