@@ -74,6 +74,9 @@ class Config:
     vec_env: str = "dummy"
     """dummy (one process; fastest on 2 cores) or subproc (one process per env)"""
     torch_threads: int = 2
+    max_learner_steps: int | None = 1000
+    """truncate an episode after this many learner decisions (UnoGymEnv's cap; None: only
+    the engine's rules.max_steps). Ends the endless games of two untrained policies"""
     # --- MaskablePPO ---
     net_arch: list = field(default_factory=lambda: [256, 256])
     """hidden layers of the policy and the value net (separate nets)"""
@@ -266,7 +269,8 @@ def main(argv: list[str] | None = None) -> dict:
 
     # --- environments ---
     def make_env() -> UnoGymEnv:
-        return UnoGymEnv(rules, cfg.num_players, opponents="random", seat="random")
+        return UnoGymEnv(rules, cfg.num_players, opponents="random", seat="random",
+                         max_learner_steps=cfg.max_learner_steps)
 
     vec_cls = DummyVecEnv if cfg.vec_env == "dummy" else SubprocVecEnv
     wall_before, evaluation = 0.0, {}
