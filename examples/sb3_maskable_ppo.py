@@ -18,6 +18,7 @@ from __future__ import annotations
 import argparse
 import os
 import tempfile
+import time
 
 from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.callbacks import MaskableEvalCallback
@@ -47,11 +48,16 @@ def main(argv=None) -> dict:
                                     verbose=1)
     model = MaskablePPO("MlpPolicy", envs, n_steps=256, batch_size=512, gamma=0.995, ent_coef=0.01,
                         seed=args.seed, verbose=0, device="cpu")
+    start = time.time()
     model.learn(total_timesteps=args.total_steps, callback=callback)
+    seconds = time.time() - start
+    print(f"trained {model.num_timesteps} steps in {seconds:.1f} s: {model.num_timesteps / seconds:.0f} steps/s "
+          f"(collection, updates and the evaluations)")
     mean_reward = float(callback.last_mean_reward)
     print(f"last evaluation: mean reward {mean_reward:+.3f} over {args.eval_games} games "
           f"against {args.opponent} (a win is +1, a loss -1); best model in {out}")
-    return {"mean_reward": mean_reward, "best_model": os.path.join(out, "best_model.zip")}
+    return {"mean_reward": mean_reward, "best_model": os.path.join(out, "best_model.zip"),
+            "steps_per_s": model.num_timesteps / seconds}
 
 
 if __name__ == "__main__":

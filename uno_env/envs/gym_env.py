@@ -30,35 +30,39 @@ Agents built from spec strings are cached (a checkpoint's model is loaded once).
 **Truncation.** An episode is truncated (``truncated=True``, reward 0) by whichever cap it
 reaches first, named in ``info["truncated_reason"]``:
 
-======================  =================================================================
+=======================  =================================================================
 ``"max_learner_steps"``  the learner took ``max_learner_steps`` decisions this episode
                          (default :data:`DEFAULT_MAX_LEARNER_STEPS` = 1000; ``None``: no cap)
 ``"max_steps"``          the engine's cap, ``rules.max_steps`` decisions of all seats
                          (default 10,000), the same as in the AEC env
-======================  =================================================================
+=======================  =================================================================
 
 Why a cap on the learner's own decisions: ``draw`` is always legal, so an untrained policy
 (uniform over the legal actions) draws as often as it plays and, against another untrained
 policy (early self-play), plays games of thousands of decisions. Measured with
-``python bench/game_lengths.py --games 1000`` (learner decisions per game; p99 and max of
-1,000 games; "uniform" is an untrained policy, ``random`` the bot):
+``python bench/game_lengths.py --games 1000`` (learner decisions per game, 99th percentile /
+maximum of 1,000 games; "uniform" is an untrained policy, ``random`` and ``heuristic`` the bots):
 
-=================================  ============  ============  ============
-learner vs opponent                classic 2p    classic 4p    house 2p
-=================================  ============  ============  ============
-heuristic vs heuristic             66 / 109      33 / 45       190 / 343
-uniform vs heuristic               93 / 114      38 / 63       189 / 240
-uniform vs random                  184 / 250     47 / 91       836 / 1,100
-uniform vs uniform (untrained)     2,702 / 4,003 1,034 / 1,728  see bench
-=================================  ============  ============  ============
+==============================  ===============  ===============  ===================
+learner vs opponent             classic 2p       classic 4p       house 2p
+==============================  ===============  ===============  ===================
+heuristic vs heuristic          66 / 109         33 / 45          190 / 343
+uniform vs heuristic            93 / 114         38 / 63          189 / 240
+uniform vs random               184 / 250        47 / 91          836 / 1,100
+uniform vs uniform              2,702 / 4,003    1,034 / 1,728    97 of 100 games
+                                                                  unfinished after
+                                                                  100,000 decisions
+==============================  ===============  ===============  ===================
 
 So 1,000 learner decisions never cuts a game in which a bot plays (house, uniform vs
 random: 0.5% of games), while it ends the endless games of two untrained policies (classic
-2p: 19% of them, median 399). ``gymnasium.make(..., max_episode_steps=N)`` would count the
-same steps but wraps the env (``action_masks()`` is then out of reach of sb3-contrib's
-``ActionMasker(env, "action_masks")``) and names no reason; use ``max_learner_steps``.
-A trainer that bootstraps on truncation (SB3, CleanRL, Tianshou, TorchRL do) learns the
-value of the state it was cut in, not a loss.
+2p: 19% of them, median 399; house: nearly all). ``gymnasium.make(..., max_episode_steps=N)``
+would count the same steps but wraps the env (``action_masks()`` is then out of reach of
+sb3-contrib's ``ActionMasker(env, "action_masks")``) and names no reason; use
+``max_learner_steps``. Trainers that tell truncation from termination (SB3's vector envs through
+``info["TimeLimit.truncated"]``, Tianshou, TorchRL) bootstrap from the value of the state it
+was cut in, so a cut game is not a loss; ``examples/cleanrl_ppo.py``, like CleanRL, ends the
+return there with 0.
 
 **Illegal actions** end the episode with reward -1 and ``info["illegal"] = True`` (state
 unchanged). An illegal move by an *opponent* is a bug in that agent:
