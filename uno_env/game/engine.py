@@ -204,8 +204,8 @@ class Engine:
             self.check_deck(deck)
         if dealer is None:
             dealer = self.draw_dealer(rng)
-        elif not 0 <= dealer < n:
-            raise ValueError(f"dealer must be a seat in 0..{n - 1}, got {dealer}")
+        elif isinstance(dealer, bool) or not isinstance(dealer, (int, np.integer)) or not 0 <= dealer < n:
+            raise ValueError(f"dealer must be an integer seat in 0..{n - 1}, got {dealer!r}")
         s = State(n=n, rng=rng, hands=np.zeros((n, C.NUM_KINDS), np.int16), held=[0] * n,
                   hand_size=[0] * n, draw_pile=[], discard=[],
                   played=np.zeros(C.NUM_KINDS, np.int16),
@@ -806,6 +806,8 @@ class Engine:
                 self._draw(s, s.offender, self.rules.uno_penalty)
                 if s.events is not None:
                     s.events.append(Event(E.CAUGHT, s.offender, -1, s.hand_size[s.offender] - before))
+            elif s.events is not None:
+                s.events.append(Event(E.ESCAPED, s.offender))
             s.offender = -1
             self._open_jump(s)
         elif phase == JUMP:
