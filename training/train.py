@@ -177,6 +177,7 @@ _CONFIG_CHECKS = {
     "n_envs": _integer(1),
     "vec_env": (lambda v: v in ("dummy", "subproc"), "dummy or subproc"),
     "torch_threads": _integer(1),
+    "max_learner_steps": (lambda v: v is None or _integer(1)[0](v), "an integer >= 1 or null"),
     "net_arch": (lambda v: isinstance(v, list) and bool(v) and all(
         isinstance(x, int) and not isinstance(x, bool) and x >= 1 for x in v),
         "a list of layer sizes (integers >= 1)"),

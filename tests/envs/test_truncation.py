@@ -127,3 +127,12 @@ def test_training_configs_cap_the_learners_decisions():
     for name in sorted(os.listdir(os.path.join(ROOT, "configs", "train"))):
         cfg = train.load_config(os.path.join(ROOT, "configs", "train", name))
         assert cfg.max_learner_steps is not None and 1 <= cfg.max_learner_steps <= 1000, name
+
+
+@pytest.mark.parametrize("bad", [0, "many", 2.5])
+def test_training_config_refuses_a_bad_max_learner_steps(bad):
+    sys.path.insert(0, os.path.join(ROOT, "training"))
+    import train
+
+    with pytest.raises(ValueError, match="'max_learner_steps' must be an integer >= 1 or null"):
+        train.load_config(os.path.join(ROOT, "configs", "train", "test.yaml"), {"max_learner_steps": bad})

@@ -112,9 +112,9 @@ class UnoGymEnv(gym.Env):
                  opponents: Any = ("heuristic",), seat: "str | int" = "random",
                  render_mode: str | None = None, opponent_pool: Any = None,
                  max_learner_steps: int | None = DEFAULT_MAX_LEARNER_STEPS, **rule_overrides: Any):
-        if max_learner_steps is not None and (isinstance(max_learner_steps, bool) or not isinstance(
-                max_learner_steps, (int, np.integer)) or max_learner_steps < 1):
-            raise ValueError(f"max_learner_steps must be a positive integer or None, got {max_learner_steps!r}")
+        if max_learner_steps is not None and not (checks.is_integer(max_learner_steps) and max_learner_steps >= 1):
+            raise ValueError(f"max_learner_steps must be a positive integer or None, "
+                             f"got {checks.show(max_learner_steps)}")
         self.max_learner_steps = None if max_learner_steps is None else int(max_learner_steps)
         self.rules = make_rules(rules, **rule_overrides)
         self.engine = Engine(self.rules, num_players)
