@@ -20,6 +20,7 @@ import os
 import tempfile
 import time
 
+import torch
 from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.callbacks import MaskableEvalCallback
 from stable_baselines3.common.env_util import make_vec_env
@@ -37,7 +38,10 @@ def main(argv=None) -> dict:
     p.add_argument("--eval-games", type=int, default=100)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default=None, help="directory for the best model (default: a temp dir)")
+    p.add_argument("--threads", type=int, default=1,
+                   help="torch threads (the env is the bottleneck; more threads on a busy machine are far slower)")
     args = p.parse_args(argv)
+    torch.set_num_threads(args.threads)
 
     env_kwargs = {"rules": args.rules, "num_players": 2, "opponents": [args.opponent]}
     envs = make_vec_env("uno_env/Uno-v0", n_envs=args.n_envs, seed=args.seed, env_kwargs=env_kwargs)
