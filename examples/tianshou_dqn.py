@@ -67,7 +67,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--collect-steps", type=int, default=64, help="env steps collected between updates")
     p.add_argument("--updates-per-step", type=float, default=0.25, help="gradient steps per collected env step")
     p.add_argument("--num-envs", type=int, default=8)
-    p.add_argument("--buffer-size", type=int, default=100_000)
+    p.add_argument("--buffer-size", type=int, default=20_000,
+                   help="transitions kept (each holds obs and obs_next: ~11 kB)")
     p.add_argument("--batch-size", type=int, default=128)
     p.add_argument("--lr", type=float, default=1e-3)
     p.add_argument("--gamma", type=float, default=0.99)
