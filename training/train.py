@@ -90,6 +90,9 @@ class Config:
     vec_env: str = "dummy"
     """dummy (one process; fastest on 2 cores) or subproc (one process per env)"""
     torch_threads: int = 2
+    max_learner_steps: int | None = 1000
+    """truncate an episode after this many learner decisions (UnoGymEnv's cap; None: only
+    the engine's rules.max_steps). Ends the endless games of two untrained policies"""
     # --- MaskablePPO ---
     net_arch: list = field(default_factory=lambda: [256, 256])
     """hidden layers of the policy and the value net (separate nets)"""
@@ -174,6 +177,7 @@ _CONFIG_CHECKS = {
     "n_envs": _integer(1),
     "vec_env": (lambda v: v in ("dummy", "subproc"), "dummy or subproc"),
     "torch_threads": _integer(1),
+    "max_learner_steps": (lambda v: v is None or _integer(1)[0](v), "an integer >= 1 or null"),
     "net_arch": (lambda v: isinstance(v, list) and bool(v) and all(
         isinstance(x, int) and not isinstance(x, bool) and x >= 1 for x in v),
         "a list of layer sizes (integers >= 1)"),
@@ -434,7 +438,8 @@ def main(argv: list[str] | None = None) -> dict:
 
     # --- environments ---
     def make_env() -> UnoGymEnv:
-        return UnoGymEnv(rules, cfg.num_players, opponents="random", seat="random")
+        return UnoGymEnv(rules, cfg.num_players, opponents="random", seat="random",
+                         max_learner_steps=cfg.max_learner_steps)
 
     vec_cls = DummyVecEnv if cfg.vec_env == "dummy" else SubprocVecEnv
     wall_before, evaluation = 0.0, {}
