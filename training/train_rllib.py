@@ -50,6 +50,7 @@ from __future__ import annotations
 import argparse
 import csv
 import dataclasses
+import importlib.util
 import json
 import math
 import os
@@ -71,6 +72,7 @@ from uno_env.tools.evaluate import evaluate
 from uno_env.tools.overrides import parse_overrides
 
 SELF = "self"  # league entry: the learner itself (another seat of the shared policy)
+SNAPSHOTS = "snapshots"  # league entry: frozen snapshots of the learner
 RLLIB_DIR = "rllib"
 TRAINER_FILE = "trainer.json"
 EVAL_CSV = "eval.csv"
@@ -239,24 +241,35 @@ def league_entries(cfg: Config) -> list[str]:
     return list(seen)
 
 
-def league_modules(cfg: Config, rules: Rules) -> tuple[dict[str, str], int, list[dict]]:
-    """``(opponent module id -> agent spec, snapshot slots, phases in module ids)``.
-    Agent specs are checked here (``ValueError`` naming a bad one)."""
+def check_league(cfg: Config, rules: Rules) -> None:
+    """``ValueError`` naming a league entry that is no agent spec, or a ``checkpoint:<dir>`` that
+    does not load for these rules and players (checked before Ray starts)."""
+    for entry in league_entries(cfg):
+        if entry in (SELF, SNAPSHOTS):
+            continue
+        if entry.split(":", 1)[0] == "checkpoint":
+            path = entry.split(":", 1)[1] if ":" in entry else ""
+            path = path[:-len("#sample")] if path.endswith("#sample") else path
+            ckpt.check_card(ckpt.load_card(path), rules, cfg.num_players, where=f"league entry {entry!r}")
+        else:
+            make_agent(entry, rules, cfg.num_players, seed=0)
+
+
+def league_modules(cfg: Config) -> tuple[dict[str, str], int, list[dict]]:
+    """``(opponent module id -> agent spec, snapshot slots, phases in module ids)``."""
     from uno_env.integrations import rllib as ur
 
     opponents: dict[str, str] = {}
-    ids = {SELF: ur.LEARNER, ur.SNAPSHOTS: ur.SNAPSHOTS}
+    ids = {SELF: ur.LEARNER, SNAPSHOTS: ur.SNAPSHOTS}
     for entry in league_entries(cfg):
         if entry in ids:
             continue
         mid = ur.module_id_for(entry)
         while mid in opponents or mid == ur.LEARNER or mid.startswith(ur.SNAPSHOT_PREFIX):
             mid += "_"
-        if entry.split(":", 1)[0] != "checkpoint":
-            make_agent(entry, rules, cfg.num_players, seed=0)
         opponents[mid] = entry
         ids[entry] = mid
-    snapshots = cfg.snapshot_keep if ur.SNAPSHOTS in league_entries(cfg) else 0
+    snapshots = cfg.snapshot_keep if SNAPSHOTS in league_entries(cfg) else 0
     phases = [{"until": p.get("until"), "opponents": {ids[e]: float(w) for e, w in p["opponents"].items()}}
               for p in cfg.phases]
     return opponents, snapshots, phases
@@ -302,19 +315,24 @@ def build_algo(cfg: Config, rules: Rules, opponents: dict[str, str], snapshots: 
 
 
 def start_ray(args: argparse.Namespace, cfg: Config) -> bool:
-    """Join the cluster of ``--address`` / ``RAY_ADDRESS``, or start a local Ray. Returns True
-    when this process started Ray (and so stops it)."""
+    """Join the cluster of ``--address`` / ``RAY_ADDRESS``, or start a local Ray (or use the Ray
+    this process is already connected to). Returns True when this process connected, and so
+    disconnects at the end (which stops a local Ray, never a cluster)."""
     import ray
 
+    if ray.is_initialized():
+        print(f"using the running Ray: {ray.cluster_resources().get('CPU', 0):.0f} CPUs")
+        return False
     address = args.address or os.environ.get("RAY_ADDRESS")
     runtime_env = {"py_modules": [os.path.dirname(uno_env.__file__)]} if args.ship_code else None
     if address:
-        ray.init(address=address, runtime_env=runtime_env, log_to_driver=True)
-        print(f"joined the Ray cluster at {address}: {ray.cluster_resources().get('CPU', 0):.0f} CPUs")
-        return False
-    ray.init(num_cpus=cfg.ray_num_cpus, object_store_memory=cfg.object_store_mb * 2 ** 20,
-             include_dashboard=False, runtime_env=runtime_env)
-    print(f"started a local Ray: {ray.cluster_resources().get('CPU', 0):.0f} CPUs")
+        ray.init(address=address, runtime_env=runtime_env)
+        print(f"joined the Ray cluster at {address}: {ray.cluster_resources().get('CPU', 0):.0f} CPUs, "
+              f"{len([n for n in ray.nodes() if n['Alive']])} nodes")
+    else:
+        ray.init(num_cpus=cfg.ray_num_cpus, object_store_memory=cfg.object_store_mb * 2 ** 20,
+                 include_dashboard=False, runtime_env=runtime_env)
+        print(f"started a local Ray: {ray.cluster_resources().get('CPU', 0):.0f} CPUs")
     return True
 
 
@@ -405,7 +423,7 @@ def main(argv: list[str] | None = None) -> dict:
             cfg.time_limit_min = args.time_limit_min
         cfg = make_config(dataclasses.asdict(cfg), where=args.config)
         rules = make_rules(cfg.rules, **rule_sets)
-        opponents, n_snapshots, phases = league_modules(cfg, rules)
+        check_league(cfg, rules)
     except (ValueError, OSError) as exc:
         parser.error(str(exc))
     run_dir = os.path.join(args.checkpoint_dir, args.run)
@@ -424,6 +442,9 @@ def main(argv: list[str] | None = None) -> dict:
             trainer = json.load(fh)
         card = ckpt.load_card(run_dir)
         ckpt.check_card(card, rules, cfg.num_players, where=f"checkpoint {run_dir!r}")
+    if importlib.util.find_spec("ray") is None:
+        parser.error('needs Ray RLlib: pip install -e ".[rllib]" (a virtual environment of its own; '
+                     'ray pins gymnasium 1.2.2)')
     if args.force and not args.resume:
         shutil.rmtree(run_dir, ignore_errors=True)
         shutil.rmtree(log_dir, ignore_errors=True)
@@ -436,11 +457,12 @@ def main(argv: list[str] | None = None) -> dict:
 
     from uno_env.integrations import rllib as ur
 
+    opponents, n_snapshots, phases = league_modules(cfg)
     torch.set_num_threads(cfg.torch_threads)
     print(f"uno_env {uno_env.__version__}, ray {ray.__version__}: run {args.run!r} -> {run_dir}/, "
           f"logs {log_dir}/")
     print("config:", dataclasses.asdict(cfg))
-    started_ray = start_ray(args, cfg)
+    connected = start_ray(args, cfg)
     try:
         algo = build_algo(cfg, rules, opponents, n_snapshots, phases)
         if args.resume:
@@ -531,7 +553,7 @@ def main(argv: list[str] | None = None) -> dict:
             if time.time() - last_print >= cfg.progress_every_s or done:
                 last_print = time.time()
                 eta = (cfg.total_steps - steps) / sps if sps > 0 else math.inf
-                eta = min(eta, time_limit - wall())
+                eta = max(0.0, min(eta, time_limit - wall()))
                 ent = learn.get("entropy")
                 print(f"step {steps:,}/{cfg.total_steps:,} ({100 * progress():.0f}%)  {sps:,.0f} env steps/s  "
                       f"iter {algo.iteration}  episode len {scalars['env/episode_len_mean'] or 0:.0f}  "
@@ -557,7 +579,7 @@ def main(argv: list[str] | None = None) -> dict:
         writer.close()
         algo.stop()
     finally:
-        if started_ray:
+        if connected:
             ray.shutdown()
     write_curve(eval_csv, os.path.join(run_dir, "curve.png"),
                 f"{args.run}: {rules.name}, {cfg.num_players} players (RLlib PPO)", cfg.num_players)
