@@ -28,10 +28,13 @@ Agents built from spec strings are cached (a checkpoint's model is loaded once).
 -1/(n-1), as in the AEC env, also when an opponent's move ends it. 0 on every other step.
 At ``rules.max_steps`` decisions (all seats) the episode is truncated with reward 0.
 
-**Illegal actions** end the episode with reward -1 and ``info["illegal"] = True`` (state
-unchanged). An illegal move by an *opponent* is a bug in that agent:
-:class:`~uno_env.agents.arena.IllegalActionError` (a ``ValueError``). The opponents play
-through :func:`uno_env.agents.arena.play_until`, the loop every tool shares.
+**Illegal actions** (an action id in ``0..194`` that the mask forbids) end the episode with
+reward -1 and ``info["illegal"] = True`` (state unchanged). What is not an action id (a float,
+a string, ``None``, a bool, an id out of range) is a ``ValueError`` naming it, raised before
+anything changes (:mod:`uno_env.envs.checks`); so is a bad seed or reset option. An illegal
+move by an *opponent* is a bug in that agent: :class:`~uno_env.agents.arena.IllegalActionError`
+(a ``ValueError``). The opponents play through :func:`uno_env.agents.arena.play_until`, the
+loop every tool shares.
 
 **Reset.** ``reset(seed=..., options={"deck": [card strings, top first], "dealer": seat})``
 as in the AEC env. The learner's seat is drawn with the env RNG when ``seat="random"``.
@@ -55,6 +58,7 @@ from uno_env.agents.arena import play_until
 from uno_env.agents.base import Agent, make_agent
 from uno_env.game.engine import Engine
 from uno_env.game.observation import OBS_SIZE, ObservationEncoder
+from uno_env.envs import checks
 from uno_env.envs.render import RENDER_MODES, render_for_mode
 from uno_env.game.rules import make_rules
 
@@ -153,11 +157,11 @@ class UnoGymEnv(gym.Env):
 
     # ------------------------------------------------------------------ gymnasium API
     def reset(self, *, seed: int | None = None, options: dict | None = None):
-        super().reset(seed=seed)
-        options = options or {}
-        deck = options.get("deck")
+        seed = checks.seed(seed)
+        deck, dealer = checks.reset_options(options, self.colors, self.n)
         if deck is not None:
-            deck = C.parse_deck(deck, self.colors)
+            self.engine.check_deck(deck)  # before the RNG moves: a refused reset changes nothing
+        super().reset(seed=seed)
         rng = self.np_random
         self.seat = int(rng.integers(self.n)) if self.seat_choice == "random" else int(self.seat_choice)
         opponents = self._draw_opponents()
@@ -167,7 +171,7 @@ class UnoGymEnv(gym.Env):
         for agent in dict.fromkeys(opponents):  # distinct agents, in seat order
             agent.reset(int(rng.integers(2**31)))
         for _ in range(100):
-            self.game_state = self.engine.new_state(rng, deck=deck, dealer=options.get("dealer"))
+            self.game_state = self.engine.new_state(rng, deck=deck, dealer=dealer)
             self._play_opponents()
             if not self.game_state.game_over and not self.engine.truncated(self.game_state):
                 break
@@ -183,7 +187,7 @@ class UnoGymEnv(gym.Env):
         s = self.game_state
         if self.done:
             raise RuntimeError("the episode is over (or not started); call reset()")
-        action = int(action)
+        action = checks.action_id(action, "the learner")  # ValueError: not an action id
         if action not in self.engine.legal_actions(s):
             self.done = True
             info = self._info(done=True)

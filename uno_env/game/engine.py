@@ -806,6 +806,8 @@ class Engine:
                 self._draw(s, s.offender, self.rules.uno_penalty)
                 if s.events is not None:
                     s.events.append(Event(E.CAUGHT, s.offender, -1, s.hand_size[s.offender] - before))
+            elif s.events is not None:
+                s.events.append(Event(E.ESCAPED, s.offender))
             s.offender = -1
             self._open_jump(s)
         elif phase == JUMP:

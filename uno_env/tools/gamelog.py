@@ -48,6 +48,15 @@ those of the deal), and the final snapshot.
 Version history: 1 (uno_env 0.1: no events); 2 (uno_env 0.2: ``events`` in the header and in
 every action record). Both are read and replayed; a version-1 log is checked without events.
 
+**Logs from strangers.** :func:`read_log` checks the shape of every record before anything
+is replayed, and names the line of the first problem (``ValueError``): a line that is not
+UTF-8 or not JSON (``NaN``, numbers too long to convert, nesting too deep), a header whose
+``num_players`` is not an integer in 2..10 (``1e400`` is not), whose rules are out of their
+bounds (:mod:`uno_env.game.rules`: no deck of 10^9 cards), whose seed, dealer, deck or RNG
+state has the wrong type, an action record with a missing or mistyped field, and strings
+with control characters (they are printed to terminals; ``meta`` is exempt, it is never
+shown). A malformed RNG state is a ``ValueError`` too. Nothing in a log is ever executed.
+
 **Writing a log** from any game loop (human, bots, evaluation)::
 
     from uno_env.tools.gamelog import GameRecorder
@@ -81,13 +90,16 @@ from typing import IO, Any, Callable, Iterable, Sequence
 import numpy as np
 from gymnasium.utils import seeding
 
+from uno_env.envs import checks
 from uno_env.game import actions as A
 from uno_env.game import events as E
 from uno_env.game.engine import PHASE_NAMES
+from uno_env.game.rules import make_rules, show_value
 
 FORMAT = "uno_env-gamelog"
 FORMAT_VERSION = 2  # written; see the version history in the module docstring
 READ_VERSIONS = (1, 2)  # read and replayed
+_MAX_TEXT = 10_000  # characters of one string in a log (specs, names, cards, meta)
 
 
 class ReplayError(ValueError):
@@ -102,8 +114,11 @@ def generator_from_state(state: dict) -> np.random.Generator:
     if bit_gen_cls is None or not isinstance(bit_gen_cls, type) or \
             not issubclass(bit_gen_cls, np.random.BitGenerator):
         raise ValueError(f"unknown bit generator {name!r} in the RNG state")
-    bit_gen = bit_gen_cls()
-    bit_gen.state = state
+    try:  # numpy's setter raises TypeError, KeyError, ValueError... on a malformed state
+        bit_gen = bit_gen_cls()
+        bit_gen.state = state
+    except Exception as e:
+        raise ValueError(f"malformed {name} RNG state: {show_value(e)}") from None
     return np.random.Generator(bit_gen)
 
 
@@ -306,7 +321,7 @@ class GameRecorder:
             raise RuntimeError("the game is over")
         u = self.u
         s = u.game_state
-        action = int(action)
+        action = checks.action_id(action, u.agent_selection)
         seat = s.actor
         before = public_table(u)
         record: dict[str, Any] = {
@@ -429,43 +444,165 @@ class GameLog:
     path: str | None = None
 
 
-def read_log(source: "str | os.PathLike | IO[str] | Iterable[str]") -> GameLog:
-    """Parse a game log (path, file object or lines). ``ValueError`` naming the line if it is
-    not a valid log."""
-    path = None
+def _lines(source: "str | os.PathLike | IO | Iterable[str | bytes]") -> list[str | bytes]:
     if isinstance(source, (str, os.PathLike)):
-        path = os.fspath(source)
-        with open(source, encoding="utf-8") as fh:
-            lines = fh.readlines()
-    elif isinstance(source, io.IOBase) or hasattr(source, "read"):
-        lines = source.read().splitlines()  # type: ignore[union-attr]
-    else:
-        lines = list(source)
+        with open(source, "rb") as fh:  # bytes: a line that is not UTF-8 is named, not fatal
+            return fh.read().splitlines()
+    if isinstance(source, io.IOBase) or hasattr(source, "read"):
+        return source.read().splitlines()  # type: ignore[union-attr]
+    return list(source)
+
+
+def _reject_constant(name: str) -> None:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_text(value: Any) -> bool:
+    """A string that prints as itself (no control characters: a log may come from a stranger
+    and its strings are printed to a terminal)."""
+    return isinstance(value, str) and len(value) <= _MAX_TEXT and value.isprintable()
+
+
+def _check_strings(value: Any) -> str | None:
+    """The first string in a JSON value that is not :func:`_is_text` (None if there is none)."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, str):
+            if not _is_text(v):
+                return v
+        elif isinstance(v, dict):
+            stack.extend(v.keys())
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+    return None
+
+
+def _check_header(rec: dict[str, Any]) -> str | None:
+    """What is wrong with a header record (None: nothing); the rules are checked by the caller."""
+    n = rec.get("num_players")
+    if not _is_int(n) or not 2 <= n <= 10:
+        return f"'num_players' must be an integer in 2..10, got {show_value(n)}"
+    if not isinstance(rec.get("rules"), dict):
+        return f"'rules' must be a mapping of rule options, got {show_value(rec.get('rules'))}"
+    specs = rec.get("specs")
+    if specs is not None and (not isinstance(specs, list) or len(specs) != n
+                              or not all(isinstance(s, str) for s in specs)):
+        return f"'specs' must be a list of {n} agent specs, got {show_value(specs)}"
+    seed, rng = rec.get("seed"), rec.get("rng")
+    if seed is not None and (not _is_int(seed) or seed < 0):
+        return f"'seed' must be an integer >= 0 or null, got {show_value(seed)}"
+    if rng:
+        if not isinstance(rng, dict) or not isinstance(rng.get("state"), dict) or not all(
+                isinstance(rng.get(k), bool) for k in ("draw_dealer", "shuffle")):
+            return f"'rng' must be null or {{state, draw_dealer, shuffle}}, got {show_value(rng)}"
+    elif seed is None:
+        return "the header has neither a 'seed' nor an 'rng' state to deal from"
+    dealer = rec.get("dealer")
+    if not _is_int(dealer) or not 0 <= dealer < n:
+        return f"'dealer' must be a seat in 0..{n - 1}, got {show_value(dealer)}"
+    deck = rec.get("deck")
+    if not isinstance(deck, list) or not all(isinstance(c, str) for c in deck):
+        return f"'deck' must be a list of card strings, got {show_value(deck)}"
+    return None
+
+
+def _check_header_values(rec: dict[str, Any]) -> str | None:
+    """What is wrong with a well-typed header's rules or RNG state (None: nothing)."""
+    try:
+        make_rules(rec["rules"])
+    except ValueError as e:
+        return f"'rules': {e}"
+    if rec.get("rng"):
+        try:
+            generator_from_state(rec["rng"]["state"])
+        except ValueError as e:
+            return f"'rng': {e}"
+    return None
+
+
+_ACTION_FIELDS = {"step": _is_int, "round": _is_int, "seat": _is_int, "action": _is_int,
+                  "agent": _is_text, "phase": _is_text, "name": _is_text}
+
+
+def _check_action(rec: dict[str, Any]) -> str | None:
+    for key, ok in _ACTION_FIELDS.items():
+        if not ok(rec.get(key)):
+            return f"action record field {key!r} is missing or malformed: {show_value(rec.get(key))}"
+    if "hand" in rec and (not isinstance(rec["hand"], list) or not all(isinstance(c, str) for c in rec["hand"])):
+        return f"'hand' must be a list of card strings, got {show_value(rec['hand'])}"
+    for key in ("after", "round_end"):
+        if key in rec and not isinstance(rec[key], dict):
+            return f"{key!r} must be a mapping, got {show_value(rec[key])}"
+    return None
+
+
+def _check_end(rec: dict[str, Any]) -> str | None:
+    if not isinstance(rec.get("snapshot"), dict) or not isinstance(rec.get("status"), str):
+        return "the end record needs a 'status' string and a 'snapshot' mapping"
+    return None
+
+
+def read_log(source: "str | os.PathLike | IO | Iterable[str | bytes]") -> GameLog:
+    """Parse a game log (path, text or binary file object, or lines). ``ValueError`` naming the
+    line if it is not a valid log: not UTF-8, not JSON, a record of the wrong shape (a field of
+    the wrong type, strings with control characters), rules out of their bounds
+    (:mod:`uno_env.game.rules`). What the records say is checked by :func:`replay`."""
+    path = os.fspath(source) if isinstance(source, (str, os.PathLike)) else None
     where = path or "<log>"
     log: GameLog | None = None
-    for no, line in enumerate(lines, 1):
+    for no, line in enumerate(_lines(source), 1):
+        if isinstance(line, bytes):
+            try:
+                line = line.decode("utf-8")
+            except UnicodeDecodeError as e:
+                raise ValueError(f"{where}:{no}: not UTF-8 text (byte {e.start + 1})") from None
+        if not isinstance(line, str):
+            raise ValueError(f"{where}:{no}: a log line must be text, got {type(line).__name__}")
         if not line.strip():
             continue
         try:
-            rec = json.loads(line)
+            rec = json.loads(line, parse_constant=_reject_constant)
         except json.JSONDecodeError as e:
             raise ValueError(f"{where}:{no}: not JSON ({e.msg})") from None
-        kind = rec.get("type") if isinstance(rec, dict) else None
+        except (ValueError, RecursionError) as e:  # NaN, a 5000-digit number, deep nesting
+            raise ValueError(f"{where}:{no}: not JSON ({show_value(str(e))})") from None
+        if not isinstance(rec, dict):
+            raise ValueError(f"{where}:{no}: a record must be a JSON object, got {type(rec).__name__}")
+        bad = _check_strings([v for k, v in rec.items() if k != "meta"])  # meta is never shown
+        if bad is not None:
+            raise ValueError(f"{where}:{no}: a string holds control characters or is too long: "
+                             f"{show_value(bad)}")
+        kind = rec.get("type")
         if log is None:
             if kind != "header" or rec.get("format") != FORMAT:
                 raise ValueError(f"{where}:{no}: the first record must be a {FORMAT} header")
             if isinstance(rec.get("version"), bool) or rec.get("version") not in READ_VERSIONS:
-                raise ValueError(f"{where}:{no}: log format version {rec.get('version')} is not "
-                                 f"supported (this is version {FORMAT_VERSION})")
+                raise ValueError(f"{where}:{no}: log format version {show_value(rec.get('version'))} is "
+                                 f"not supported (this is version {FORMAT_VERSION})")
+            problem = _check_header(rec) or _check_header_values(rec)
+            if problem is not None:
+                raise ValueError(f"{where}:{no}: bad header: {problem}")
             log = GameLog(header=rec, path=path)
         elif log.end is not None:
             raise ValueError(f"{where}:{no}: record after the end record")
         elif kind == "action":
+            problem = _check_action(rec)
+            if problem is not None:
+                raise ValueError(f"{where}:{no}: {problem}")
             log.actions.append(rec)
         elif kind == "end":
+            problem = _check_end(rec)
+            if problem is not None:
+                raise ValueError(f"{where}:{no}: {problem}")
             log.end = rec
         else:
-            raise ValueError(f"{where}:{no}: unknown record type {kind!r}")
+            raise ValueError(f"{where}:{no}: unknown record type {show_value(kind)}")
     if log is None:
         raise ValueError(f"{where}: empty game log")
     return log

@@ -13,7 +13,9 @@ it), then the table and all hands (it is a replay: nothing is hidden).
 
 Exit codes: 0 the replay matches the log (or was stopped with ``q`` / end of input in
 ``--step`` mode), 1 it does not (the first difference is printed), 2 the file is not a
-readable game log.
+readable game log: a one-line error naming the line (not UTF-8, not JSON, a header with
+``num_players: 1e400`` or rule counts out of bounds, a malformed record; see
+:func:`uno_env.tools.gamelog.read_log`), never a traceback.
 """
 
 from __future__ import annotations
@@ -137,6 +139,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--quiet", action="store_true", help="print only the verification result")
     ap.add_argument("--no-color", action="store_true", help="no ANSI colours")
     args = ap.parse_args(argv)
+    if args.step and hasattr(sys.stdin, "reconfigure"):  # any answer is read, UTF-8 or not
+        sys.stdin.reconfigure(errors="replace")
     try:
         log = read_log(args.log)
     except (OSError, ValueError) as e:

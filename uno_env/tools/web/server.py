@@ -184,7 +184,7 @@ class Specs:
                 dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
                 if dirpath[len(root):].count(os.sep) >= 3:
                     dirnames[:] = []
-                if "card.json" in filenames and "model.zip" in filenames:
+                if "card.json" in filenames:  # a checkpoint: the card and the weights it names
                     rel = os.path.relpath(dirpath, cwd)
                     out.append("checkpoint:" + (dirpath if rel.startswith("..") else rel))
         return sorted(out)
