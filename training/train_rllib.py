@@ -88,7 +88,9 @@ class Config:
     total_steps: int = 1_000_000
     """env steps (decisions of every seat) to train for"""
     time_limit_min: float | None = None
-    """also stop after this much training wall time (resumed runs included)"""
+    """also stop after this much training wall time (resumed runs included); the learning-rate
+    and entropy schedules follow steps (RLlib's schedules count env steps), so size
+    total_steps to what the time gives"""
     seed: int = 0
     # --- Ray ---
     num_env_runners: int = 0

@@ -59,7 +59,8 @@ vector; the logits of illegal actions are set to ``FLOAT_MIN`` (RLlib's "very ne
 sampling, argmax, entropy and KL see legal actions only. Orthogonal initialisation as in
 Stable-Baselines3 (gain sqrt(2), 0.01 for the logits, 1 for the value). ``model_config``:
 ``num_players``, ``hidden`` (``[256, 256]``), ``activation`` (``tanh``/``relu``), ``input``
-(``obs_features``/``raw``). On env runners (inference only) the critic is not built. The
+(``obs_features``/``raw``). Built inference-only (``RLModuleSpec(inference_only=True)``) it
+has no critic. The
 actor's layers are exactly a checkpoint card's ``policy`` network, so
 :func:`export_checkpoint` writes ``card.json`` + safetensors weights that ``checkpoint:<dir>``
 plays in ``uno-evaluate``, ``uno-play`` and as an SB3 league opponent.
