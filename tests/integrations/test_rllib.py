@@ -8,6 +8,7 @@ object store of 100 MB per node)."""
 from __future__ import annotations
 
 import importlib.util
+import io
 import json
 import os
 import sys
@@ -355,7 +356,8 @@ def two_node_cluster():
     cluster.shutdown()
 
 
-def test_training_on_a_two_node_cluster_exports_a_checkpoint_that_evaluates_and_resumes(two_node_cluster, tmp_path):
+def test_training_on_a_two_node_cluster_exports_a_checkpoint_that_evaluates_and_resumes(
+        two_node_cluster, tmp_path, monkeypatch, capsys):
     train = load_script("train_rllib")
     args = ["--config", os.path.join(ROOT, "configs", "rllib", "test.yaml"), "--run", "c2",
             "--checkpoint-dir", str(tmp_path / "checkpoints"), "--runs-dir", str(tmp_path / "runs"),
@@ -382,6 +384,12 @@ def test_training_on_a_two_node_cluster_exports_a_checkpoint_that_evaluates_and_
     env = UnoGymEnv("classic", 4, opponents=f"checkpoint:{run}#sample")
     obs, info = env.reset(seed=0)
     obs, reward, terminated, truncated, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+    # ... and in the terminal game (end of input: the game is abandoned cleanly)
+    from uno_env.tools import play
+
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+    assert play.main(["--opponents", f"checkpoint:{run}", "random", "random", "--seed", "1", "--no-color"]) == 0
+    assert f"checkpoint:{run}" in capsys.readouterr().out
 
     # --resume continues from the saved step count
     resumed = train.main(args + ["--resume", "--total-steps", "1024"])
