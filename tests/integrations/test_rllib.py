@@ -333,6 +333,33 @@ def test_a_bot_module_keeps_one_agent_per_episode_and_seat_that_sees_exactly_tha
     assert checked >= 10 and len(by_agent) >= checked
 
 
+def test_a_snapshot_takes_the_learners_weights_on_the_learner_and_the_env_runner(local_ray):
+    from ray.rllib.algorithms.ppo import PPOConfig
+
+    env_config = {"rules": "classic", "num_players": 2}
+    module = ur.model_config(2, [16])
+    config = (PPOConfig()
+              .environment(ur.UnoMultiAgentEnv, env_config=env_config)
+              .env_runners(num_env_runners=0, num_envs_per_env_runner=2, env_to_module_connector=ur.env_to_module)
+              .training(train_batch_size_per_learner=128, minibatch_size=64, num_epochs=1)
+              .multi_agent(policies={ur.LEARNER, "snapshot_0"}, policy_mapping_fn=ur.LeagueMapping(2, {"shared": 1}),
+                           policies_to_train=[ur.LEARNER])
+              .rl_module(rl_module_spec=ur.multi_module_spec(env_config, module, snapshots=1)))
+    algo = config.build_algo()
+    try:
+        algo.train()
+        learner = ur.module_state(algo, ur.LEARNER)
+        assert not np.array_equal(learner["pi.0.weight"], ur.module_state(algo, "snapshot_0")["pi.0.weight"])
+        ur.copy_module(algo, ur.LEARNER, "snapshot_0")
+        snapshot = ur.module_state(algo, "snapshot_0")
+        assert set(snapshot) == {k for k in learner if k.startswith("pi.")}  # the actor only
+        assert all(np.array_equal(snapshot[k], learner[k]) for k in snapshot)
+        runner = algo.env_runner.module["snapshot_0"].get_state()
+        assert all(np.array_equal(runner[k], learner[k]) for k in snapshot)
+    finally:
+        algo.stop()
+
+
 def load_script(name, folder="training"):
     spec = importlib.util.spec_from_file_location(name, os.path.join(ROOT, folder, f"{name}.py"))
     module = importlib.util.module_from_spec(spec)

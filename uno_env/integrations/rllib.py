@@ -596,11 +596,16 @@ def module_state(algo: Any, module_id: str = LEARNER) -> dict[str, np.ndarray]:
 
 
 def copy_module(algo: Any, source: str, target: str) -> None:
-    """Copy the weights of module ``source`` into ``target`` on the learner and every env runner
-    (a frozen snapshot of the learner)."""
+    """Copy the weights of module ``source`` into ``target`` on the learner and on every env
+    runner, the local one included (a frozen snapshot of the learner). The env runners get the
+    state directly: RLlib's ``sync_weights`` skips a runner whose weights sequence number has
+    not moved since the last training step."""
     from ray.rllib.core import COMPONENT_LEARNER, COMPONENT_RL_MODULE
 
     state = module_state(algo, source)
     algo.learner_group.set_state({COMPONENT_LEARNER: {COMPONENT_RL_MODULE: {target: state}}})
-    algo.env_runner_group.sync_weights(from_worker_or_learner_group=algo.learner_group,
-                                       policies=[target], inference_only=True)
+
+    def load(env_runner: Any) -> None:
+        env_runner.module[target].set_state(state)
+
+    algo.env_runner_group.foreach_env_runner(load, local_env_runner=True)
