@@ -5,8 +5,8 @@ a :class:`BatchedEngine` passes through exactly the states of ``Engine`` (hands,
 colour, direction, phase, actor, pending penalty, UNO flags, known cards, scores, winner,
 step and turn counts), with the same legal actions, the same observation for every seat
 and the same RNG state (so the same reshuffles), after every step. The default run plays a
-few dozen games per ruleset and player count; the ``slow`` variant plays a thousand per
-preset, player count and UNO-call mode.
+few dozen games per ruleset and player count; the ``slow`` variant plays 84 per
+preset, player count and UNO-call mode (1,512 per preset over 2-10 players).
 """
 
 from __future__ import annotations
@@ -108,10 +108,10 @@ def test_random_games_pass_through_the_scalar_engines_states(preset, uno_call, n
 @pytest.mark.parametrize("preset", ["classic", "tmnt"])
 @pytest.mark.parametrize("uno_call", ["auto", "explicit"])
 @pytest.mark.parametrize("n", range(2, 11))
-def test_thousand_random_games_pass_through_the_scalar_engines_states(preset, uno_call, n):
+def test_many_random_games_pass_through_the_scalar_engines_states(preset, uno_call, n):
     for i, variant in enumerate(VARIANTS):
         rules = make_rules(preset, uno_call=uno_call, **variant)
-        play_both(rules, n, games=150, seed=1000 * n + i, max_steps=2000, observe=(i == 0))
+        play_both(rules, n, games=12, seed=1000 * n + i, max_steps=2000, observe=(i == 0))
 
 
 # ---------------------------------------------------------------------- stacked decks
