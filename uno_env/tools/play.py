@@ -41,6 +41,7 @@ import argparse
 import os
 import re
 import secrets
+import signal
 import sys
 from collections import Counter
 from typing import Any, Callable, Sequence
@@ -426,6 +427,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if hasattr(sys.stdin, "reconfigure"):  # an answer that is not UTF-8 is answered, not a crash
         sys.stdin.reconfigure(errors="replace")
+    # Ctrl-C ends the game cleanly even when started from a shell that ignores SIGINT (a job
+    # started with & in a script): Python installs no KeyboardInterrupt handler then
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     from uno_env.envs.aec_env import raw_env
     from uno_env.agents import agent_specs, make_agent
     from uno_env.game.rules import make_rules
