@@ -49,7 +49,9 @@ Variants run one after the other, each over ``--workers`` processes (chunks of g
 the summary table gives per variant games, decisions, decisions/s (wall), truncated
 games and failures, with the seed that reproduces each (a failure is also printed as soon
 as it is found). ``--out DIR`` writes ``soak.json`` with per-player-count figures, every
-minute while the soak runs (``"complete": false``) and at the end.
+minute while the soak runs (``"complete": false``) and at the end; ``--resume`` goes on
+from it after an interruption (same seeds, figures added; decisions/s then counts the wall
+time of every part).
 """
 
 from __future__ import annotations
@@ -469,6 +471,29 @@ def repro(spec: str, check_every: int, events: bool) -> int:
     return 0
 
 
+def load_report(args) -> dict[str, tuple[Tally, float]]:
+    """``--resume``: the figures of ``args.out/soak.json`` per variant (empty if there is none);
+    ``ValueError`` if it was made with other settings."""
+    path = os.path.join(args.out, "soak.json")
+    if not os.path.exists(path):
+        return {}
+    with open(path, encoding="utf-8") as fh:
+        report = json.load(fh)
+    for key, mine in (("first_seed", args.seed), ("check_every", args.check_every), ("events", args.events)):
+        if report.get(key) != mine:
+            raise ValueError(f"{path} was made with {key}={report.get(key)!r}, not {mine!r}: "
+                             f"resume with the same settings or use another --out")
+    out = {}
+    for v, d in report["variants"].items():
+        t = Tally(games=d["games"], decisions=d["decisions"], truncated=d["truncated"],
+                  truncated_decisions=d["truncated_decisions"], rounds=d["rounds"], failed=d["failed"],
+                  failures=[(f["seed"], f["message"]) for f in d["failures"]],
+                  by_players={int(n): [row["games"], row["decisions"], row["truncated"], row["failed"]]
+                              for n, row in d["by_players"].items()})
+        out[v] = (t, d["wall_s"])
+    return out
+
+
 def write_report(args, started: str, results: dict[str, tuple[Tally, float]], complete: bool) -> None:
     """``soak.json`` in ``args.out`` (atomically): the figures so far, per variant and player count."""
     os.makedirs(args.out, exist_ok=True)
@@ -499,16 +524,24 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--no-events", dest="events", action="store_false",
                     help="do not record public events (faster; the games are the same)")
     ap.add_argument("--out", help="directory for soak.json")
+    ap.add_argument("--resume", action="store_true",
+                    help="go on from the figures in --out's soak.json (a stopped run loses at most a minute)")
     ap.add_argument("--repro", metavar="VARIANT:SEED", help="replay one game, full checks at every decision")
     args = ap.parse_args(argv)
     if args.games < 1 or args.workers < 1 or args.check_every < 1 or args.seed < 0:
         ap.error("--games, --workers and --check-every must be >= 1, --seed >= 0")
     if args.repro:
         return repro(args.repro, 1, args.events)
+    if args.resume and not args.out:
+        ap.error("--resume needs --out (the directory of the soak.json to go on from)")
     from tqdm import tqdm
 
-    results: dict[str, tuple[Tally, float]] = {}
     started = time.strftime("%Y-%m-%d %H:%M:%S")
+    try:
+        before = load_report(args) if args.resume else {}
+    except (ValueError, OSError, KeyError, TypeError) as e:
+        ap.error(f"cannot resume: {e}")
+    results: dict[str, tuple[Tally, float]] = {v: r for v, r in before.items() if v not in args.variants}
     last_write = [time.monotonic()]
 
     def progress(variant: str, tally: Tally, wall: float) -> None:  # soak.json every minute
@@ -516,13 +549,28 @@ def main(argv: list[str] | None = None) -> int:
             last_write[0] = time.monotonic()
             write_report(args, started, {**results, variant: (tally, wall)}, complete=False)
 
-    with tqdm(total=args.games * len(args.variants), unit="game", smoothing=0.05,
+    def combined(variant: str, tally: Tally, wall: float) -> tuple[Tally, float]:
+        """This run's tally of ``variant`` added to the resumed one."""
+        old, old_wall = before.get(variant, (Tally(), 0.0))
+        total = Tally()
+        total.add(old)
+        total.add(tally)
+        return total, old_wall + wall
+
+    done_before = sum(min(before.get(v, (Tally(), 0))[0].games, args.games) for v in args.variants)
+    with tqdm(total=args.games * len(args.variants), initial=done_before, unit="game", smoothing=0.05,
               mininterval=2.0, file=sys.stderr) as bar:
         for variant in args.variants:
-            results[variant] = soak_variant(variant, args.games, args.seed, args.workers,
-                                            args.check_every, args.events, bar,
-                                            lambda t, wall, v=variant: progress(v, t, wall))
-    print(f"soak: {args.games:,} games per variant from seed {args.seed}, {args.workers} worker(s), "
+            done = before.get(variant, (Tally(), 0.0))[0].games
+            if done >= args.games:
+                results[variant] = before[variant]
+                continue
+            t, wall = soak_variant(variant, args.games - done, args.seed + done, args.workers,
+                                   args.check_every, args.events, bar,
+                                   lambda t, wall, v=variant: progress(v, *combined(v, t, wall)))
+            results[variant] = combined(variant, t, wall)
+    resumed = f" (resumed from {sum(t.games for t, _ in before.values()):,} games)" if before else ""
+    print(f"soak: {args.games:,} games per variant from seed {args.seed}{resumed}, {args.workers} worker(s), "
           f"full checks every {args.check_every} decisions, events {'on' if args.events else 'off'}; "
           f"started {started}")
     print(summary_table(results))

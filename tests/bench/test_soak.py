@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import sys
 
@@ -120,3 +121,22 @@ def test_an_event_that_names_a_drawn_card_is_caught(monkeypatch):
 
 def test_recording_events_does_not_change_the_game():
     assert soak.play_game("everything", 4, 1000, events=True) == soak.play_game("everything", 4, 1000, events=False)
+
+
+def test_resume_goes_on_from_soak_json_and_adds_up_to_one_uninterrupted_run(tmp_path, capsys):
+    args = ["--variants", "classic-explicit", "--check-every", "16"]
+    assert soak.main(args + ["--games", "18", "--out", str(tmp_path / "a")]) == 0
+    assert soak.main(args + ["--games", "45", "--out", str(tmp_path / "a"), "--resume"]) == 0
+    assert soak.main(args + ["--games", "45", "--out", str(tmp_path / "b")]) == 0
+    assert "resumed from 18 games" in capsys.readouterr().out
+    a, b = (json.loads((tmp_path / d / "soak.json").read_text())["variants"]["classic-explicit"] for d in "ab")
+    for key in ("games", "decisions", "truncated", "rounds", "by_players"):
+        assert a[key] == b[key], key
+    assert a["games"] == 45
+
+
+def test_resume_refuses_a_soak_json_made_with_other_settings(tmp_path, capsys):
+    assert soak.main(["--variants", "tmnt", "--games", "9", "--out", str(tmp_path)]) == 0
+    with pytest.raises(SystemExit) as e:
+        soak.main(["--variants", "tmnt", "--games", "18", "--out", str(tmp_path), "--resume", "--no-events"])
+    assert e.value.code == 2 and "events=True" in capsys.readouterr().err
