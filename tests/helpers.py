@@ -273,3 +273,10 @@ def random_checkpoint(directory: Any, rules: Any = "classic", num_players: int =
                for name, shape in ckpt.tensor_shapes(spec).items()}
     card = ckpt.make_card(rules=r, num_players=num_players, total_steps=0, wall_time_s=0.0, policy=spec)
     return ckpt.save_policy(str(directory), card, tensors)
+
+
+def perturb_hidden(s, observer: int, rng: np.random.Generator):
+    """A copy of state ``s`` in which only cards hidden from ``observer`` changed (a hidden
+    card of another hand swapped with DRAW, two other hands swapping hidden cards, DRAW
+    reordered), and whether anything changed."""
+    return _perturbed(s, observer, rng)

@@ -1,0 +1,304 @@
+"""The ``search`` bot (:mod:`uno_env.agents.search`).
+
+* Options: a frozen dataclass; specs ``search:key=value,...``; an unknown key, a missing,
+  non-numeric or non-integer value, a value out of range or a key given twice is a
+  ``ValueError`` naming it.
+* Legal in every phase of every ruleset (classic, tmnt, house; 2-4 players; both UNO-call
+  modes), including the phases where it plays the heuristic's move (windows, discards).
+* It never reads hidden state: with the same seed and history, its decision is the same
+  when only cards hidden from it change. Deterministic for a seed.
+* Its sampled deals agree with its observation (every field it sees, the deck conserved),
+  and leave out of an opponent's hand the colour and face it could not play on.
+* The rollout policy plays whole games of every preset; the value model prefers the
+  player about to go out.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+from collections import Counter
+
+import numpy as np
+import pytest
+
+from helpers import CLASSIC_COLORS, make_env, perturb_hidden
+
+from uno_env.agents import make_agent
+from uno_env.agents.arena import play_game
+from uno_env.agents.heuristic import HeuristicAgent
+from uno_env.agents.search import (OPTION_NAMES, SEARCHED_PHASES, RolloutPolicy, SearchAgent,
+                                   SearchOptions, value, value_features, VALUE_WEIGHTS)
+from uno_env.agents.view import decode
+from uno_env.game import actions as A
+from uno_env.game import cards as C
+from uno_env.game.actions import legal_mask
+from uno_env.game.engine import Engine
+from uno_env.game.observation import ObservationEncoder
+from uno_env.game.rules import make_rules
+
+FAST = "search:simulations=8"  # a few rollouts per decision: the tests check behaviour, not strength
+RED = CLASSIC_COLORS.index("red")
+
+
+# ---------------------------------------------------------------------- options
+def test_spec_overrides_the_named_options_only():
+    o = SearchOptions.from_spec("search:simulations=200, z=1.5,")
+    assert o.simulations == 200 and isinstance(o.simulations, int) and o.z == 1.5
+    assert dataclasses.replace(o, simulations=SearchOptions().simulations, z=SearchOptions().z) == SearchOptions()
+    assert SearchOptions.from_spec("search") == SearchOptions()
+    bot = make_agent("search:simulations=50,depth=10", make_rules("classic"), 2, seed=0)
+    assert isinstance(bot, SearchAgent) and bot.options.simulations == 50 and bot.options.depth == 10
+    assert SearchAgent(make_rules("classic"), 2, 0, {"simulations": 3}).options.simulations == 3
+
+
+@pytest.mark.parametrize("spec,message", [
+    ("search:nonsense=1", "unknown search option 'nonsense'"),
+    ("search:simulations=many", "'simulations' must be an integer, got 'many'"),
+    ("search:simulations=1.5", "'simulations' must be an integer, got '1.5'"),
+    ("search:z=high", "'z' must be a number, got 'high'"),
+    ("search:simulations", "'simulations' has no value"),
+    ("search:z=", "'z' has no value"),
+    ("search:z=1,z=2", "'z' is given twice"),
+    ("search:simulations=0", r"'simulations' must be in \[1, "),
+    ("search:voids=3", r"'voids' must be in \[0, 2\]"),
+    ("search:z=-1", r"'z' must be in \[0.0, "),
+    ("search:z=nan", "'z' must be a finite number"),
+])
+def test_bad_spec_is_a_value_error_naming_it(spec, message):
+    with pytest.raises(ValueError, match=message):
+        SearchOptions.from_spec(spec)
+    with pytest.raises(ValueError, match=message):
+        make_agent(spec, make_rules("classic"), 2, seed=0)
+
+
+def test_options_are_frozen_and_validated():
+    o = SearchOptions()
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        o.simulations = 3
+    with pytest.raises(ValueError, match="'halving' must be in"):
+        SearchOptions(halving=2)
+    with pytest.raises(ValueError, match="'depth' must be an integer"):
+        SearchOptions(depth=2.5)
+    with pytest.raises(ValueError, match="'fast' must be a finite number"):
+        SearchOptions(fast=True)
+    with pytest.raises(ValueError, match="unknown search option 'sims'"):
+        SearchOptions.from_mapping({"sims": 3})
+    assert set(OPTION_NAMES) == {f.name for f in dataclasses.fields(SearchOptions)}
+
+
+# ---------------------------------------------------------------------- legality
+def _play(rules, n, specs, seed, max_steps=400):
+    rules = make_rules(rules, max_steps=max_steps) if not hasattr(rules, "max_steps") else rules
+    agents = [make_agent(specs[i % len(specs)], rules, n, seed=seed * 31 + i) for i in range(n)]
+    record = play_game(Engine(rules, n), agents, np.random.default_rng(seed))  # raises on an illegal answer
+    return record, agents
+
+
+@pytest.mark.parametrize("uno_call", ["auto", "explicit"])
+@pytest.mark.parametrize("preset,num_players", [("classic", 2), ("classic", 4), ("tmnt", 2), ("tmnt", 3),
+                                                ("house", 2), ("house", 4), ("classic-stacking-jumpin", 3)])
+def test_search_is_legal_in_every_phase_and_ruleset(preset, num_players, uno_call):
+    rules = make_rules(preset, uno_call=uno_call, max_steps=300)
+    seen = Counter()
+    for seed in range(2):
+        agents = [make_agent(FAST, rules, num_players, seed=seed * 7 + i) for i in range(num_players)]
+        engine = Engine(rules, num_players)
+        play_game(engine, agents, np.random.default_rng(seed),
+                  on_decision=lambda s, p, a: seen.update([s.phase]))
+        assert sum(a.stats["searched"] for a in agents) > 0  # it did search
+    assert seen  # decisions were taken (the arena raises on an illegal one)
+
+
+def test_search_answers_every_window_without_searching():
+    """Jump-in, catch and offer windows, takes, Team Attack discards: the heuristic's move, no search."""
+    rules = make_rules("house", uno_call="explicit", max_steps=400)
+    engine = Engine(rules, 3)
+    encoder = ObservationEncoder(engine)
+    agents = [make_agent(FAST, rules, 3, seed=i) for i in range(3)]
+    windows = Counter()
+    for seed in range(3):
+        state = engine.new_state(np.random.default_rng(seed))
+        while not state.game_over and not engine.truncated(state):
+            p, phase = state.actor, state.phase
+            legal = engine.legal_actions(state)
+            before = agents[p].stats["searched"]
+            action = agents[p].act(encoder.encode(state, p), legal_mask(legal))
+            assert action in legal
+            if phase not in SEARCHED_PHASES:
+                windows[phase] += 1
+                assert agents[p].stats["searched"] == before
+            engine.step(state, action)
+    assert len(windows) >= 2, windows  # several kinds of window came up
+
+
+# ---------------------------------------------------------------------- hidden information
+@pytest.mark.parametrize("preset,num_players", [("classic", 2), ("tmnt", 3), ("house", 4)])
+def test_decision_unchanged_when_only_hidden_cards_change(preset, num_players):
+    """At every decision of the search bot, a copy of it (same seed, same memory) decides
+    the same on the observation of a state whose hidden cards (other hands, DRAW order)
+    were changed."""
+    rules = make_rules(preset, max_steps=250)
+    engine = Engine(rules, num_players)
+    encoder = ObservationEncoder(engine)
+    bot = make_agent(FAST, rules, num_players, seed=5)
+    others = [make_agent("heuristic", rules, num_players, seed=i) for i in range(num_players)]
+    rng = np.random.default_rng(11)
+    checked = 0
+    for game in range(2):
+        state = engine.new_state(np.random.default_rng([3, game]))
+        while not state.game_over and not engine.truncated(state):
+            p = state.actor
+            mask = legal_mask(engine.legal_actions(state))
+            if p == 0:
+                twin = copy.deepcopy(bot)  # the same seed, generators and memory
+                changed, did = perturb_hidden(state, 0, rng)
+                obs = encoder.encode(state, 0)
+                assert (encoder.encode(changed, 0) == obs).all()
+                action = bot.act(obs, mask)
+                if did:
+                    assert twin.act(encoder.encode(changed, 0), legal_mask(engine.legal_actions(changed))) == action
+                    checked += 1
+            else:
+                action = others[p].act(encoder.encode(state, p), mask)
+            engine.step(state, action)
+    assert checked >= 10
+
+
+def test_same_seed_same_game():
+    rules = make_rules("classic")
+    runs = []
+    for _ in range(2):
+        actions = []
+        agents = [make_agent(FAST, rules, 2, seed=9), make_agent("heuristic", rules, 2, seed=1)]
+        play_game(Engine(rules, 2), agents, np.random.default_rng(4),
+                  on_decision=lambda s, p, a: actions.append(a))
+        agents[0].reset(123)
+        play_game(Engine(rules, 2), agents, np.random.default_rng(5),
+                  on_decision=lambda s, p, a: actions.append(a))
+        runs.append(actions)
+    assert runs[0] == runs[1]
+
+
+# ---------------------------------------------------------------------- determinisation
+@pytest.mark.parametrize("preset,num_players", [("classic", 2), ("classic", 3), ("tmnt", 2), ("house", 3)])
+def test_sampled_deals_agree_with_the_observation(preset, num_players):
+    """Every field of the observation of a sampled deal is what the bot saw, its legal
+    actions are its mask, and the deal holds exactly the deck."""
+    rules = make_rules(preset, max_steps=300)
+    engine = Engine(rules, num_players)
+    encoder = ObservationEncoder(engine)
+    bot = make_agent(FAST, rules, num_players, seed=2)
+    others = [make_agent("heuristic", rules, num_players, seed=i) for i in range(num_players)]
+    deck = np.array(rules.deck_counts())
+    sampled = 0
+    for game in range(2):
+        state = engine.new_state(np.random.default_rng([8, game]))
+        while not state.game_over and not engine.truncated(state):
+            p = state.actor
+            legal = engine.legal_actions(state)
+            obs = encoder.encode(state, p)
+            if p == 0 and state.phase in SEARCHED_PHASES:
+                v = decode(obs, legal_mask(legal))
+                twin = copy.deepcopy(bot)
+                twin.observe(v)
+                for _ in range(3):
+                    s = twin.determinise(v)
+                    assert s is not None
+                    assert (encoder.encode(s, 0) == obs).all()
+                    assert engine.legal_actions(s) == legal
+                    cards = s.hands.sum(axis=0) + np.bincount(s.draw_pile, minlength=C.NUM_KINDS) \
+                        + np.bincount(s.discard, minlength=C.NUM_KINDS)
+                    assert (cards == deck).all()
+                    sampled += 1
+            agent = bot if p == 0 else others[p]
+            engine.step(state, agent.act(obs, legal_mask(legal)))
+    assert sampled >= 30
+
+
+def _bot_after(moves, hands, first, draw_top):
+    """Seat 0 (the bot, hand_size 4) plays ``moves[0]``; seat 1 then makes ``moves[1:]``;
+    the bot's view of its next decision, read (:meth:`SearchAgent.observe`)."""
+    e = make_env(2, hands, first=first, draw_top=draw_top, hand_size=4)
+    bot = make_agent(FAST, e.rules, 2, seed=0)
+    obs = e.observe("player_0")
+    assert bot.act(obs["observation"], obs["action_mask"]) == e.action_id(moves[0])
+    for name in moves:
+        e.step(e.action_id(name))
+    assert e.agent_selection == "player_0"
+    obs = e.observe("player_0")
+    v = decode(obs["observation"], obs["action_mask"])
+    bot.observe(v)
+    return bot, v
+
+
+OPPONENT = ["blue-1", "green-7", "yellow-2", "wild"]  # no red, no 5 (the wild is held back)
+
+
+def test_an_opponent_that_drew_is_dealt_no_card_of_that_colour_or_face():
+    bot, v = _bot_after(["play red-5", "draw"], {0: ["red-5", "green-3", "yellow-8", "blue-9"], 1: OPPONENT},
+                        first="red-1", draw_top=["blue-2"])
+    assert bot.tracker.cvoid[0][RED] == 1.0 and bot.tracker.fvoid[0][5] == 1.0
+    assert v.opponents[0].hand_size == 5
+    for _ in range(50):
+        hand1 = bot.determinise(v).hands[1]
+        assert hand1.sum() == 5
+        assert hand1[C.kind_of(RED, 0):C.kind_of(RED, 12) + 1].sum() == 0
+        assert hand1[5:C.NUM_COLORED:13].sum() == 0
+
+
+def test_the_card_it_drew_and_played_does_not_clear_the_void():
+    bot, v = _bot_after(["play red-5", "draw", "play red-9"],
+                        {0: ["red-5", "green-3", "yellow-8", "blue-9"], 1: OPPONENT},
+                        first="red-1", draw_top=["red-9"])
+    assert bot.tracker.cvoid[0][RED] == 1.0  # it had no red before it drew the red 9
+
+
+def test_leaving_the_colour_is_evidence_of_a_void():
+    bot, _ = _bot_after(["play red-5", "play blue-5"],
+                        {0: ["red-5", "green-3", "yellow-8", "blue-9"], 1: ["blue-5", "green-7", "yellow-2", "wild"]},
+                        first="red-1", draw_top=[])
+    cv = bot.tracker.cvoid[0]
+    assert 0.0 < cv[RED] < 1.0
+    assert cv[CLASSIC_COLORS.index("blue")] == 0.0  # it played blue
+
+
+# ---------------------------------------------------------------------- rollouts and value
+@pytest.mark.parametrize("preset", ["classic", "tmnt", "house", "classic-stacking-jumpin"])
+def test_rollout_policy_plays_whole_games(preset):
+    rules = make_rules(preset, uno_call="explicit")
+    for n in (2, 4):
+        engine = Engine(rules, n)
+        policy = RolloutPolicy(engine)
+        for seed in range(3):
+            s = engine.new_state(np.random.default_rng(seed))
+            while not s.game_over and s.steps < 3000:
+                engine.step(s, policy(s, engine.legal_actions(s)))  # raises on an illegal action
+            assert s.game_over
+
+
+def test_value_model_prefers_the_player_about_to_go_out():
+    assert len(VALUE_WEIGHTS) == 1 + len(value_features([0] * C.NUM_KINDS, [0] * C.NUM_KINDS, 0, 0))
+    rules = make_rules("classic")
+    engine = Engine(rules, 2)
+    s = engine.new_state(np.random.default_rng(0))
+    s.hands[:] = 0
+    s.hands[0, C.kind_of(RED, 5)] = 1  # seat 0: one card; seat 1: seven
+    s.hands[1, C.kind_of(1, 1):C.kind_of(1, 8)] = 1
+    s.color, s.phase = RED, 0
+    for actor, sign in ((0, 1), (1, 1)):
+        s.actor = actor
+        assert value(s) * sign > 0.3
+    s.hands[[0, 1]] = s.hands[[1, 0]]
+    s.actor = 0
+    assert value(s) < 0
+
+
+def test_search_bot_differs_from_the_heuristic_sometimes():
+    """The search replaces some of the heuristic's moves (it is not the heuristic)."""
+    rules = make_rules("classic")
+    bot = make_agent("search:simulations=64", rules, 2, seed=3)
+    for seed in range(6):
+        bot.reset(seed)
+        play_game(Engine(rules, 2), [bot, HeuristicAgent(rules, 2)], np.random.default_rng(seed))
+    assert bot.stats["searched"] > 20 and bot.stats["overrides"] > 0
