@@ -4,7 +4,11 @@
     python bench/bench_env.py --seconds 3 --rules classic --players 2
 
 Each case plays uniformly random legal actions for ``--seconds`` of wall time on one core
-and prints decision steps/s, games/s and steps per game. The layers:
+and prints decision steps/s, games/s and steps per game: the best of ``--repeat`` runs, the
+cases of one ruleset and player count taking turns, so that a burst of load on the machine
+hits them alike; then the ratio env() / raw_env of every ruleset and player count. On a
+machine busy with other work, ``--clock cpu`` times this process's CPU time instead of wall
+time (steps per CPU second). The layers:
 
 * ``engine``: ``legal_actions`` + ``step`` only (no observation, no mask);
 * ``arena``: whole games of agents through :func:`uno_env.agents.arena.play_game`, the loop
@@ -34,6 +38,9 @@ from uno_env.game.observation import ObservationEncoder
 from uno_env.game.rules import make_rules
 
 
+clock = time.perf_counter  # --clock cpu: time.process_time (this process's CPU time only)
+
+
 def choose(legal, pick: random.Random, policy: str) -> int:
     """``uniform``: any legal action; ``player``: a random playable card when there is one
     (how the ``random`` bot plays), else any legal action."""
@@ -49,15 +56,15 @@ def bench_engine(rules: str, players: int, seconds: float, policy: str) -> tuple
     pick = random.Random(0)
     steps = games = 0
     limit = engine.rules.max_steps
-    t0 = time.perf_counter()
-    while time.perf_counter() - t0 < seconds:
+    t0 = clock()
+    while clock() - t0 < seconds:
         s = engine.new_state(rng)
         legal_actions, step = engine.legal_actions, engine.step
         while not s.game_over and s.steps < limit:
             step(s, choose(legal_actions(s), pick, policy))
         steps += s.steps
         games += 1
-    return steps, games, time.perf_counter() - t0
+    return steps, games, clock() - t0
 
 
 class ChoiceAgent(Agent):
@@ -79,11 +86,11 @@ def bench_arena(rules: str, players: int, seconds: float, policy: str) -> tuple[
     rng = np.random.default_rng(0)
     agents = [ChoiceAgent(engine.rules, players, random.Random(0), policy)] * players
     steps = games = 0
-    t0 = time.perf_counter()
-    while time.perf_counter() - t0 < seconds:
+    t0 = clock()
+    while clock() - t0 < seconds:
         steps += play_game(engine, agents, rng, encoder=encoder).steps
         games += 1
-    return steps, games, time.perf_counter() - t0
+    return steps, games, clock() - t0
 
 
 def bench_aec(make, seconds: float, policy: str) -> tuple[int, int, float]:
@@ -91,8 +98,8 @@ def bench_aec(make, seconds: float, policy: str) -> tuple[int, int, float]:
     pick = random.Random(0)
     steps = games = 0
     seed = 0
-    t0 = time.perf_counter()
-    while time.perf_counter() - t0 < seconds:
+    t0 = clock()
+    while clock() - t0 < seconds:
         e.reset(seed=seed)
         seed += 1
         while True:
@@ -102,7 +109,7 @@ def bench_aec(make, seconds: float, policy: str) -> tuple[int, int, float]:
             e.step(int(choose(obs["action_mask"].nonzero()[0], pick, policy)))
             steps += 1
         games += 1
-    return steps, games, time.perf_counter() - t0
+    return steps, games, clock() - t0
 
 
 def bench_rlcard(seconds: float) -> tuple[int, int, float] | None:
@@ -113,20 +120,32 @@ def bench_rlcard(seconds: float) -> tuple[int, int, float] | None:
     e = rlcard.make("uno", config={"seed": 0})
     pick = random.Random(0)
     steps = games = 0
-    t0 = time.perf_counter()
-    while time.perf_counter() - t0 < seconds:
+    t0 = clock()
+    while clock() - t0 < seconds:
         state, player = e.reset()
         while not e.is_over():
             legal = list(state["legal_actions"])
             state, player = e.step(legal[pick.randrange(len(legal))])
             steps += 1
         games += 1
-    return steps, games, time.perf_counter() - t0
+    return steps, games, clock() - t0
 
 
 def best_of(repeat: int, run) -> tuple[int, int, float]:
     """The fastest of ``repeat`` runs (the least disturbed by other load on the machine)."""
     return max((run() for _ in range(repeat)), key=lambda r: r[0] / r[2])
+
+
+def best_interleaved(repeat: int, runs: dict) -> dict:
+    """The fastest of ``repeat`` runs of every case, the cases taking turns (engine, raw_env,
+    env(), engine, ...), so that a burst of load on the machine hits them alike."""
+    best: dict = {}
+    for _ in range(repeat):
+        for name, run in runs.items():
+            r = run()
+            if name not in best or r[0] / r[2] > best[name][0] / best[name][2]:
+                best[name] = r
+    return best
 
 
 def row(name: str, result: tuple[int, int, float]) -> float:
@@ -142,22 +161,35 @@ def main() -> None:
     ap.add_argument("--repeat", type=int, default=3, help="runs per case; the fastest is reported")
     ap.add_argument("--rules", nargs="+", default=["classic", "house"])
     ap.add_argument("--players", nargs="+", type=int, default=[2, 4])
+    ap.add_argument("--clock", choices=["wall", "cpu"], default="wall",
+                    help="wall time, or this process's CPU time (steady on a machine busy with "
+                         "other work: other processes' load does not count)")
     ap.add_argument("--policy", choices=["uniform", "player"], default="uniform",
                     help="uniform random legal actions (RLCard-style) or random playable cards first")
     args = ap.parse_args()
-    print(f"policy: {args.policy}, best of {args.repeat} runs of {args.seconds:g} s per case")
+    global clock
+    clock = time.process_time if args.clock == "cpu" else time.perf_counter
+    print(f"policy: {args.policy}, best of {args.repeat} runs of {args.seconds:g} s ({args.clock} clock) "
+          f"per case")
     print("| case | steps/s | games/s | steps/game |\n|---|---:|---:|---:|")
-    raw_rates = {}
+    raw_rates, env_ratios = {}, {}
     for rules in args.rules:
         for n in args.players:
-            row(f"engine {rules} {n}p", best_of(args.repeat, lambda: bench_engine(
-                rules, n, args.seconds, args.policy)))
-            row(f"arena {rules} {n}p", best_of(args.repeat, lambda: bench_arena(
-                rules, n, args.seconds, args.policy)))
-            raw_rates[rules, n] = row(f"raw_env {rules} {n}p", best_of(args.repeat, lambda: bench_aec(
-                lambda: uno_env.raw_env(rules=rules, num_players=n), args.seconds, args.policy)))
-            row(f"env() {rules} {n}p", best_of(args.repeat, lambda: bench_aec(
-                lambda: uno_env.env(rules=rules, num_players=n), args.seconds, args.policy)))
+            best = best_interleaved(args.repeat, {
+                "engine": lambda: bench_engine(rules, n, args.seconds, args.policy),
+                "arena": lambda: bench_arena(rules, n, args.seconds, args.policy),
+                "raw_env": lambda: bench_aec(lambda: uno_env.raw_env(rules=rules, num_players=n),
+                                             args.seconds, args.policy),
+                "env()": lambda: bench_aec(lambda: uno_env.env(rules=rules, num_players=n),
+                                           args.seconds, args.policy),
+            })
+            row(f"engine {rules} {n}p", best["engine"])
+            row(f"arena {rules} {n}p", best["arena"])
+            raw_rates[rules, n] = row(f"raw_env {rules} {n}p", best["raw_env"])
+            env_ratios[rules, n] = row(f"env() {rules} {n}p", best["env()"]) / raw_rates[rules, n]
+    print()
+    for (rules, n), ratio in env_ratios.items():
+        print(f"env() / raw_env {rules} {n}p: {ratio:.2f}x")
     rl = bench_rlcard(args.seconds)
     if rl is not None:
         rl = best_of(args.repeat, lambda: bench_rlcard(args.seconds))

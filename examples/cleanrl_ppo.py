@@ -4,7 +4,7 @@
     python examples/cleanrl_ppo.py --total-steps 4096 --num-envs 4 --eval-games 0   # smoke test
 
 One learner seat against scripted opponents (``gymnasium.make_vec("uno_env/Uno-v0", ...)``,
-synchronous vector env). The action mask comes in ``info["action_mask"]``; illegal actions get
+synchronous vector env; ``--vectorization vector_entry_point`` runs the batched engine instead). The action mask comes in ``info["action_mask"]``; illegal actions get
 a logit of -1e9, so the policy never samples them. Gymnasium 1.x autoresets a finished
 sub-env on the *next* step (its action is ignored, and its mask is all zero): those steps are
 masked out of the loss. Read it top to bottom: arguments, networks, rollout, GAE, update,
@@ -34,6 +34,8 @@ def parse_args(argv=None) -> argparse.Namespace:
     p.add_argument("--num-players", type=int, default=2)
     p.add_argument("--total-steps", type=int, default=200_000, help="learner decisions, all envs together")
     p.add_argument("--num-envs", type=int, default=16)
+    p.add_argument("--vectorization", default="sync", choices=["sync", "vector_entry_point"],
+                   help="sync: N scalar envs; vector_entry_point: the batched engine (official rules)")
     p.add_argument("--num-steps", type=int, default=128, help="rollout length per env")
     p.add_argument("--lr", type=float, default=3e-4)
     p.add_argument("--gamma", type=float, default=0.995)
@@ -95,7 +97,7 @@ def main(argv=None) -> dict:
     args = parse_args(argv)
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
-    envs = gymnasium.make_vec("uno_env/Uno-v0", num_envs=args.num_envs, vectorization_mode="sync",
+    envs = gymnasium.make_vec("uno_env/Uno-v0", num_envs=args.num_envs, vectorization_mode=args.vectorization,
                               rules=args.rules, num_players=args.num_players, opponents=[args.opponent])
     model = ActorCritic(args.hidden)
     optimizer = torch.optim.Adam(model.parameters(), lr=args.lr, eps=1e-5)

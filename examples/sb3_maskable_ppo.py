@@ -18,7 +18,9 @@ from __future__ import annotations
 import argparse
 import os
 import tempfile
+import time
 
+import torch
 from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.callbacks import MaskableEvalCallback
 from stable_baselines3.common.env_util import make_vec_env
@@ -36,7 +38,10 @@ def main(argv=None) -> dict:
     p.add_argument("--eval-games", type=int, default=100)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--out", default=None, help="directory for the best model (default: a temp dir)")
+    p.add_argument("--threads", type=int, default=1,
+                   help="torch threads (the env is the bottleneck; more threads on a busy machine are far slower)")
     args = p.parse_args(argv)
+    torch.set_num_threads(args.threads)
 
     env_kwargs = {"rules": args.rules, "num_players": 2, "opponents": [args.opponent]}
     envs = make_vec_env("uno_env/Uno-v0", n_envs=args.n_envs, seed=args.seed, env_kwargs=env_kwargs)
@@ -47,11 +52,16 @@ def main(argv=None) -> dict:
                                     verbose=1)
     model = MaskablePPO("MlpPolicy", envs, n_steps=256, batch_size=512, gamma=0.995, ent_coef=0.01,
                         seed=args.seed, verbose=0, device="cpu")
+    start = time.time()
     model.learn(total_timesteps=args.total_steps, callback=callback)
+    seconds = time.time() - start
+    print(f"trained {model.num_timesteps} steps in {seconds:.1f} s: {model.num_timesteps / seconds:.0f} steps/s "
+          f"(collection, updates and the evaluations)")
     mean_reward = float(callback.last_mean_reward)
     print(f"last evaluation: mean reward {mean_reward:+.3f} over {args.eval_games} games "
           f"against {args.opponent} (a win is +1, a loss -1); best model in {out}")
-    return {"mean_reward": mean_reward, "best_model": os.path.join(out, "best_model.zip")}
+    return {"mean_reward": mean_reward, "best_model": os.path.join(out, "best_model.zip"),
+            "steps_per_s": model.num_timesteps / seconds}
 
 
 if __name__ == "__main__":

@@ -2,8 +2,9 @@
 # The main job: set up .venv, train MaskablePPO for a few minutes on the default config
 # (configs/train/quick.yaml: classic rules, 2 players, 2 CPU cores), then evaluate the
 # trained agent against the scripted bots (random, heuristic) and print the results table.
-# The run lands in checkpoints/quick/ (model.zip + card.json) and runs/quick/ (TensorBoard,
-# learning curve). Extra arguments go to training/train.py (e.g. --total-steps 100000).
+# The run lands in checkpoints/quick/ (card.json + safetensors policy weights, model.zip for
+# --resume, eval.csv, learning curve) and runs/quick/ (TensorBoard, self-play snapshots).
+# Extra arguments go to training/train.py (e.g. --total-steps 100000).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh

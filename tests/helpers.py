@@ -259,6 +259,22 @@ def check_hidden(env, rng: np.random.Generator) -> None:
             == s.hands.sum(axis=0) + np.bincount(np.asarray(s.draw_pile, np.int64), minlength=C.NUM_KINDS)).all()
 
 
+def random_checkpoint(directory: Any, rules: Any = "classic", num_players: int = 2,
+                      hidden: tuple[int, ...] = (16,), input_kind: str = "obs_features",
+                      activation: str = "tanh", seed: int = 0) -> dict:
+    """A safe checkpoint (card + safetensors weights) of an untrained MLP with random weights,
+    written without torch or SB3; returns its card."""
+    from uno_env.agents import checkpoint as ckpt
+
+    r = rules if isinstance(rules, Rules) else make_rules(rules)
+    spec = ckpt.policy_spec(list(hidden), activation, input_kind, num_players)
+    rng = np.random.default_rng(seed)
+    tensors = {name: rng.normal(0.0, 0.5, shape).astype(np.float32)
+               for name, shape in ckpt.tensor_shapes(spec).items()}
+    card = ckpt.make_card(rules=r, num_players=num_players, total_steps=0, wall_time_s=0.0, policy=spec)
+    return ckpt.save_policy(str(directory), card, tensors)
+
+
 def perturb_hidden(s, observer: int, rng: np.random.Generator):
     """A copy of state ``s`` in which only cards hidden from ``observer`` changed (a hidden
     card of another hand swapped with DRAW, two other hands swapping hidden cards, DRAW

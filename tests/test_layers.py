@@ -3,18 +3,22 @@
 =========  ===========================================================================
 layer      may import
 =========  ===========================================================================
-game       the standard library, numpy, yaml and ``uno_env.game``
+game       the standard library, numpy, yaml and ``uno_env.game``; numba in
+           ``uno_env.game.batched`` only (the batched engine's compiled kernels)
 agents     game, agents, the ``uno_env._*`` utilities, numpy; torch, stable_baselines3,
            sb3_contrib and safetensors only inside functions
 envs       game, agents, envs, the utilities, numpy, gymnasium, pettingzoo
 tools      game, agents, envs, tools, the utilities, any third-party package
+integrations  game, agents, envs, tools, integrations, the utilities, any third-party package
+           (adapters to other libraries' stacks, e.g. RLlib: importable only where that library is)
 root       ``uno_env/__init__.py`` (registers the envs): anything in ``uno_env``,
            gymnasium, pettingzoo; the utilities ``uno_env/_*.py``: the standard library
 =========  ===========================================================================
 
 The package itself (``import uno_env``, e.g. for ``__version__``) is the top of the tree:
 tools may import it anywhere, agents and envs only inside functions, game never. Nothing
-in ``uno_env`` imports ``training`` (the scripts above the package).
+in ``uno_env`` imports ``training`` (the scripts above the package), and nothing outside
+``uno_env.integrations`` imports it (so ``import uno_env`` never needs ray).
 """
 
 from __future__ import annotations
@@ -28,13 +32,14 @@ import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PACKAGE = "uno_env"
-LAYERS = ("game", "agents", "envs", "tools")
+LAYERS = ("game", "agents", "envs", "tools", "integrations")
 # uno_env layers each layer may import (besides the utilities uno_env._*)
 MAY_IMPORT = {
     "game": {"game"},
     "agents": {"game", "agents", "utilities"},
     "envs": {"game", "agents", "envs", "utilities"},
     "tools": {"game", "agents", "envs", "tools", "utilities", "package"},
+    "integrations": {"game", "agents", "envs", "tools", "integrations", "utilities", "package"},
     "root": {"game", "agents", "envs", "tools", "utilities", "package"},
     "utilities": {"utilities"},
 }
@@ -46,10 +51,13 @@ THIRD_PARTY = {
     "agents": {"numpy"},
     "envs": {"numpy", "gymnasium", "pettingzoo"},
     "tools": ANY,
+    "integrations": ANY,
     "root": {"gymnasium", "pettingzoo"},
     "utilities": set(),
 }
 THIRD_PARTY_LAZILY = {"agents": {"torch", "stable_baselines3", "sb3_contrib", "safetensors"}}
+# subpackages that may import more than their layer
+SUBPACKAGE_THIRD_PARTY = {"uno_env.game.batched": {"numba"}}
 
 
 def module_name(root: str, path: str) -> str:
@@ -130,6 +138,9 @@ def layer_violations(root: str = ROOT) -> list[str]:
                     allowed = THIRD_PARTY[layer]
                     if allowed is ANY or top in allowed:
                         continue
+                    if any(top in extra for sub, extra in SUBPACKAGE_THIRD_PARTY.items()
+                           if module == sub or module.startswith(sub + ".")):
+                        continue
                     if lazy and top in THIRD_PARTY_LAZILY.get(layer, ()):
                         continue
                     if top in THIRD_PARTY_LAZILY.get(layer, ()):
@@ -158,6 +169,8 @@ BAD = {
     "agents/view.py": "def f():\n    import torch\n    import uno_env\n    from ..tools import play\n",
     "envs/aec_env.py": "from uno_env.tools.evaluate import evaluate\nimport torch\n",
     "tools/play.py": "import torch\nfrom training import train\n",
+    "tools/report.py": "from uno_env.integrations import rllib\n",
+    "integrations/rllib.py": "import ray\nfrom uno_env.tools.evaluate import evaluate\nfrom training import train\n",
 }
 
 
@@ -174,6 +187,10 @@ BAD = {
                          "uno_env/envs/aec_env.py:2: uno_env.envs.aec_env imports torch (envs may not import torch)"]),
     ("tools/play.py", ["uno_env/tools/play.py:2: uno_env.tools.play imports training (nothing in uno_env "
                        "imports the training scripts)"]),
+    ("tools/report.py", ["uno_env/tools/report.py:1: uno_env.tools.report imports uno_env.integrations.rllib "
+                         "(tools may import only agents, envs, game, tools, the utilities)"]),
+    ("integrations/rllib.py", ["uno_env/integrations/rllib.py:3: uno_env.integrations.rllib imports training "
+                               "(nothing in uno_env imports the training scripts)"]),
 ])
 def test_an_injected_bad_import_is_named(tmp_path, relative, expected):
     """The check run on a small package with one bad module names its module, line and import."""

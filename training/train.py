@@ -12,9 +12,21 @@ rotated, duplicate deals; win rate and 95% Wilson interval) -> TensorBoard and
 ``eval.csv``. At the end (``total_steps`` or ``time_limit_min``): ``final_eval_games``
 games each, written to the card, a results table, and the learning curve ``curve.png``.
 
-Outputs: ``checkpoints/<run>/`` (model.zip, card.json, eval.csv, curve.png; see
-``uno_env.agents.checkpoint``) and ``runs/<run>/`` (TensorBoard logs, self-play snapshots).
-``--resume`` continues from the latest ``checkpoints/<run>/model.zip`` and its step count.
+Outputs: ``checkpoints/<run>/`` (card.json and the policy's safetensors weights: the
+checkpoint that ``checkpoint:<dir>`` plays, see ``uno_env.agents.checkpoint``; model.zip, the SB3
+model for ``--resume``; eval.csv, curve.png) and ``runs/<run>/`` (TensorBoard logs, self-play
+snapshots: safe checkpoints without model.zip). ``--resume`` continues from the latest
+``checkpoints/<run>/model.zip`` and its step count; model.zip is a pickle, so resume only
+runs you made (trusted input).
+
+**Crash safety.** Every output file is written atomically (a new file replaces the old one
+whole); a checkpoint's card is written after its weights, so it always matches them. eval.csv
+is rewritten whole, header included, after each evaluation; the rows of an evaluation replace
+any earlier rows of the same step. At every start the outputs are brought in line with the
+model: rows of eval.csv and snapshots beyond the model's step (written after the last
+checkpoint by a run that was killed) are dropped, so a resumed run never has two rows for one
+step and its curve ends at the model. (TensorBoard's event files are append-only and may keep
+points past the checkpoint of a killed run.)
 
 ``--set KEY=VALUE`` (repeatable; values read as YAML, :mod:`uno_env.tools.overrides`)
 overrides one key for this run: a key of :class:`Config` (``--set n_envs=8 --set
@@ -33,6 +45,7 @@ import csv
 import dataclasses
 import math
 import os
+import re
 import shutil
 import sys
 import time
@@ -50,9 +63,12 @@ from tqdm import tqdm
 
 import uno_env
 import uno_env.agents.checkpoint as ckpt
+from uno_env import _atomic
+from uno_env.agents import sb3
+from uno_env.agents.policy import PolicyAgent
 from uno_env.tools.evaluate import evaluate
 from uno_env.envs.gym_env import UnoGymEnv
-from uno_env.game.rules import Rules, make_rules
+from uno_env.game.rules import Rules, make_rules, show_value
 from uno_env.tools.overrides import parse_overrides
 
 
@@ -74,13 +90,16 @@ class Config:
     vec_env: str = "dummy"
     """dummy (one process; fastest on 2 cores) or subproc (one process per env)"""
     torch_threads: int = 2
+    max_learner_steps: int | None = 1000
+    """truncate an episode after this many learner decisions (UnoGymEnv's cap; None: only
+    the engine's rules.max_steps). Ends the endless games of two untrained policies"""
     # --- MaskablePPO ---
     net_arch: list = field(default_factory=lambda: [256, 256])
     """hidden layers of the policy and the value net (separate nets)"""
     activation: str = "tanh"
     """tanh or relu"""
     obs_features: bool = True
-    """policy input = uno_env.agents.checkpoint.ObsFeatures (no empty opponent slots, scaled counts)
+    """policy input = uno_env.agents.sb3.ObsFeatures (no empty opponent slots, scaled counts)
     instead of the raw 1254-entry vector"""
     learning_rate: float = 3e-4
     learning_rate_final: float | None = None
@@ -118,18 +137,116 @@ class Config:
     checkpoint_every: int = 100_000
 
 
+def _number(value, low=None, high=None, low_open=False) -> bool:
+    """A finite int or float (not bool) in the range (``low`` excluded when ``low_open``)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return False
+    if low is not None and (value <= low if low_open else value < low):
+        return False
+    return high is None or value <= high
+
+
+def _integer(low: int, high: int | None = None):
+    return (lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= low
+            and (high is None or v <= high)), f"an integer >= {low}" + (f" and <= {high}" if high else "")
+
+
+def _real(low=None, high=None, low_open=False, optional=False):
+    bound = (f" > {low}" if low_open else f" >= {low}") if low is not None else ""
+    bound += f" and <= {high}" if high is not None else ""
+    return ((lambda v: (optional and v is None) or _number(v, low, high, low_open)),
+            f"a number{bound}" + (" or null" if optional else ""))
+
+
+def _phases_ok(phases) -> bool:
+    return isinstance(phases, list) and bool(phases) and all(
+        isinstance(p, dict) and set(p) <= {"until", "opponents"} and "opponents" in p
+        and (p.get("until") is None or _number(p["until"], 0, low_open=True))
+        and isinstance(p["opponents"], dict) and bool(p["opponents"])
+        and all(isinstance(k, str) and _number(w, 0) for k, w in p["opponents"].items())
+        for p in phases)
+
+
+# what each Config key must hold: (check, description for the error message)
+_CONFIG_CHECKS = {
+    "rules": (lambda v: isinstance(v, str) and bool(v), "a rules preset name or YAML path"),
+    "num_players": _integer(2, 10),
+    "total_steps": _integer(1),
+    "time_limit_min": _real(0, low_open=True, optional=True),
+    "seed": _integer(0),
+    "n_envs": _integer(1),
+    "vec_env": (lambda v: v in ("dummy", "subproc"), "dummy or subproc"),
+    "torch_threads": _integer(1),
+    "max_learner_steps": (lambda v: v is None or _integer(1)[0](v), "an integer >= 1 or null"),
+    "net_arch": (lambda v: isinstance(v, list) and bool(v) and all(
+        isinstance(x, int) and not isinstance(x, bool) and x >= 1 for x in v),
+        "a list of layer sizes (integers >= 1)"),
+    "activation": (lambda v: v in ("tanh", "relu"), "tanh or relu"),
+    "obs_features": (lambda v: isinstance(v, bool), "true or false"),
+    "learning_rate": _real(0, low_open=True),
+    "learning_rate_final": _real(0, optional=True),
+    "n_steps": _integer(1),
+    "batch_size": _integer(1),
+    "n_epochs": _integer(1),
+    "gamma": _real(0, 1, low_open=True),
+    "gae_lambda": _real(0, 1),
+    "clip_range": _real(0, low_open=True),
+    "ent_coef": _real(0),
+    "ent_coef_final": _real(0, optional=True),
+    "vf_coef": _real(0),
+    "max_grad_norm": _real(0, low_open=True),
+    "target_kl": _real(0, low_open=True, optional=True),
+    "phases": (_phases_ok, "a non-empty list of {until: fraction or step count (> 0) or null, "
+                           "opponents: {spec: weight >= 0}}"),
+    "snapshot_every": _integer(1),
+    "snapshot_keep": _integer(1),
+    "snapshot_sample": (lambda v: isinstance(v, bool), "true or false"),
+    "eval_every": _integer(1),
+    "eval_games": _integer(1),
+    "eval_opponents": (lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v),
+                       "a list of agent specs"),
+    "final_eval_games": _integer(1),
+    "eval_workers": _integer(1),
+    "checkpoint_every": _integer(1),
+}
+
+
 def load_config(path: str, overrides: dict | None = None) -> Config:
-    """The config of a YAML file, with ``overrides`` (config keys) replacing its values."""
-    with open(path, encoding="utf-8") as fh:
-        data = yaml.safe_load(fh) or {}
-    data.update(overrides or {})
+    """The :class:`Config` of a YAML file, with ``overrides`` (config keys, from ``--set``)
+    replacing its values. ``ValueError`` naming the file (or ``--set``) and the key if the file
+    cannot be read or parsed, or a key is unknown or holds a value of the wrong type or range
+    (``total_steps: abc``); the rules are checked with ``make_rules``."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = yaml.safe_load(fh)
+    except OSError as e:
+        raise ValueError(f"{path}: cannot read the config: {e.strerror or e}") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: the config is not UTF-8 text") from None
+    except yaml.YAMLError as e:
+        raise ValueError(f"{path}: the config is not valid YAML: {str(e).splitlines()[0]}") from None
+    except RecursionError:
+        raise ValueError(f"{path}: the config is nested too deeply") from None
+    data = {} if data is None else data
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: a config must be a mapping of keys to values, got {type(data).__name__}")
+    bad_keys = [k for k in data if not isinstance(k, str)]
+    if bad_keys:
+        raise ValueError(f"{path}: config keys must be strings, got {show_value(bad_keys)}")
     known = {f.name for f in dataclasses.fields(Config)}
-    unknown = sorted(set(data) - known)
-    if unknown:
-        raise ValueError(f"{path}: unknown config keys {unknown}; known: {sorted(known)}")
-    cfg = Config(**data)
-    if cfg.vec_env not in ("dummy", "subproc") or cfg.activation not in ("tanh", "relu"):
-        raise ValueError(f"{path}: vec_env must be dummy|subproc and activation tanh|relu")
+    for source, values in ((path, data), ("--set", overrides or {})):
+        unknown = sorted(str(k) for k in values if k not in known)
+        if unknown:
+            raise ValueError(f"{source}: unknown config keys {show_value(unknown)}; known: {sorted(known)}")
+        for key, value in values.items():
+            ok, what = _CONFIG_CHECKS[key]
+            if not ok(value):
+                raise ValueError(f"{source}: config key {key!r} must be {what}, got {show_value(value)}")
+    cfg = Config(**{**data, **(overrides or {})})
+    try:
+        make_rules(cfg.rules)
+    except ValueError as e:
+        raise ValueError(f"{path}: config key 'rules': {e}") from None
     return cfg
 
 
@@ -185,13 +302,68 @@ def evaluate_vs(agent, opponent: str, rules, num_players: int, games: int, seed:
             "duplicate_deals": True, "seed": seed}
 
 
+# ---------------------------------------------------------------------- outputs
+EVAL_COLUMNS = ["steps", "wall_time_s", "opponent", "games", "wins", "win_rate", "ci_low", "ci_high"]
+SNAPSHOT_NAME = re.compile(r"step_(\d+)")
+
+
+def read_eval_rows(path: str) -> list[dict[str, str]]:
+    """The whole rows of ``eval.csv`` (none if it does not exist). Lines that are not a row
+    (a header, a line cut by a crash of an older version, which also could leave the file
+    without its header) are skipped."""
+    if not os.path.exists(path):
+        return []
+    with open(path, newline="", encoding="utf-8", errors="replace") as fh:
+        lines = list(csv.reader(fh))
+    rows = []
+    for line in lines:
+        if len(line) != len(EVAL_COLUMNS) or line == EVAL_COLUMNS:
+            continue
+        row = dict(zip(EVAL_COLUMNS, line))
+        try:
+            [int(row[k]) for k in ("steps", "games", "wins")]
+            [float(row[k]) for k in ("wall_time_s", "win_rate", "ci_low", "ci_high")]
+        except ValueError:
+            continue
+        rows.append(row)
+    return rows
+
+
+def write_eval_rows(path: str, rows: list[dict]) -> None:
+    """``eval.csv``, header and rows, written atomically."""
+    with _atomic.atomic_write(path, "w", newline="", encoding="utf-8") as fh:
+        writer = csv.DictWriter(fh, EVAL_COLUMNS)
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+def sync_outputs(eval_csv: str, snap_dir: str, step: int) -> list[str]:
+    """Bring a run's outputs in line with its model at ``step`` (0: a new run) and return the
+    snapshot directories to keep: rows of eval.csv beyond ``step`` are dropped (the file is
+    rewritten whole, with its header); snapshots beyond ``step`` or never finished are deleted;
+    snapshots saved by uno_env 0.2 (SB3 zips of this run: trusted) are converted."""
+    if os.path.exists(eval_csv):
+        write_eval_rows(eval_csv, [r for r in read_eval_rows(eval_csv) if int(r["steps"]) <= step])
+    snapshots = []
+    for name in sorted(os.listdir(snap_dir)):
+        match, path = SNAPSHOT_NAME.fullmatch(name), os.path.join(snap_dir, name)
+        if match is None:
+            continue
+        if int(match.group(1)) > step or not os.path.isfile(os.path.join(path, ckpt.CARD_FILE)):
+            shutil.rmtree(path, ignore_errors=True)
+            continue
+        if ckpt.load_card(path, require_policy=False)["format"] == ckpt.LEGACY_CARD_FORMAT:
+            sb3.convert_checkpoint(path, verify_games=0)
+        snapshots.append(path)
+    return snapshots
+
+
 def write_curve(csv_path: str, png_path: str, title: str) -> None:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    with open(csv_path, newline="") as fh:
-        rows = list(csv.DictReader(fh))
+    rows = read_eval_rows(csv_path)
     fig, ax = plt.subplots(figsize=(7, 4))
     for opponent in dict.fromkeys(r["opponent"] for r in rows):
         rs = [r for r in rows if r["opponent"] == opponent]
@@ -202,7 +374,8 @@ def write_curve(csv_path: str, png_path: str, title: str) -> None:
     ax.set(xlabel="learner steps", ylabel="win rate (95% Wilson)", ylim=(0, 1), title=title)
     ax.legend()
     fig.tight_layout()
-    fig.savefig(png_path, dpi=120)
+    with _atomic.atomic_write(png_path, "wb") as fh:
+        fig.savefig(fh, format="png", dpi=120)
     plt.close(fig)
 
 
@@ -262,16 +435,16 @@ def main(argv: list[str] | None = None) -> dict:
 
     # --- seeds and threads ---
     torch.set_num_threads(cfg.torch_threads)
-    ckpt.AGENT_TORCH_THREADS = None  # snapshot opponents share this process's torch settings
 
     # --- environments ---
     def make_env() -> UnoGymEnv:
-        return UnoGymEnv(rules, cfg.num_players, opponents="random", seat="random")
+        return UnoGymEnv(rules, cfg.num_players, opponents="random", seat="random",
+                         max_learner_steps=cfg.max_learner_steps)
 
     vec_cls = DummyVecEnv if cfg.vec_env == "dummy" else SubprocVecEnv
     wall_before, evaluation = 0.0, {}
     if args.resume:
-        card = ckpt.load_card(run_dir)
+        card = ckpt.load_card(run_dir, require_policy=False)  # format 1: a run of uno_env 0.2
         ckpt.check_card(card, rules, cfg.num_players, where=f"checkpoint {run_dir!r}")
         wall_before, evaluation = float(card.get("wall_time_s", 0.0)), card.get("evaluation", {})
         seed = cfg.seed + int(card.get("total_steps", 0))  # new games, not a replay of the first ones
@@ -281,13 +454,13 @@ def main(argv: list[str] | None = None) -> dict:
 
     # --- the model ---
     if args.resume:
-        model, _ = ckpt.load_model(run_dir, rules, cfg.num_players, env=venv)
+        model, _ = sb3.load_model(run_dir, rules, cfg.num_players, env=venv)  # our own run: trusted
         print(f"resumed at {model.num_timesteps} steps ({wall_before:.0f} s of training so far)")
     else:
         activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[cfg.activation]
         policy_kwargs = {"net_arch": list(cfg.net_arch), "activation_fn": activation}
         if cfg.obs_features:
-            policy_kwargs.update(features_extractor_class=ckpt.ObsFeatures,
+            policy_kwargs.update(features_extractor_class=sb3.ObsFeatures,
                                  features_extractor_kwargs={"num_players": cfg.num_players})
         model = MaskablePPO(
             "MlpPolicy", venv, learning_rate=cfg.learning_rate, n_steps=cfg.n_steps,
@@ -299,34 +472,31 @@ def main(argv: list[str] | None = None) -> dict:
     model.set_logger(configure(os.path.join(log_dir, "tb"), ["tensorboard"]))
     rollout = cfg.n_steps * cfg.n_envs
 
-    snapshots = sorted(os.path.join(snap_dir, d) for d in os.listdir(snap_dir)
-                       if os.path.isfile(os.path.join(snap_dir, d, ckpt.CARD_FILE)))
+    snapshots = sync_outputs(eval_csv, snap_dir, model.num_timesteps)
 
     def card_for(steps: int, wall: float) -> dict:
         return ckpt.make_card(rules=rules, num_players=cfg.num_players, total_steps=steps,
                               wall_time_s=wall, evaluation=evaluation, config=dataclasses.asdict(cfg),
-                              extra={"run": args.run, "policy": {"net_arch": list(cfg.net_arch),
-                                                                 "activation": cfg.activation}})
+                              extra={"run": args.run})
 
     def run_eval(games: int, steps: int, wall: float, final: bool = False) -> None:
         """Every eval opponent: the in-memory policy (or, at the end, the saved checkpoint)."""
         if final:  # the checkpoint as users load it, in worker processes
             me, workers = f"checkpoint:{run_dir}", cfg.eval_workers
         else:
-            me, workers = ckpt.PolicyAgent(ckpt.MaskedPolicy(model), rules, cfg.num_players,
-                                           name=args.run), 1
-        new_file = not os.path.exists(eval_csv)
-        with open(eval_csv, "a", newline="") as fh:
-            writer = csv.writer(fh)
-            if new_file:
-                writer.writerow(["steps", "wall_time_s", "opponent", "games", "wins", "win_rate",
-                                 "ci_low", "ci_high"])
-            for opponent in cfg.eval_opponents:
-                r = evaluate_vs(me, opponent, rules, cfg.num_players, games, seed=steps, workers=workers)
-                evaluation[opponent] = dict(r, steps=steps)
-                writer.writerow([steps, round(wall, 1), opponent, games, r["wins"], f"{r['win_rate']:.4f}",
-                                 f"{r['ci95'][0]:.4f}", f"{r['ci95'][1]:.4f}"])
-                model.logger.record(f"eval/win_rate_{opponent}", r["win_rate"])
+            me, workers = PolicyAgent(sb3.masked_policy(model, cfg.num_players), rules,
+                                      cfg.num_players, name=args.run), 1
+        rows = []
+        for opponent in cfg.eval_opponents:
+            r = evaluate_vs(me, opponent, rules, cfg.num_players, games, seed=steps, workers=workers)
+            evaluation[opponent] = dict(r, steps=steps)
+            rows.append({"steps": steps, "wall_time_s": round(wall, 1), "opponent": opponent,
+                         "games": games, "wins": r["wins"], "win_rate": f"{r['win_rate']:.4f}",
+                         "ci_low": f"{r['ci95'][0]:.4f}", "ci_high": f"{r['ci95'][1]:.4f}"})
+            model.logger.record(f"eval/win_rate_{opponent}", r["win_rate"])
+        # all rows of this evaluation at once; they replace earlier rows of the same step
+        earlier = [r for r in read_eval_rows(eval_csv) if int(r["steps"]) != steps]
+        write_eval_rows(eval_csv, earlier + rows)
         model.logger.dump(steps)
 
     # --- the training loop: one rollout + update per iteration ---
@@ -364,7 +534,7 @@ def main(argv: list[str] | None = None) -> dict:
         done = progress() >= 1.0
         if step >= next_snapshot and not done:
             path = os.path.join(snap_dir, f"step_{step:010d}")
-            ckpt.save_checkpoint(model, path, card_for(step, wall()))
+            sb3.save_checkpoint(model, path, card_for(step, wall()), resumable=False)
             snapshots.append(path)
             for old in snapshots[:-cfg.snapshot_keep]:
                 shutil.rmtree(old, ignore_errors=True)
@@ -377,7 +547,7 @@ def main(argv: list[str] | None = None) -> dict:
             bar.write(f"step {step} ({wall() / 60:.1f} min, {sps:.0f} steps/s): {summary}")
             next_eval = (step // cfg.eval_every + 1) * cfg.eval_every
         if step >= next_ckpt or done:
-            ckpt.save_checkpoint(model, run_dir, card_for(step, wall()))
+            sb3.save_checkpoint(model, run_dir, card_for(step, wall()))
             next_ckpt = (step // cfg.checkpoint_every + 1) * cfg.checkpoint_every
     bar.close()
     trained_wall = wall()
@@ -387,7 +557,7 @@ def main(argv: list[str] | None = None) -> dict:
     # --- final evaluation, card, curve, table ---
     venv.close()
     run_eval(cfg.final_eval_games, model.num_timesteps, trained_wall, final=True)
-    ckpt.save_checkpoint(model, run_dir, card_for(model.num_timesteps, trained_wall))
+    sb3.save_checkpoint(model, run_dir, card_for(model.num_timesteps, trained_wall))
     write_curve(eval_csv, os.path.join(run_dir, "curve.png"), f"{args.run}: {rules.name}, "
                 f"{cfg.num_players} players")
     print_table(args.run, evaluation, cfg.eval_opponents)

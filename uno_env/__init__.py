@@ -12,7 +12,8 @@ and a Gymnasium single-agent view (``gymnasium.make("uno_env/Uno-v0")``) over it
         ...
 
 Importing the package registers ``"uno_env/uno-v0"`` with ``pettingzoo.make("aec", ...)``
-and ``"uno_env/Uno-v0"`` with ``gymnasium.make``.
+and ``"uno_env/Uno-v0"`` with ``gymnasium.make`` and, batched over the official rules (needs
+numba), ``gymnasium.make_vec(..., vectorization_mode="vector_entry_point")``.
 """
 
 from uno_env import _aliases
@@ -35,7 +36,8 @@ def _register() -> None:
         # ActionMasker(env, "action_masks") then work on the made env (Gymnasium 1.x wrappers
         # no longer forward attribute access).
         gymnasium.register("uno_env/Uno-v0", entry_point="uno_env.envs.gym_env:UnoGymEnv",
-                           order_enforce=False, disable_env_checker=True)
+                           order_enforce=False, disable_env_checker=True,
+                           vector_entry_point="uno_env.envs.vector_env:UnoVectorEnv")
 
 
 _register()

@@ -48,5 +48,5 @@ def test_pettingzoo_state_test(rules, n):
 
 
 def test_state_before_reset_is_a_clear_error():
-    with pytest.raises(ValueError, match="reset"):
+    with pytest.raises(RuntimeError, match="reset"):
         uno_env.raw_env().state()

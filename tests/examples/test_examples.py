@@ -28,6 +28,14 @@ def test_cleanrl_ppo_recipe_trains_and_evaluates():
     assert 0.0 <= result["win_rate"] <= 1.0
 
 
+def test_cleanrl_ppo_recipe_trains_on_the_batched_vector_env():
+    pytest.importorskip("numba")
+    result = load("cleanrl_ppo").main(["--total-steps", "2048", "--num-envs", "32", "--num-steps", "64",
+                                       "--eval-games", "0", "--hidden", "64",
+                                       "--vectorization", "vector_entry_point"])
+    assert result["steps"] >= 1500 and result["episodes"] > 0
+
+
 def test_sb3_maskable_ppo_recipe_trains_with_make_vec_env_and_eval_callback(tmp_path):
     result = load("sb3_maskable_ppo").main(["--total-steps", "2048", "--n-envs", "4", "--eval-freq", "1024",
                                             "--eval-games", "4", "--out", str(tmp_path)])

@@ -994,3 +994,13 @@ def test_first_card_wild_draw4_stays_when_only_wild_draw4s_are_left_to_turn():
     # the first player takes the Draw Four: only the two cards left in DRAW; the turn passes
     assert len(after["hands"]["player_1"]) == 37 and after["draw_pile"] == []
     assert after["current"] == "player_2" and after["color"] == "red"
+
+
+def test_engine_refuses_a_dealer_that_is_not_an_integer_seat():
+    from uno_env.game.engine import Engine
+
+    engine = Engine(make_rules("classic"), 3)
+    for dealer in (1.5, "1", True, -1, 3):
+        with pytest.raises(ValueError, match="dealer must be an integer seat"):
+            engine.new_state(np.random.default_rng(0), dealer=dealer)
+    assert engine.new_state(np.random.default_rng(0), dealer=np.int64(2)).dealer == 2

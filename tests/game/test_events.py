@@ -78,6 +78,7 @@ def test_events_rebuild_the_public_table_after_every_decision(preset, options, n
             assert table.top == s.discard[-1] and table.color == s.color
             assert table.direction == s.direction
             legal = engine.legal_actions(s)
+            assert legal == sorted(set(legal)) and legal, "legal actions: ascending, distinct, non-empty"
             assert plain.legal_actions(t) == legal  # recording events changes nothing
             a = legal[int(pick.integers(len(legal)))]
             engine.step(s, a)
@@ -135,3 +136,14 @@ def test_describe_names_every_event_kind():
     assert E.describe(E.Event(E.PLAYED, 1, 5, 0), names, C.COLOR_SETS["classic"], players) == "player_1 plays red-5"
     with pytest.raises(ValueError):
         E.describe(E.Event(99), names, C.COLOR_SETS["classic"], players)
+
+
+def test_a_catch_window_nobody_used_ends_with_an_escaped_event():
+    e = make_env(3, {0: ["red-4", "green-5"]}, "red-3", rules="classic", uno_call="explicit", hand_size=2,
+                 record_events=True)
+    start = len(e.game_state.events)
+    act(e, "play red-4", P(0))  # no UNO call: the catch window opens
+    act(e, "pass", P(1))
+    assert e.game_state.events[start:] == [E.Event(E.PLAYED, 0, e.card_id("red-4"), 0)]  # answers hidden
+    act(e, "pass", P(2))
+    assert e.game_state.events[start + 1:] == [E.Event(E.ESCAPED, 0)]

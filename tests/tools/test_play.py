@@ -234,18 +234,10 @@ def test_challenge_with_reasons():
 
 def test_game_against_a_checkpoint(tmp_path):
     """``checkpoint:<dir>`` opponents play through the terminal (an untrained tiny model)."""
-    pytest.importorskip("sb3_contrib")
-    import gymnasium
-    from sb3_contrib import MaskablePPO
+    from helpers import random_checkpoint
 
-    from uno_env.agents.checkpoint import make_card, save_checkpoint
-
-    env = gymnasium.make("uno_env/Uno-v0", rules="classic", num_players=2, opponents=["random"])
-    model = MaskablePPO("MlpPolicy", env, n_steps=16, batch_size=16, seed=0,
-                        policy_kwargs={"net_arch": [8]}, device="cpu")
     ckpt = tmp_path / "ckpt"
-    save_checkpoint(model, str(ckpt), make_card(rules=uno_env.make_rules("classic"), num_players=2,
-                                                total_steps=0, wall_time_s=0.0))
+    random_checkpoint(ckpt, "classic", 2, hidden=(8,))
     log = tmp_path / "g.jsonl"
     child = spawn(f"--rules classic --opponents checkpoint:{ckpt} --seed 5 --no-color --log {log}",
                   timeout=120)

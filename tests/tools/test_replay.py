@@ -402,3 +402,15 @@ def test_replay_step_mode(tmp_path):
 def test_heuristic_games_replay():
     env, end, text = record("house", 4, 1, spec="heuristic", uno_call="explicit")
     assert replay(read_log(io.StringIO(text))).snapshot() == end["snapshot"]
+
+
+def test_reading_and_replaying_names_stay_importable_from_gamelog():
+    import uno_env.tools.gamelog as gamelog
+    from uno_env.tools import gamelog_read, gamelog_replay
+
+    assert gamelog.read_log is gamelog_read.read_log and gamelog.GameLog is gamelog_read.GameLog
+    for name in ("replay", "replay_step", "reset_from_log", "env_from_log"):
+        assert getattr(gamelog, name) is getattr(gamelog_replay, name)
+    assert gamelog_replay.ReplayError is gamelog.ReplayError
+    with pytest.raises(AttributeError):
+        gamelog.no_such_name  # noqa: B018

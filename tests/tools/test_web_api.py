@@ -319,7 +319,8 @@ def test_bad_action_requests_get_4xx_and_leave_the_game_unchanged(make_request, 
     ({"rules": {"preset": "/tmp/x.yaml"}}, "unknown preset"),
     ({"options": {"stackin": True}}, "stackin"),
     ({"options": {"hand_size": "seven"}}, "hand_size"),
-    ({"options": {"count_number": 100000}}, "more than this server plays"),
+    ({"options": {"count_number": 100}}, "more than this server plays"),  # 3,600 cards: within the rule bounds
+    ({"options": {"count_number": 100000}}, "must be in 0..100"),
     ({"options": []}, "object of rule options"),
     ({"opponents": ["nosuchbot"]}, "unknown agent spec"),
     ({"opponents": ["human"]}, "seat of the page"),
@@ -606,3 +607,14 @@ def test_server_process_serves_the_api_on_a_free_port(tmp_path):
         out, _ = proc.communicate(timeout=20)
     assert f"http://127.0.0.1:{port}" in out
     assert len(list(tmp_path.glob("web-*.jsonl"))) == 1
+
+
+def test_server_names_stay_importable_from_server():
+    from uno_env.tools.web import games, replays, server, validate
+
+    assert server.ApiError is validate.ApiError and server.Specs is validate.Specs
+    assert server.parse_rules is validate.parse_rules and server.parse_action is validate.parse_action
+    assert server.Game is games.Game and server.Store is games.Store and server.new_env is games.new_env
+    assert server.Replay is replays.Replay
+    assert (server.MAX_DECK, server.HUMAN, server.IDLE_TIMEOUT_S, server.MAX_GAMES) == \
+        (validate.MAX_DECK, validate.HUMAN, games.IDLE_TIMEOUT_S, games.MAX_GAMES)

@@ -1,5 +1,6 @@
-"""Training smoke run, resume, checkpoints (card, mismatches, corrupt files) and the
-``checkpoint:<path>`` agent."""
+"""Training smoke run, resume (also of a uno_env 0.2 run), the checkpoints training writes
+(safe weights + card, model.zip for resuming), mismatches, and the ``checkpoint:<dir>`` agent
+playing a trained policy exactly as SB3 would."""
 
 from __future__ import annotations
 
@@ -12,11 +13,15 @@ import sys
 import numpy as np
 import pytest
 
-from uno_env.agents import checkpoint as ckpt
-from uno_env.agents import make_agent
-from uno_env.tools.evaluate import evaluate
-from uno_env.envs.gym_env import UnoGymEnv
-from uno_env.game.rules import make_rules
+pytest.importorskip("sb3_contrib")
+
+from uno_env.agents import checkpoint as ckpt  # noqa: E402
+from uno_env.agents import make_agent  # noqa: E402
+from uno_env.agents import sb3  # noqa: E402
+from uno_env.agents.policy import load_policy  # noqa: E402
+from uno_env.tools.evaluate import evaluate  # noqa: E402
+from uno_env.envs.gym_env import UnoGymEnv  # noqa: E402
+from uno_env.game.rules import make_rules  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "training"))
@@ -45,9 +50,11 @@ def copy_run(trained, tmp_path) -> str:
 
 def test_smoke_run_writes_checkpoint_and_card(trained):
     d = trained["dir"]
-    for name in ("model.zip", "card.json", "eval.csv", "curve.png"):
-        assert os.path.isfile(os.path.join(d, name)), name
     card = ckpt.load_card(d)
+    for name in ("model.zip", "card.json", "eval.csv", "curve.png", card["policy"]["weights"]):
+        assert os.path.isfile(os.path.join(d, name)), name
+    assert card["format"] == ckpt.CARD_FORMAT
+    assert card["policy"]["input"] == "obs_features" and card["policy"]["sizes"] == [326, 32, 32, 195]
     assert card["num_players"] == 2 and card["rules"] == make_rules("classic").to_dict()
     assert card["observation_layout"] == ckpt.OBS_LAYOUT and card["action_layout"] == ckpt.ACTION_LAYOUT
     assert card["total_steps"] == 512 and card["wall_time_s"] >= 0
@@ -55,10 +62,12 @@ def test_smoke_run_writes_checkpoint_and_card(trained):
     result = card["evaluation"]["random"]
     assert result["games"] == 20 and 0 <= result["ci95"][0] <= result["win_rate"] <= result["ci95"][1]
     assert trained["evaluation"]["random"]["games"] == 20
-    model, card2 = ckpt.load_model(d, make_rules("classic"), 2)
+    model, card2 = sb3.load_model(d, make_rules("classic"), 2)
     assert model.num_timesteps == 512 and card2 == card
-    snapshots = os.listdir(trained["base"] / "runs" / "smoke" / "snapshots")
-    assert snapshots == ["step_0000000256"]
+    snap_root = trained["base"] / "runs" / "smoke" / "snapshots"
+    assert os.listdir(snap_root) == ["step_0000000256"]
+    snap = str(snap_root / "step_0000000256")  # a league opponent: safe files only, no model.zip
+    assert sorted(os.listdir(snap)) == sorted(["card.json", ckpt.load_card(snap)["policy"]["weights"]])
     with open(os.path.join(d, "eval.csv")) as fh:
         rows = list(csv.DictReader(fh))
     assert [int(r["steps"]) for r in rows] == [256, 512]
@@ -77,8 +86,9 @@ def test_resume_continues_from_saved_steps(trained, tmp_path):
             "--runs-dir", str(base / "runs"), "--no-progress", "--resume", "--total-steps", "768"]
     train.main(args)
     d = str(base / "checkpoints" / "smoke")
-    model, card = ckpt.load_model(d, make_rules("classic"), 2)
+    model, card = sb3.load_model(d, make_rules("classic"), 2)
     assert model.num_timesteps == 768 and card["total_steps"] == 768
+    assert [f for f in os.listdir(d) if f.endswith(".safetensors")] == [card["policy"]["weights"]]
     with open(os.path.join(d, "eval.csv")) as fh:
         assert [int(r["steps"]) for r in csv.DictReader(fh)] == [256, 512, 768]
 
@@ -126,49 +136,29 @@ def test_league_pool_curriculum():
         ("heuristic", 0.5), ("checkpoint:a#sample", 0.25), ("checkpoint:b#sample", 0.25)]
 
 
-# ---------------------------------------------------------------------- mismatches, corrupt files
-def test_mismatched_rules_players_and_layout_rejected(trained, tmp_path):
+# ---------------------------------------------------------------------- mismatches, model.zip
+def test_mismatched_rules_and_players_rejected(trained):
     d = trained["dir"]
     with pytest.raises(ValueError, match=r"rules .*stacking=False \(env: True\)"):
-        ckpt.load_model(d, make_rules("classic", stacking=True), 2)
+        sb3.load_model(d, make_rules("classic", stacking=True), 2)
     with pytest.raises(ValueError, match=r"num_players 2 \(the env has 3\)"):
-        ckpt.load_model(d, make_rules("classic"), 3)
+        sb3.load_model(d, make_rules("classic"), 3)
     with pytest.raises(ValueError, match="stacking"):
         make_agent(f"checkpoint:{d}", make_rules("classic", stacking=True), 2)
     with pytest.raises(ValueError, match="num_players"):
         UnoGymEnv(num_players=3, opponents=f"checkpoint:{d}")
-    path = copy_run(trained, tmp_path)
-    card = ckpt.load_card(path)
-    card["observation_layout"] = {"version": 99, "size": 1254}
-    with open(os.path.join(path, "card.json"), "w") as fh:
-        json.dump(card, fh)
-    with pytest.raises(ValueError, match="observation layout"):
-        ckpt.load_model(path, make_rules("classic"), 2)
-    card["observation_layout"], card["action_layout"] = ckpt.OBS_LAYOUT, {"version": 0, "size": 61}
-    with open(os.path.join(path, "card.json"), "w") as fh:
-        json.dump(card, fh)
-    with pytest.raises(ValueError, match="action layout"):
-        make_agent(f"checkpoint:{path}", make_rules("classic"), 2)
 
 
-def test_missing_and_corrupt_files_named(trained, tmp_path):
-    missing = str(tmp_path / "nothing")
-    with pytest.raises(FileNotFoundError, match="nothing.*card.json"):
-        ckpt.load_model(missing)
-    with pytest.raises(FileNotFoundError, match="card.json"):
-        make_agent(f"checkpoint:{missing}", make_rules("classic"), 2)
+def test_missing_and_corrupt_model_zip_named(trained, tmp_path):
     path = copy_run(trained, tmp_path)
     with open(os.path.join(path, "model.zip"), "wb") as fh:
         fh.write(b"not a zip file")
     with pytest.raises(ValueError, match=r"model.zip.* corrupt"):
-        ckpt.load_model(path)
+        sb3.load_model(path)
     os.remove(os.path.join(path, "model.zip"))
     with pytest.raises(FileNotFoundError, match="model.zip"):
-        ckpt.load_model(path)
-    with open(os.path.join(path, "card.json"), "w") as fh:
-        fh.write("{ not json")
-    with pytest.raises(ValueError, match=r"card.json.* corrupt"):
-        ckpt.load_card(path)
+        sb3.load_model(path)
+    make_agent(f"checkpoint:{path}", make_rules("classic"), 2)  # playing never needs model.zip
 
 
 # ---------------------------------------------------------------------- the checkpoint agent
@@ -188,11 +178,10 @@ def test_checkpoint_agent_plays_legal_moves(trained):
             obs, info = env.reset()
 
 
-@pytest.mark.skipif(not os.path.isfile(os.path.join(SHIPPED, "model.zip")),
-                    reason="the shipped checkpoint is not trained yet")
 def test_shipped_checkpoint_loads_and_plays():
     card = ckpt.load_card(SHIPPED)
     assert card["num_players"] == 2 and card["rules"]["name"] == "classic"
+    assert not os.path.exists(os.path.join(SHIPPED, "model.zip"))  # nothing to unpickle ships
     agent = make_agent(f"checkpoint:{SHIPPED}", make_rules("classic"), 2)
     env = UnoGymEnv(opponents="heuristic")
     obs, info = env.reset(seed=1)
@@ -202,22 +191,108 @@ def test_shipped_checkpoint_loads_and_plays():
         obs, _, term, trunc, info = env.step(a)
         if term or trunc:
             obs, info = env.reset()
-    assert isinstance(np.asarray(obs), np.ndarray)
 
 
-def test_numpy_actor_matches_torch(trained):
-    policy, _ = ckpt.load_policy(trained["dir"])
-    assert [kind for kind, _, _ in policy.layers][:2] == ["select", "linear"]  # ObsFeatures input
-    env = UnoGymEnv(opponents="random")
-    obs, info = env.reset(seed=2)
-    batch = [obs]
-    for _ in range(30):
-        obs, _, term, trunc, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
-        batch.append(obs)
-        if term or trunc:
-            obs, info = env.reset()
-    batch = np.stack(batch)
-    np.testing.assert_allclose(policy.logits(batch), policy._torch_logits(batch), atol=1e-4)
+def real_observations(n_games: int = 20, seed: int = 2) -> tuple[np.ndarray, np.ndarray]:
+    """Observations and masks of the learner's decisions in games against ``heuristic``."""
+    env = UnoGymEnv(opponents="heuristic")
+    rng = np.random.default_rng(seed)
+    obs, info = env.reset(seed=seed)
+    observations, masks = [], []
+    for _ in range(n_games):
+        done = False
+        while not done:
+            observations.append(obs)
+            masks.append(info["action_mask"])
+            obs, _, term, trunc, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+            done = term or trunc
+        obs, info = env.reset()
+    return np.stack(observations), np.stack(masks).astype(bool)
+
+
+def test_safe_policy_plays_like_the_sb3_model(trained):
+    """The numpy actor rebuilt from card + weights gives the SB3 model's logits and actions."""
+    policy, card = load_policy(trained["dir"])
+    model, _ = sb3.load_model(trained["dir"])
+    obs, masks = real_observations()
+    np.testing.assert_allclose(policy.logits(obs), sb3.sb3_logits(model, obs), atol=1e-4)
+    theirs, _ = model.predict(obs, action_masks=masks, deterministic=True)
+    assert np.array_equal(policy.act(obs, masks), theirs)
+
+
+def test_periodic_evaluation_policy_is_the_saved_one(trained):
+    """train.py evaluates the in-memory model through the same numpy actor it saves."""
+    model, _ = sb3.load_model(trained["dir"])
+    obs, _ = real_observations(3)
+    saved, _ = load_policy(trained["dir"])
+    np.testing.assert_array_equal(sb3.masked_policy(model, 2).logits(obs), saved.logits(obs))
+
+
+# ---------------------------------------------------------------------- conversion, old runs
+def legacy_run(trained, tmp_path) -> str:
+    """The trained run as uno_env 0.2 saved it: a format-1 card and a model.zip pickling the
+    input layer as ``uno_env.checkpoint.ObsFeatures``, no safe weights."""
+    import uno_env.checkpoint  # noqa: F401  (the old path, importable through uno_env._aliases)
+
+    import base64
+    import zipfile
+
+    path = copy_run(trained, tmp_path)
+    model, card = sb3.load_model(path)
+    features = sb3.ObsFeatures
+    features.__module__ = "uno_env.checkpoint"
+    try:
+        model.save(os.path.join(path, "model.zip"))
+    finally:
+        features.__module__ = sb3.__name__
+    with zipfile.ZipFile(os.path.join(path, "model.zip")) as z:
+        kwargs = json.loads(z.read("data"))["policy_kwargs"][":serialized:"]
+    assert b"uno_env.checkpoint" in base64.b64decode(kwargs)
+    os.remove(os.path.join(path, card["policy"]["weights"]))
+    card = dict(card, format=ckpt.LEGACY_CARD_FORMAT, policy={"net_arch": [32, 32], "activation": "tanh"})
+    with open(os.path.join(path, "card.json"), "w") as fh:
+        json.dump(card, fh)
+    return path
+
+
+def test_old_pickled_paths_resolve():
+    import pickle
+
+    for module in ("uno_env.checkpoint", "uno_env.agents.checkpoint", "uno_env.agents.sb3"):
+        assert pickle.loads(f"c{module}\nObsFeatures\n.".encode()) is sb3.ObsFeatures
+
+
+def test_legacy_checkpoint_refused_then_converted(trained, tmp_path):
+    path = legacy_run(trained, tmp_path)
+    with pytest.raises(ValueError, match="uno-convert-checkpoint"):
+        make_agent(f"checkpoint:{path}", make_rules("classic"), 2)
+    assert sb3.main([path, "--verify-games", "5"]) == 0
+    card = ckpt.load_card(path)
+    assert card["format"] == ckpt.CARD_FORMAT and card["total_steps"] == 512
+    model, _ = sb3.load_model(path)
+    obs, masks = real_observations(5)
+    policy, _ = load_policy(path, make_rules("classic"), 2)
+    theirs, _ = model.predict(obs, action_masks=masks, deterministic=True)
+    assert np.array_equal(policy.act(obs, masks), theirs)
+
+
+def test_converter_errors_are_one_line(tmp_path, capsys):
+    assert sb3.main([str(tmp_path / "none")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "not found" in err and "Traceback" not in err
+
+
+def test_resume_of_an_old_run(trained, tmp_path):
+    """A run saved by uno_env 0.2 resumes (its zip names uno_env.checkpoint.ObsFeatures) and
+    then holds the safe format."""
+    base = tmp_path / "base"
+    os.makedirs(base / "checkpoints")
+    shutil.move(legacy_run(trained, tmp_path), base / "checkpoints" / "smoke")
+    args = ["--config", TEST_CONFIG, "--run", "smoke", "--checkpoint-dir", str(base / "checkpoints"),
+            "--runs-dir", str(base / "runs"), "--no-progress", "--resume", "--total-steps", "768"]
+    train.main(args)
+    card = ckpt.load_card(str(base / "checkpoints" / "smoke"))
+    assert card["format"] == ckpt.CARD_FORMAT and card["total_steps"] == 768
 
 
 # ---------------------------------------------------------------------- --set

@@ -1,61 +1,165 @@
-"""Trained-agent checkpoints: a MaskablePPO model plus a JSON card, and the ``checkpoint:`` agent.
+"""Trained-agent checkpoints that hold only data: a JSON card and the policy's weights in safetensors.
 
 A checkpoint is a directory::
 
-    checkpoints/<run>/model.zip    the sb3-contrib MaskablePPO model (policy + optimizer)
-    checkpoints/<run>/card.json    what it was trained for and how well it plays
+    <dir>/card.json                          what the policy is, what it was trained for, how it plays
+    <dir>/policy-<sha256[:12]>.safetensors   the actor's weights (tensors only), the file the card names
+    <dir>/model.zip                          optional: the SB3 model, for ``train.py --resume`` only
 
-The card records the rules (every option), the player count, the observation and action
-layouts (version and size), the training budget (total steps, wall time), the latest
-evaluation results and the training config. :func:`load_model` checks the card against
-the env it is asked to play in: a different rule option, player count or layout is a
-``ValueError`` naming the difference; a missing or unreadable file is an error naming the
-file. (``name`` and ``max_steps`` are not compared: they do not change the game.)
+**Loading a checkpoint never runs code.** ``checkpoint:<dir>`` (``uno-evaluate``, ``uno-play``,
+the Gymnasium env's opponents, :func:`load_checkpoint`) reads ``card.json`` and the weights
+file it names, nothing else, in this order:
 
-As an agent spec, ``checkpoint:<dir>`` plays the policy's most likely legal action
-(``checkpoint:<dir>#sample`` samples from the masked policy with the agent's RNG). The
-model is loaded once per process and file version (torch set to one thread); the actor
-then runs in numpy (:class:`MaskedPolicy`).
+1. ``card.json`` (at most ``MAX_CARD_BYTES``) as JSON, then the whole card is validated:
+   format, rules (a JSON object of rule options that builds a valid ruleset), player count,
+   observation and action layouts, and the network description (input, layer sizes,
+   activation, dtype, weights file name and SHA-256). The card is compared with the env
+   it is asked to play in (rules, player count).
+2. Only then the weights file: its size must fit the described network, its SHA-256 must be
+   the card's, its safetensors header must hold exactly the tensor names, dtypes and shapes
+   the card implies; then the tensors are read (finite float32 only).
 
-:class:`ObsFeatures` is the policy input layer that ``training/train.py`` uses by default
-(the observation without the empty opponent slots, with scaled counts). torch and
-sb3-contrib are imported only when a checkpoint is saved or loaded, or that class is used.
+Every problem is a :class:`CheckpointError` (a ``ValueError``; a missing file is a
+:class:`CheckpointNotFoundError`, also a ``FileNotFoundError``) naming the file and what is wrong.
+The SB3 ``model.zip`` is a pickle: whoever loads it runs the code it holds. It is kept only to
+resume one's own training run (trusted input); ``uno-convert-checkpoint DIR``
+(:mod:`uno_env.agents.sb3`) turns a zip one trusts into this format.
+
+**Why safetensors** (rather than numpy ``.npz`` with ``allow_pickle=False``): it is the format
+the field uses for weights from strangers (no code path to unpickling, a strict layout with no
+overlapping or out-of-bounds tensors, an external audit), its header (names, dtypes, shapes) is
+read and checked before any tensor, and torch users load the same file with
+``safetensors.torch.load_file``. An ``.npz`` is a zip (compression bombs, member-name quirks)
+read through numpy's pickle-capable loader. ``safetensors`` is a small dependency (one
+binary wheel, no dependencies of its own).
+
+**The card** (format 2):
+
+==================  ============================================================
+key                 content
+==================  ============================================================
+format              2
+rules               every rule option (``Rules.to_dict()``); an option absent from an
+                    older card takes its default (the behaviour before it existed)
+num_players         2..10
+observation_layout  ``{"version", "size"}`` of :mod:`uno_env.game.observation`
+action_layout       ``{"version", "size"}`` of :mod:`uno_env.game.actions`
+policy              the network: see below
+algorithm, total_steps, wall_time_s, saved, evaluation, config, run, uno_env_version:
+                    information only (never interpreted when loading)
+==================  ============================================================
+
+``policy``: ``input`` (``"raw"``: the 1254-entry observation; ``"obs_features"``: the
+observation without the empty opponent slots of a ``num_players`` table, the pending count
+x0.25 and opponents' hand sizes x0.1, :func:`obs_features_layout`), ``sizes`` (layer widths from
+the input size to the 195 action logits, e.g. ``[326, 256, 256, 195]``), ``activation``
+(``tanh`` or ``relu``, after every layer but the last), ``dtype`` (``float32``), ``weights``
+(the file name) and ``sha256`` (of that file). The file holds ``actor.<i>.weight``
+(``[sizes[i+1], sizes[i]]``, as ``torch.nn.Linear``) and ``actor.<i>.bias`` (``[sizes[i+1]]``)
+for each layer ``i``: the shape of an SB3 ``MlpExtractor.policy_net`` + ``action_net``. The
+value network and optimizer state are not part of it (they stay in ``model.zip``).
+
+**Writing** (:func:`save_policy`): the weights file is named by its content's hash and written
+first, the card (the commit point) last, each atomically; weights files the card no longer names
+are then removed. A run killed at any moment leaves a checkpoint whose card matches its weights.
+
+Version history: format 1 (uno_env 0.1-0.2): ``model.zip`` + card, loaded with
+``MaskablePPO.load`` (unpickling); refused now, with a hint to convert. Format 2 (0.3): this.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
+import re
 import time
-from typing import Any
+from typing import Any, Mapping
 
 import numpy as np
 
+from uno_env import _atomic
 from uno_env.game import actions as A
 from uno_env.game import observation as O
-from uno_env.agents.base import Agent, register_agent
-from uno_env.game.rules import Rules
+from uno_env.game.rules import Rules, make_rules
 
-CARD_FORMAT = 1
-MODEL_FILE = "model.zip"
+CARD_FORMAT = 2
+LEGACY_CARD_FORMAT = 1  # model.zip checkpoints (resume and conversion only)
 CARD_FILE = "card.json"
+MODEL_FILE = "model.zip"  # SB3 model (a pickle): --resume only
+WEIGHTS_PREFIX = "policy-"
+WEIGHTS_SUFFIX = ".safetensors"
+WEIGHTS_HASH_CHARS = 12
 OBS_LAYOUT = {"version": O.LAYOUT_VERSION, "size": O.OBS_SIZE}
 ACTION_LAYOUT = {"version": A.LAYOUT_VERSION, "size": A.NUM_ACTIONS}
-IGNORED_RULE_KEYS = ("name", "max_steps")
-AGENT_TORCH_THREADS: int | None = 1  # torch threads set when an agent loads a model (None: leave)
+IGNORED_RULE_KEYS = ("name", "max_steps")  # do not change the game
+INPUTS = ("raw", "obs_features")
+ACTIVATIONS = ("tanh", "relu")
+DTYPE = "float32"
+SAFETENSORS_DTYPE = "F32"
+POLICY_KEYS = ("input", "sizes", "activation", "dtype", "weights", "sha256")
+MAX_CARD_BYTES = 1 << 20
+MAX_HIDDEN_LAYERS = 16
+MAX_WIDTH = 8192
+MAX_HEADER_BYTES = 1 << 16  # safetensors header of the weights file (names, shapes, offsets)
+PENDING_SCALE = 0.25  # obs_features: the pending penalty count
+HAND_SIZE_SCALE = 0.1  # obs_features: opponents' hand sizes
+_WEIGHTS_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}\.safetensors")
+_OWN_WEIGHTS_NAME = re.compile(re.escape(WEIGHTS_PREFIX) + r"[0-9a-f]{%d}" % WEIGHTS_HASH_CHARS
+                               + re.escape(WEIGHTS_SUFFIX))
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+CONVERT_HINT = "convert a model.zip you trust with: uno-convert-checkpoint DIR"
 
 
-def checkpoint_files(path: str) -> tuple[str, str]:
-    """(model.zip, card.json) of a checkpoint directory (or of the model.zip inside it)."""
-    if path.endswith(".zip"):
-        return path, os.path.join(os.path.dirname(path) or ".", CARD_FILE)
-    return os.path.join(path, MODEL_FILE), os.path.join(path, CARD_FILE)
+class CheckpointError(ValueError):
+    """A checkpoint that cannot be loaded: the message names the file and the problem."""
+
+
+class CheckpointNotFoundError(CheckpointError, FileNotFoundError):
+    """A checkpoint file or directory that does not exist."""
+
+
+# ---------------------------------------------------------------------- the network
+def obs_features_layout(num_players: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(keep, scale)`` of the ``obs_features`` input: ``observation[keep] * scale``.
+
+    Keeps everything up to the last real opponent's slot and the rule flags (2 players:
+    326 of the 1254 entries); scales the pending count and opponents' hand sizes to about [0, 1]."""
+    keep = np.r_[np.arange(O.OPPONENTS + (num_players - 1) * O.OPP_FIELDS),
+                 np.arange(O.RULES, O.OBS_SIZE)].astype(np.int64)
+    scale = np.ones(O.OBS_SIZE, np.float32)
+    scale[O.PENDING] = PENDING_SCALE
+    scale[O.OPPONENTS + O.OPP_HAND_SIZE:O.RULES:O.OPP_FIELDS] = HAND_SIZE_SCALE
+    return keep, scale[keep]
+
+
+def input_size(input_kind: str, num_players: int) -> int:
+    return O.OBS_SIZE if input_kind == "raw" else len(obs_features_layout(num_players)[0])
+
+
+def policy_spec(hidden: list[int], activation: str, input_kind: str, num_players: int) -> dict[str, Any]:
+    """The card's ``policy`` description of an MLP actor (without ``weights``/``sha256``,
+    which :func:`save_policy` fills in)."""
+    sizes = [input_size(input_kind, num_players)] + [int(h) for h in hidden] + [A.NUM_ACTIONS]
+    return {"input": input_kind, "sizes": sizes, "activation": activation, "dtype": DTYPE}
+
+
+def tensor_shapes(policy: Mapping[str, Any]) -> dict[str, tuple[int, ...]]:
+    """Name -> shape of every tensor of the weights file the ``policy`` description implies."""
+    sizes = policy["sizes"]
+    shapes: dict[str, tuple[int, ...]] = {}
+    for i in range(len(sizes) - 1):
+        shapes[f"actor.{i}.weight"] = (sizes[i + 1], sizes[i])
+        shapes[f"actor.{i}.bias"] = (sizes[i + 1],)
+    return shapes
 
 
 # ---------------------------------------------------------------------- saving
 def make_card(*, rules: Rules, num_players: int, total_steps: int, wall_time_s: float,
-              evaluation: dict | None = None, config: dict | None = None,
-              extra: dict | None = None) -> dict[str, Any]:
+              policy: Mapping[str, Any] | None = None, evaluation: dict | None = None,
+              config: dict | None = None, extra: dict | None = None) -> dict[str, Any]:
+    """A format-2 card; ``policy`` (:func:`policy_spec`) may be left for the saver to fill in
+    (:func:`uno_env.agents.sb3.save_checkpoint` describes the model's actor)."""
     import uno_env
 
     card = {
@@ -66,6 +170,7 @@ def make_card(*, rules: Rules, num_players: int, total_steps: int, wall_time_s: 
         "num_players": int(num_players),
         "observation_layout": dict(OBS_LAYOUT),
         "action_layout": dict(ACTION_LAYOUT),
+        "policy": dict(policy or {}),
         "total_steps": int(total_steps),
         "wall_time_s": round(float(wall_time_s), 1),
         "saved": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
@@ -76,269 +181,235 @@ def make_card(*, rules: Rules, num_players: int, total_steps: int, wall_time_s: 
     return card
 
 
-def _write_atomic(path: str, write) -> None:
-    tmp = path + ".partial"
-    write(tmp)
-    os.replace(tmp, path)
+def save_policy(directory: str, card: Mapping[str, Any], tensors: Mapping[str, np.ndarray]) -> dict:
+    """Write the weights (``policy-<hash>.safetensors``) and then ``card.json`` into
+    ``directory``, each atomically; returns the card as written (``weights``/``sha256`` set).
+    Weights files of earlier saves that the card no longer names are removed."""
+    from safetensors.numpy import save as st_save
 
-
-def save_checkpoint(model: Any, directory: str, card: dict[str, Any]) -> str:
-    """Write ``model.zip`` and ``card.json`` into ``directory`` (each file replaced atomically)."""
+    policy = {k: v for k, v in (card.get("policy") or {}).items() if k not in ("weights", "sha256")}
+    # the card as it will be, less the weights' name and hash
+    validate_card(dict(card, policy=dict(policy, weights="x" + WEIGHTS_SUFFIX, sha256="0" * 64)),
+                  f"being saved to {directory!r}")
+    shapes = tensor_shapes(policy)
+    if set(tensors) != set(shapes):
+        raise ValueError(f"tensors {sorted(tensors)} do not match the card's network {sorted(shapes)}")
+    arrays = {}
+    for name, shape in shapes.items():
+        array = np.ascontiguousarray(tensors[name], dtype=np.float32)
+        if array.shape != shape:
+            raise ValueError(f"tensor {name} has shape {array.shape}; the card's network needs {shape}")
+        arrays[name] = array
+    data = st_save(arrays)
+    sha = hashlib.sha256(data).hexdigest()
+    name = f"{WEIGHTS_PREFIX}{sha[:WEIGHTS_HASH_CHARS]}{WEIGHTS_SUFFIX}"
+    card = dict(card, policy=dict(policy, weights=name, sha256=sha))
+    validate_card(card, f"being saved to {directory!r}")
     os.makedirs(directory, exist_ok=True)
-    model_path, card_path = checkpoint_files(directory)
-
-    def write_model(tmp: str) -> None:
-        with open(tmp, "wb") as fh:
-            model.save(fh)
-
-    def write_card(tmp: str) -> None:
-        with open(tmp, "w", encoding="utf-8") as fh:
-            json.dump(card, fh, indent=2, sort_keys=False)
-            fh.write("\n")
-
-    _write_atomic(model_path, write_model)
-    _write_atomic(card_path, write_card)
-    return directory
-
-
-# ---------------------------------------------------------------------- loading
-def load_card(path: str) -> dict[str, Any]:
-    """The card of a checkpoint. ``FileNotFoundError`` / ``ValueError`` naming the file."""
-    _, card_path = checkpoint_files(path)
-    if not os.path.isfile(card_path):
-        raise FileNotFoundError(f"checkpoint card {card_path!r} not found (a checkpoint is a "
-                                f"directory holding {MODEL_FILE} and {CARD_FILE})")
-    try:
-        with open(card_path, encoding="utf-8") as fh:
-            card = json.load(fh)
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise ValueError(f"checkpoint card {card_path!r} is corrupt: {e}") from None
-    missing = [k for k in ("rules", "num_players", "observation_layout", "action_layout")
-               if not isinstance(card, dict) or k not in card]
-    if missing:
-        raise ValueError(f"checkpoint card {card_path!r} is corrupt: missing {missing}")
+    _atomic.write_bytes(os.path.join(directory, name), data)
+    _atomic.write_text(os.path.join(directory, CARD_FILE), json.dumps(card, indent=2) + "\n")
+    for old in os.listdir(directory):
+        if old != name and _OWN_WEIGHTS_NAME.fullmatch(old):
+            os.remove(os.path.join(directory, old))
     return card
 
 
-def check_card(card: dict[str, Any], rules: Rules | None, num_players: int | None,
-               where: str = "checkpoint") -> None:
-    """``ValueError`` naming every mismatch between a card and the requested env."""
-    problems = []
+# ---------------------------------------------------------------------- loading
+def checkpoint_dir(path: str | os.PathLike) -> str:
+    """The checkpoint directory ``path`` names (``CheckpointError`` if it is not one)."""
+    path = os.fspath(path)
+    if os.path.isdir(path):
+        return path
+    if path.endswith(".zip"):
+        raise CheckpointError(f"{path!r} is an SB3 model file: checkpoint:<dir> loads a checkpoint "
+                              f"directory (card.json + safetensors weights), never a pickle; {CONVERT_HINT}")
+    if not os.path.exists(path):
+        raise CheckpointNotFoundError(f"checkpoint directory {path!r} not found")
+    raise CheckpointError(f"checkpoint {path!r} is not a directory (a checkpoint is a directory "
+                          f"holding {CARD_FILE} and the weights file it names)")
+
+
+def load_card(path: str | os.PathLike, require_policy: bool = True) -> dict[str, Any]:
+    """The validated card of the checkpoint directory ``path``. With ``require_policy=False``
+    a format-1 card (an SB3 ``model.zip`` checkpoint, for resuming) passes too."""
+    directory = checkpoint_dir(path)
+    card_path = os.path.join(directory, CARD_FILE)
+    if not os.path.isfile(card_path):
+        raise CheckpointNotFoundError(f"checkpoint card {card_path!r} not found (a checkpoint is a "
+                                      f"directory holding {CARD_FILE} and the weights file it names)")
+    try:
+        size = os.path.getsize(card_path)
+        if size > MAX_CARD_BYTES:
+            raise CheckpointError(f"checkpoint card {card_path!r} is corrupt: {size} bytes "
+                                  f"(at most {MAX_CARD_BYTES})")
+        with open(card_path, "rb") as fh:
+            card = json.loads(fh.read().decode("utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
+        raise CheckpointError(f"checkpoint card {card_path!r} is corrupt: "
+                              f"{type(e).__name__}: {e}") from None
+    validate_card(card, repr(card_path), require_policy)
+    return card
+
+
+def validate_card(card: Any, where: str = "", require_policy: bool = True) -> None:
+    """``CheckpointError`` unless ``card`` is a well-formed card this uno_env can load."""
+    def fail(problem: str) -> None:
+        raise CheckpointError(f"checkpoint card {where}: {problem}" if where
+                              else f"checkpoint card: {problem}")
+
+    if not isinstance(card, dict):
+        fail(f"must be a JSON object, got {type(card).__name__}")
+    fmt = card.get("format")
+    if fmt == LEGACY_CARD_FORMAT and require_policy:
+        fail(f"format {fmt} describes an SB3 model.zip (a pickle, which checkpoint: never loads); "
+             f"{CONVERT_HINT}")
+    if not _is_int(fmt) or fmt not in (LEGACY_CARD_FORMAT, CARD_FORMAT):
+        fail(f"unsupported format {fmt!r} (this uno_env reads format {CARD_FORMAT})")
+    required = ["rules", "num_players", "observation_layout", "action_layout"]
+    required += ["policy"] if fmt == CARD_FORMAT else []
+    missing = [k for k in required if k not in card]
+    if missing:
+        fail(f"missing {missing}")
+    if not isinstance(card["rules"], dict):
+        fail(f"rules must be a JSON object of rule options, got {type(card['rules']).__name__} "
+             f"{_short(card['rules'])}")
+    try:
+        make_rules(card["rules"])
+    except (ValueError, TypeError) as e:
+        fail(f"rules: {e}")
+    n = card["num_players"]
+    if not _is_int(n) or not 2 <= n <= O.MAX_PLAYERS:
+        fail(f"num_players must be an integer in 2..{O.MAX_PLAYERS}, got {_short(n)}")
     for key, ours in (("observation_layout", OBS_LAYOUT), ("action_layout", ACTION_LAYOUT)):
-        theirs = card.get(key)
-        if theirs != ours:
-            problems.append(f"{key.replace('_', ' ')} {theirs} (this uno_env has {ours})")
-    if num_players is not None and card.get("num_players") != num_players:
-        problems.append(f"num_players {card.get('num_players')} (the env has {num_players})")
+        if card[key] != ours:
+            fail(f"{key.replace('_', ' ')} {_short(card[key])} (this uno_env has {ours})")
+    if fmt == CARD_FORMAT:
+        problem = _policy_problem(card["policy"], n)
+        if problem:
+            fail(f"policy: {problem}")
+
+
+def _policy_problem(policy: Any, num_players: int) -> str | None:
+    if not isinstance(policy, dict):
+        return f"must be a JSON object, got {type(policy).__name__} {_short(policy)}"
+    if sorted(policy) != sorted(POLICY_KEYS):
+        return f"keys must be {list(POLICY_KEYS)}, got {_short(sorted(policy))}"
+    if policy["input"] not in INPUTS:
+        return f"input must be one of {list(INPUTS)}, got {_short(policy['input'])}"
+    if policy["activation"] not in ACTIVATIONS:
+        return f"activation must be one of {list(ACTIVATIONS)}, got {_short(policy['activation'])}"
+    if policy["dtype"] != DTYPE:
+        return f"dtype must be {DTYPE!r}, got {_short(policy['dtype'])}"
+    sizes = policy["sizes"]
+    if (not isinstance(sizes, list) or not 2 <= len(sizes) <= MAX_HIDDEN_LAYERS + 2
+            or not all(_is_int(s) for s in sizes)):
+        return (f"sizes must be a list of 2..{MAX_HIDDEN_LAYERS + 2} integers (input, hidden "
+                f"layers, actions), got {_short(sizes)}")
+    n_in = input_size(policy["input"], num_players)
+    if sizes[0] != n_in:
+        return f"sizes[0] is {sizes[0]}; input {policy['input']!r} with {num_players} players has {n_in}"
+    if sizes[-1] != A.NUM_ACTIONS:
+        return f"sizes[-1] is {sizes[-1]}; there are {A.NUM_ACTIONS} actions"
+    if not all(1 <= s <= MAX_WIDTH for s in sizes[1:-1]):
+        return f"hidden layer sizes must be in 1..{MAX_WIDTH}, got {sizes[1:-1]}"
+    if not isinstance(policy["weights"], str) or not _WEIGHTS_NAME.fullmatch(policy["weights"]):
+        return (f"weights must be a plain file name ending in {WEIGHTS_SUFFIX} (no directory), "
+                f"got {_short(policy['weights'])}")
+    if not isinstance(policy["sha256"], str) or not _SHA256.fullmatch(policy["sha256"]):
+        return f"sha256 must be 64 lowercase hex digits, got {_short(policy['sha256'])}"
+    return None
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def card_rules(card: Mapping[str, Any]) -> Rules:
+    """The ruleset of a validated card (options absent from an older card take their default)."""
+    return make_rules(card["rules"])
+
+
+def check_card(card: Mapping[str, Any], rules: Rules | None, num_players: int | None,
+               where: str = "checkpoint") -> None:
+    """``CheckpointError`` naming every difference between a validated card and the requested env."""
+    problems = []
+    if num_players is not None and card["num_players"] != num_players:
+        problems.append(f"num_players {card['num_players']} (the env has {num_players})")
     if rules is not None:
-        # an option the card does not name (saved before the option existed) has its default
-        ours, theirs = rules.to_dict(), {**Rules().to_dict(), **(card.get("rules") or {})}
-        diff = [f"{k}={theirs.get(k, '<absent>')!r} (env: {ours.get(k)!r})"
-                for k in sorted(set(ours) | set(theirs))
-                if k not in IGNORED_RULE_KEYS and _norm(theirs.get(k)) != _norm(ours.get(k))]
+        ours, theirs = rules.to_dict(), card_rules(card).to_dict()
+        diff = [f"{k}={theirs[k]!r} (env: {ours[k]!r})" for k in sorted(ours)
+                if k not in IGNORED_RULE_KEYS and theirs[k] != ours[k]]
         if diff:
             problems.append("rules " + ", ".join(diff))
     if problems:
-        raise ValueError(f"{where} does not match the requested env: " + "; ".join(problems))
+        raise CheckpointError(f"{where} does not match the requested env: " + "; ".join(problems))
 
 
-def _norm(value: Any) -> Any:
-    return list(value) if isinstance(value, tuple) else value
+def load_weights(path: str | os.PathLike, card: Mapping[str, Any]) -> dict[str, np.ndarray]:
+    """The tensors of the weights file a validated card names, checked against the card."""
+    from safetensors import SafetensorError, safe_open
+
+    directory = checkpoint_dir(path)
+    policy = card["policy"]
+    weights_path = os.path.join(directory, policy["weights"])
+    if not os.path.isfile(weights_path):
+        raise CheckpointNotFoundError(f"checkpoint weights {weights_path!r} (named by its "
+                                      f"{CARD_FILE}) not found")
+    shapes = tensor_shapes(policy)
+    data_bytes = 4 * sum(int(np.prod(s)) for s in shapes.values())
+    size = os.path.getsize(weights_path)
+    if not data_bytes < size <= data_bytes + 8 + MAX_HEADER_BYTES:
+        raise CheckpointError(f"checkpoint weights {weights_path!r} has {size} bytes; the card's "
+                              f"network {policy['sizes']} needs {data_bytes} bytes of float32 and a header")
+
+    def bad(problem: str) -> CheckpointError:
+        return CheckpointError(f"checkpoint weights {weights_path!r} {problem}")
+
+    with open(weights_path, "rb") as fh:
+        sha = hashlib.sha256(fh.read()).hexdigest()
+    if sha != policy["sha256"]:
+        raise bad(f"do not match the card: sha256 {sha}, the card says {policy['sha256']}")
+    try:
+        with safe_open(weights_path, framework="numpy") as f:
+            names = set(f.keys())
+            if names != set(shapes):
+                raise bad(f"hold tensors {sorted(names)}; the card's network has {sorted(shapes)}")
+            for name, shape in shapes.items():
+                tensor = f.get_slice(name)
+                got = (tensor.get_dtype(), tuple(tensor.get_shape()))
+                if got != (SAFETENSORS_DTYPE, shape):
+                    raise bad(f"tensor {name} is {got[0]} {list(got[1])}; the card's network needs "
+                              f"{SAFETENSORS_DTYPE} {list(shape)}")
+            tensors = {name: np.array(f.get_tensor(name), np.float32) for name in shapes}
+    except (SafetensorError, OSError, ValueError) as e:
+        if isinstance(e, CheckpointError):
+            raise
+        raise bad(f"is not a valid safetensors file: {type(e).__name__}: {e}") from None
+    for name, tensor in tensors.items():
+        if not np.isfinite(tensor).all():
+            raise bad(f"tensor {name} holds NaN or infinite values")
+    return tensors
 
 
-def load_model(path: str, rules: Rules | None = None, num_players: int | None = None,
-               env: Any = None, device: str = "cpu"):
-    """``(model, card)`` of the checkpoint at ``path``, checked against rules and player count."""
-    model_path, card_path = checkpoint_files(path)
+def load_checkpoint(path: str | os.PathLike, rules: Rules | None = None,
+                    num_players: int | None = None) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    """``(card, tensors)`` of a checkpoint directory, checked against ``rules`` and
+    ``num_players`` (when given) before the weights are read."""
     card = load_card(path)
-    check_card(card, rules, num_players, where=f"checkpoint {os.path.dirname(card_path) or '.'!r}")
-    if not os.path.isfile(model_path):
-        raise FileNotFoundError(f"checkpoint model {model_path!r} not found")
-    from sb3_contrib import MaskablePPO
-
-    try:
-        model = MaskablePPO.load(model_path, env=env, device=device)
-    except Exception as e:  # zipfile.BadZipFile, KeyError, pickle errors, torch errors ...
-        raise ValueError(f"checkpoint model {model_path!r} is corrupt or not a MaskablePPO "
-                         f"model: {type(e).__name__}: {e}") from None
-    shape, n = model.observation_space.shape, getattr(model.action_space, "n", None)
-    if shape != (O.OBS_SIZE,) or n != A.NUM_ACTIONS:
-        raise ValueError(f"checkpoint model {model_path!r} has observation shape {shape} and "
-                         f"{n} actions; this uno_env has ({O.OBS_SIZE},) and {A.NUM_ACTIONS}")
-    return model, card
-
-
-# ---------------------------------------------------------------------- the agent
-class MaskedPolicy:
-    """The actor of a MaskablePPO policy as a plain function: logits of one or many observations.
-
-    The usual architecture (flat or :class:`ObsFeatures` input, an MLP of Linear + Tanh/ReLU
-    layers) runs as a copy of the weights in numpy, several times faster than torch for one
-    observation; any other policy runs through torch."""
-
-    def __init__(self, model: Any):
-        import torch
-
-        self.torch = torch
-        policy = model.policy
-        policy.set_training_mode(False)
-        self.policy = policy
-        self.layers = self._numpy_layers(policy)
-
-    @staticmethod
-    def _numpy_layers(policy: Any) -> list | None:
-        import torch.nn as nn
-        from stable_baselines3.common.torch_layers import FlattenExtractor
-
-        layers: list = []
-        fx = policy.pi_features_extractor
-        if type(fx).__name__ == "ObsFeatures":
-            layers.append(("select", fx.keep.numpy().copy(), fx.scale.numpy().copy()))
-        elif not isinstance(fx, FlattenExtractor):
-            return None
-        modules = list(policy.mlp_extractor.policy_net) + [policy.action_net]
-        for m in modules:
-            if isinstance(m, nn.Linear):
-                layers.append(("linear", m.weight.detach().numpy().T.copy(), m.bias.detach().numpy().copy()))
-            elif isinstance(m, (nn.Tanh, nn.ReLU)):
-                layers.append((type(m).__name__.lower(), None, None))
-            else:
-                return None
-        return layers
-
-    def logits(self, observations: np.ndarray) -> np.ndarray:
-        x = np.asarray(observations, np.float32).reshape(-1, O.OBS_SIZE)
-        if self.layers is None:
-            return self._torch_logits(x)
-        for kind, a, b in self.layers:
-            if kind == "linear":
-                x = x @ a + b
-            elif kind == "tanh":
-                x = np.tanh(x)
-            elif kind == "relu":
-                x = np.maximum(x, 0.0)
-            else:  # select
-                x = x[:, a] * b
-        return x
-
-    def _torch_logits(self, x: np.ndarray) -> np.ndarray:
-        torch, policy = self.torch, self.policy
-        with torch.inference_mode():
-            features = policy.extract_features(torch.as_tensor(x), policy.pi_features_extractor)
-            return policy.action_net(policy.mlp_extractor.forward_actor(features)).numpy()
-
-    def act(self, observations: np.ndarray, masks: np.ndarray, deterministic: bool = True,
-            rng: np.random.Generator | None = None) -> np.ndarray:
-        """Actions for a batch (legal by ``masks``): argmax, or a sample with ``rng``."""
-        logits = self.logits(observations)
-        masks = np.asarray(masks, bool).reshape(logits.shape)
-        logits = np.where(masks, logits, -np.inf)
-        if deterministic:
-            return logits.argmax(axis=1)
-        z = np.exp(logits - logits.max(axis=1, keepdims=True))
-        p = z / z.sum(axis=1, keepdims=True)
-        u = rng.random((len(p), 1))
-        return np.minimum((p.cumsum(axis=1) < u).sum(axis=1), p.shape[1] - 1)
-
-
-_MODELS: dict[tuple, tuple[MaskedPolicy, dict]] = {}
-MAX_CACHED_MODELS = 16
-
-
-def load_policy(path: str, rules: Rules | None = None, num_players: int | None = None
-                ) -> tuple[MaskedPolicy, dict]:
-    """A cached :class:`MaskedPolicy` for ``path`` (reloaded when the files change)."""
-    model_path, card_path = checkpoint_files(path)
-    try:
-        key = (os.path.realpath(model_path), os.path.getmtime(model_path), os.path.getmtime(card_path))
-    except OSError:
-        key = None  # load_model names the missing file
-    if key is None or key not in _MODELS:
-        if AGENT_TORCH_THREADS is not None:
-            import torch
-
-            torch.set_num_threads(AGENT_TORCH_THREADS)
-        model, card = load_model(path)
-        entry = (MaskedPolicy(model), card)
-        if key is not None:
-            if len(_MODELS) >= MAX_CACHED_MODELS:
-                del _MODELS[next(iter(_MODELS))]  # the oldest
-            _MODELS[key] = entry
-    else:
-        entry = _MODELS[key]
-    check_card(entry[1], rules, num_players, where=f"checkpoint {path!r}")
-    return entry
-
-
-class PolicyAgent(Agent):
-    """A policy as an agent: its most likely legal action (or a masked sample)."""
-
-    def __init__(self, policy: MaskedPolicy, rules: Rules, num_players: int, seed: int | None = None,
-                 deterministic: bool = True, name: str = "policy"):
-        super().__init__(rules, num_players, seed)
-        self.policy = policy
-        self.deterministic = deterministic
-        self.name = name
-
-    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        return int(self.policy.act(observation, action_mask, self.deterministic, self.rng)[0])
-
-
-class CheckpointAgent(PolicyAgent):
-    """The policy of a checkpoint directory (loaded once per process)."""
-
-    def __init__(self, path: str, rules: Rules, num_players: int, seed: int | None = None,
-                 deterministic: bool = True):
-        policy, self.card = load_policy(path, rules, num_players)
-        name = f"checkpoint:{path}" + ("" if deterministic else "#sample")
-        super().__init__(policy, rules, num_players, seed, deterministic, name)
-        self.path = path
-
-
-def _make_checkpoint_agent(spec: str, rules: Rules, num_players: int, seed: int | None) -> Agent:
-    path = spec.split(":", 1)[1] if ":" in spec else ""
-    deterministic = True
-    if path.endswith("#sample"):
-        path, deterministic = path[:-len("#sample")], False
-    if not path:
-        raise ValueError(f"agent spec {spec!r} needs a path: checkpoint:<dir>")
-    return CheckpointAgent(path, rules, num_players, seed, deterministic)
-
-
-register_agent("checkpoint", _make_checkpoint_agent)
-
-
-# ---------------------------------------------------------------------- policy input
-def _build_obs_features():
-    import torch
-    from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
-
-    class ObsFeatures(BaseFeaturesExtractor):
-        """The policy's input layer: the observation without the empty opponent slots of a
-        ``num_players`` table, with hand sizes and the pending count scaled to about [0, 1].
-        (Two players: 326 of the 1254 entries; the first layers get ~4x cheaper.)"""
-
-        def __init__(self, observation_space, num_players: int):
-            keep = list(range(O.OPPONENTS + (num_players - 1) * O.OPP_FIELDS)) + \
-                list(range(O.RULES, O.OBS_SIZE))
-            super().__init__(observation_space, features_dim=len(keep))
-            scale = np.ones(O.OBS_SIZE, np.float32)
-            scale[O.PENDING] = 0.25
-            scale[O.OPPONENTS + O.OPP_HAND_SIZE:O.RULES:O.OPP_FIELDS] = 0.1  # opponents' hand sizes
-            self.register_buffer("keep", torch.as_tensor(keep, dtype=torch.long), persistent=False)
-            self.register_buffer("scale", torch.as_tensor(scale[keep]), persistent=False)
-
-        def forward(self, observations):
-            return observations.index_select(1, self.keep) * self.scale
-
-    ObsFeatures.__module__, ObsFeatures.__qualname__ = __name__, "ObsFeatures"
-    return ObsFeatures
+    check_card(card, rules, num_players, where=f"checkpoint {os.fspath(path)!r}")
+    return card, load_weights(path, card)
 
 
 def __getattr__(name: str):
-    # ``ObsFeatures`` subclasses an SB3 (torch) class, so it is built on first use: importing
-    # this module stays torch-free, and models saved with it load by this name.
+    # Pickles of SB3 models saved by uno_env 0.1-0.2 name ``uno_env.checkpoint.ObsFeatures`` or
+    # ``uno_env.agents.checkpoint.ObsFeatures``; the class now lives in uno_env.agents.sb3 (torch).
     if name == "ObsFeatures":
-        cls = globals()["ObsFeatures"] = _build_obs_features()
-        return cls
+        from uno_env.agents import sb3
+
+        return sb3.ObsFeatures
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

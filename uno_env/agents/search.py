@@ -85,6 +85,7 @@ import numpy as np
 from uno_env.game import actions as A
 from uno_env.game import cards as C
 from uno_env.game import observation as O
+from uno_env.game.rules import LIMITS
 from uno_env.agents.base import register_agent
 from uno_env.agents.bots import PyRngAgent
 from uno_env.agents.heuristic import HeuristicAgent, HeuristicWeights
@@ -443,7 +444,7 @@ class SearchAgent(PyRngAgent):
         self.h = HeuristicAgent(rules, num_players)
         self.tracker = Tracker(rules)
         # rollouts: one round, no step cap of the rules (max_steps cuts them)
-        self.engine = Engine(rules.replace(episode="round", max_steps=10 ** 9), num_players)
+        self.engine = Engine(rules.replace(episode="round", max_steps=LIMITS["max_steps"][1]), num_players)
         self.policy = RolloutPolicy(self.engine)
         self._encoder: ObservationEncoder | None = None
         self._players: list[HeuristicAgent] | None = None

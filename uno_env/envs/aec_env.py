@@ -9,9 +9,10 @@ Observation space      ``Dict(observation=Box(0, inf, (1254,), float32),
                        action_mask=Box(0, 1, (195,), int8))`` (``uno_env.game.observation``)
 =====================  ==========================================================
 
-Constructor: ``raw_env(rules="classic", num_players=4, render_mode=None, **overrides)``.
-``rules`` is a preset name, a YAML path, a dict or a :class:`~uno_env.game.rules.Rules`;
-keyword overrides change single options (``uno_env.env(rules="tmnt", uno_call="explicit")``).
+Constructor: ``raw_env(rules="classic", num_players=4, render_mode=None, *,
+illegal_reward=None, **overrides)``. ``rules`` is a preset name, a YAML path, a dict or a
+:class:`~uno_env.game.rules.Rules`; keyword overrides change single options
+(``uno_env.env(rules="tmnt", uno_call="explicit")``).
 
 **Turns and windows.** ``agent_selection`` is the player who decides next: the player on
 turn, a Wild Draw Four victim, or one player asked in a catch / jump-in / offer window.
@@ -21,7 +22,8 @@ back.
 
 **Reset options.** ``reset(seed=..., options={"deck": [card strings, top first],
 "dealer": seat})`` stacks the deck (it must be exactly the ruleset's deck) and fixes the
-dealer. Other option keys are ignored (PettingZoo's api_test passes its own).
+dealer. Other option keys are ignored (PettingZoo's api_test passes its own). A bad seed or
+option is a ``ValueError`` raised before anything changes (:mod:`uno_env.envs.checks`).
 
 **Rewards.** ``episode="round"``: winner +1, every other player -1/(n-1), at the end of the
 round. ``episode="game"`` / ``"rounds"``: the same at the end of the game; at the end of
@@ -29,8 +31,35 @@ every round ``infos[agent]["round_points"]`` holds the round's points. Every age
 losers included, receives its reward through ``_cumulative_rewards`` (``last()``).
 At ``rules.max_steps`` decisions the episode is truncated with reward 0.
 
-**Illegal actions.** ``raw_env.step`` raises ``ValueError`` naming the action and phase
-(state unchanged); ``env()`` applies PettingZoo's ``TerminateIllegalWrapper`` (-1 reward).
+**Bad input and illegal actions.** ``step`` takes a Python int, a numpy integer or a 0-d
+integer array in ``0..194``; anything else (a float, a string, ``None`` for a live agent, a
+bool) or an id out of range is a ``ValueError`` naming it, and the state is unchanged; so
+is anything but ``None`` for a terminated or truncated agent. An in-range action that the
+mask forbids:
+
+- ``raw_env(...)``: ``ValueError`` naming the action, phase and legal actions (state
+  unchanged), for engines, tests and bots that must never err;
+- ``env(...)`` (``illegal_reward=-1``): the episode ends, -1 for its player and 0 for the
+  others, every agent terminated, ``infos[agent]["illegal"] = True`` (and
+  ``"illegal_action"``: the id) and a PettingZoo warning:
+  the contract of PettingZoo's ``TerminateIllegalWrapper``, except that ``truncations`` stay
+  False (the episode did not time out).
+
+**Call order** (what PettingZoo's ``OrderEnforcingWrapper`` checks): ``step``, ``observe``,
+``last``, ``agent_iter`` and ``legal_actions`` before the first ``reset()`` raise
+``RuntimeError``; ``agents``, ``rewards``, ``terminations``, ``truncations``, ``infos`` and
+``agent_selection`` do not exist before it (``AttributeError``: a ``__getattr__`` with a
+friendlier message would turn off CPython's attribute specialisation and cost 5% of the
+speed); ``agent_iter()`` raises ``RuntimeError`` if a loop asks for the next agent without
+stepping; ``step`` after every agent has been stepped out raises ``RuntimeError``.
+
+**Why no wrappers.** ``env()`` used to be ``raw_env`` inside PettingZoo's three classic
+wrappers (``TerminateIllegalWrapper``, ``AssertOutOfBoundsWrapper``,
+``OrderEnforcingWrapper``): three Python layers on every ``step``/``last``/``observe`` made it
+3x slower than ``raw_env`` and their checks were bare ``AssertionError``s. The checks are now
+built in (two attribute tests and a type test per step), so ``env()`` is a ``raw_env`` with
+``illegal_reward=-1``, runs at ``raw_env``'s speed and passes PettingZoo's ``api_test``;
+``env.unwrapped`` is the env itself.
 
 **Inspection.** ``snapshot()`` returns the whole state as a JSON-serialisable dict;
 ``render()`` shows the public table and the acting player's hand (``ansi`` returns the text,
@@ -39,18 +68,22 @@ state: every hand, the DRAW pile's contents and the public table
 (:mod:`uno_env.game.global_state`), for centralised critics in training only.
 
 Version history: v0 (first release); 0.2: ``game_state`` (was ``state``), rewards from
-``Engine.returns``.
+``Engine.returns``; 0.3: input and call-order checks built in, ``env()`` without PettingZoo's
+wrappers (same observations, rewards and dynamics; ``truncations`` stay False after an
+illegal move).
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import EzPickle, seeding
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
+from pettingzoo.utils.env import AECIterable, AECIterator
+from pettingzoo.utils.env_logger import EnvLogger
 
 from uno_env.game import actions as A
 from uno_env.game import cards as C
@@ -58,16 +91,45 @@ from uno_env.game.engine import PHASE_NAMES, Engine
 from uno_env.game.global_state import GLOBAL_STATE_SIZE, GlobalStateEncoder
 from uno_env.game.observation import OBS_SIZE, ObservationEncoder
 from uno_env.game.rules import make_rules
+from uno_env.envs import checks
 from uno_env.envs.render import RENDER_MODES, render_for_mode
 
 
-def env(**kwargs: Any) -> AECEnv:
-    """The UNO AEC env with PettingZoo's classic wrappers (illegal move = -1 and episode end)."""
-    e: AECEnv = raw_env(**kwargs)
-    e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
-    e = wrappers.AssertOutOfBoundsWrapper(e)
-    e = wrappers.OrderEnforcingWrapper(e)
-    return e
+_NUM_ACTIONS = A.NUM_ACTIONS
+ILLEGAL_REWARD = -1.0  # env(): reward of an illegal action (PettingZoo's TerminateIllegalWrapper: -1)
+
+
+def env(**kwargs: Any) -> "raw_env":
+    """The UNO AEC env as PettingZoo's classic ``env()``: an illegal action ends the episode
+    with -1 for its player (``illegal_reward=-1``); bounds and call order are checked by the
+    env itself (the guarantees of PettingZoo's three classic wrappers at ``raw_env``'s speed)."""
+    kwargs.setdefault("illegal_reward", ILLEGAL_REWARD)
+    return raw_env(**kwargs)
+
+
+class _CheckedIterator(AECIterator):
+    """``agent_iter``'s iterator: one ``step()`` (or ``reset()``) per agent it yields. A step
+    changes the game's step count, the agents left, or ends the episode; a reset makes a new
+    game state (so the check costs nothing in ``step``)."""
+
+    def __init__(self, env: "raw_env", max_iter: int):
+        super().__init__(env, max_iter)
+        self._seen: tuple | None = None  # what the env looked like when the last agent was yielded
+
+    def __next__(self) -> str:
+        agent = super().__next__()
+        env = self.env
+        now = (env.game_state, env.game_state.steps, len(env.agents), env._ended)
+        seen = self._seen
+        if seen is not None and seen[0] is now[0] and seen[1:] == now[1:]:
+            raise RuntimeError("agent_iter(): call step() (or reset()) once for every agent it yields")
+        self._seen = now
+        return agent
+
+
+class _CheckedIterable(AECIterable):
+    def __iter__(self) -> _CheckedIterator:
+        return _CheckedIterator(self.env, self.max_iter)
 
 
 class raw_env(AECEnv, EzPickle):
@@ -75,8 +137,8 @@ class raw_env(AECEnv, EzPickle):
                 "render_fps": 1}
 
     def __init__(self, rules: Any = "classic", num_players: int = 4, render_mode: str | None = None,
-                 **overrides: Any):
-        EzPickle.__init__(self, rules, num_players, render_mode, **overrides)
+                 *, illegal_reward: float | None = None, **overrides: Any):
+        EzPickle.__init__(self, rules, num_players, render_mode, illegal_reward=illegal_reward, **overrides)
         super().__init__()
         self.rules = make_rules(rules, **overrides)
         self.engine = Engine(self.rules, num_players)
@@ -85,8 +147,13 @@ class raw_env(AECEnv, EzPickle):
         self.state_space = spaces.Box(0.0, np.inf, (GLOBAL_STATE_SIZE,), np.float32)
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, "
-                             f"got {render_mode!r}")
+                             f"got {checks.show(render_mode)}")
         self.render_mode = render_mode
+        if illegal_reward is not None and (isinstance(illegal_reward, bool) or not isinstance(
+                illegal_reward, (int, float, np.integer, np.floating)) or not math.isfinite(illegal_reward)):
+            raise ValueError(f"illegal_reward must be None (illegal actions raise ValueError) or a "
+                             f"finite number, got {checks.show(illegal_reward)}")
+        self.illegal_reward = None if illegal_reward is None else float(illegal_reward)
         n = self.engine.n
         self.possible_agents = [f"player_{i}" for i in range(n)]
         self.agent_seat = {a: i for i, a in enumerate(self.possible_agents)}
@@ -102,7 +169,8 @@ class raw_env(AECEnv, EzPickle):
         self.card_names = C.card_names(self.colors)
         self._card_ids = {name: k for k, name in enumerate(self.card_names)}
         self.np_random, self.np_random_seed = seeding.np_random(None)
-        self.game_state = None
+        self.game_state = None  # None until the first reset()
+        self._ended = True  # the episode is over: game won, truncated, or ended by an illegal action
         self.history: list[tuple[int, int]] = []  # (seat, action) of every decision this episode
 
     # ------------------------------------------------------------------ spaces and names
@@ -116,25 +184,25 @@ class raw_env(AECEnv, EzPickle):
         """Action id of an action name such as ``play wild-draw4 green``."""
         try:
             return self._action_ids[name]
-        except KeyError:
-            raise ValueError(f"unknown action name {name!r}") from None
+        except (KeyError, TypeError):
+            raise ValueError(f"unknown action name {checks.show(name)}") from None
 
     def card_id(self, name: str) -> int:
         try:
             return self._card_ids[name]
-        except KeyError:
-            raise ValueError(f"unknown card {name!r} for the {self.rules.name!r} deck "
+        except (KeyError, TypeError):
+            raise ValueError(f"unknown card {checks.show(name)} for the {self.rules.name!r} deck "
                              f"(colours: {', '.join(self.colors)})") from None
 
     # ------------------------------------------------------------------ AEC API
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        seed = checks.seed(seed)
+        deck, dealer = checks.reset_options(options, self.colors, self.engine.n)
+        if deck is not None:
+            self.engine.check_deck(deck)  # before the RNG moves: a refused reset changes nothing
         if seed is not None:
             self.np_random, self.np_random_seed = seeding.np_random(seed)
-        options = options or {}
-        deck = options.get("deck")
-        if deck is not None:
-            deck = C.parse_deck(deck, self.colors)
-        self.game_state = self.engine.new_state(self.np_random, deck=deck, dealer=options.get("dealer"))
+        self.game_state = self.engine.new_state(self.np_random, deck=deck, dealer=dealer)
         self.history = []
         self.agents = self.possible_agents[:]
         self.rewards = {a: 0.0 for a in self.agents}
@@ -143,33 +211,71 @@ class raw_env(AECEnv, EzPickle):
         self.truncations = {a: False for a in self.agents}
         self.infos = {a: {} for a in self.agents}
         self._last_round = 0
+        self._ended = False
+        self._skip_agent_selection = None  # PettingZoo's dead-step bookkeeping, from a cut-off episode
         self.agent_selection = self.possible_agents[self.game_state.actor]
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
-        s, seat = self.game_state, self.agent_seat[agent]
-        if s.actor == seat and not self.engine.truncated(s):  # actor is -1 once the game is over
+        try:
+            seat = self.agent_seat[agent]
+        except (KeyError, TypeError):
+            raise ValueError(f"unknown agent {checks.show(agent)}; agents: {self.possible_agents}") from None
+        s = self.game_state
+        if self._ended:  # before the first reset, or the episode is over: no legal action
+            if s is None:
+                raise RuntimeError("reset() needs to be called before observe()")
+            mask = np.zeros(_NUM_ACTIONS, np.int8)
+        elif s.actor == seat:
             mask = A.legal_mask(self.engine.legal_actions(s))
         else:
-            mask = np.zeros(A.NUM_ACTIONS, np.int8)
+            mask = np.zeros(_NUM_ACTIONS, np.int8)
         return {"observation": self.encoder.encode(s, seat), "action_mask": mask}
+
+    def last(self, observe: bool = True):
+        """``(observation, cumulative reward, terminated, truncated, info)`` of ``agent_selection``."""
+        try:
+            agent = self.agent_selection
+        except AttributeError:  # agent_selection exists from the first reset on
+            raise RuntimeError("reset() needs to be called before last()") from None
+        try:
+            return (self.observe(agent) if observe else None, self._cumulative_rewards[agent],
+                    self.terminations[agent], self.truncations[agent], self.infos[agent])
+        except KeyError:
+            raise RuntimeError("the episode is over and every agent has been stepped out "
+                               "(dead steps): call reset()") from None
+
+    def agent_iter(self, max_iter: int = 2**63) -> AECIterable:
+        """PettingZoo's agent iterator; under ``env()`` (``illegal_reward`` set) it also checks
+        that every agent it yields is stepped (the order enforcement of PettingZoo's wrapper),
+        which ``raw_env`` skips for speed."""
+        if self.game_state is None:
+            raise RuntimeError("reset() needs to be called before agent_iter()")
+        if self.illegal_reward is None:
+            return AECIterable(self, max_iter)
+        return _CheckedIterable(self, max_iter)
 
     def legal_actions(self) -> list[int]:
         """Legal action ids of ``agent_selection`` (empty once the episode is over)."""
-        if self.game_state.game_over or self.truncations[self.agent_selection]:
+        if self.game_state is None:
+            raise RuntimeError("reset() needs to be called before legal_actions()")
+        if self._ended:
             return []
         return list(self.engine.legal_actions(self.game_state))
 
     def step(self, action: Any) -> None:
-        agent = self.agent_selection
-        if self.terminations[agent] or self.truncations[agent]:
-            self._was_dead_step(action)
+        if self._ended:  # before the first reset, or the episode is over
+            self._step_ended(action)
             return
         s = self.game_state
-        if action is None:
-            raise ValueError(f"action None for live agent {agent} in phase {PHASE_NAMES[s.phase]!r}")
-        seat, action = s.actor, int(action)
+        agent = self.agent_selection
+        if type(action) is not int or not 0 <= action < _NUM_ACTIONS:
+            action = checks.action_id(action, agent)
+        seat = s.actor
+        if self.illegal_reward is not None and action not in self.engine.legal_actions(s):
+            self._end_illegal(agent, action)
+            return
+        self.engine.step(s, action)  # ValueError (state unchanged) if illegal
         self._cumulative_rewards[agent] = 0.0
-        self.engine.step(s, action)
         self.history.append((seat, action))
         if s.round != self._last_round:
             self._last_round = s.round
@@ -181,13 +287,44 @@ class raw_env(AECEnv, EzPickle):
                 self.rewards[a] = r
                 self.terminations[a] = True
             self._accumulate_rewards()
+            self._ended = True
             self.agent_selection = self.possible_agents[seat]
         elif self.engine.truncated(s):
             for a in self.agents:
                 self.truncations[a] = True
+            self._ended = True
             self.agent_selection = self.possible_agents[s.actor]
         else:
             self.agent_selection = self.possible_agents[s.actor]
+        if self.render_mode == "human":
+            self.render()
+
+    def _step_ended(self, action: Any) -> None:
+        """``step`` before the first reset or once the episode is over: PettingZoo's dead step."""
+        if self.game_state is None:
+            raise RuntimeError("reset() needs to be called before step()")
+        if not self.agents:
+            raise RuntimeError("the episode is over and every agent has been stepped out "
+                               "(dead steps): call reset()")
+        if action is not None:  # every agent left is terminated or truncated
+            raise ValueError(f"{self.agent_selection} is done (terminated or truncated): its only "
+                             f"valid action is None (PettingZoo's dead step), got {checks.show(action)}")
+        self._was_dead_step(None)
+
+    def _end_illegal(self, agent: str, action: int) -> None:
+        """``env()``: an illegal (in-range) action ends the episode, as PettingZoo's
+        TerminateIllegalWrapper does: ``illegal_reward`` for ``agent``, 0 for the others, every
+        agent terminated; the state of the game is unchanged. ``infos[agent]["illegal"]`` is
+        True."""
+        EnvLogger.warn_on_illegal_move()
+        self._cumulative_rewards[agent] = 0.0
+        for a in self.agents:
+            self.rewards[a] = 0.0
+            self.terminations[a] = True
+        self.rewards[agent] = self.illegal_reward
+        self.infos[agent] = {**self.infos[agent], "illegal": True, "illegal_action": action}
+        self._accumulate_rewards()
+        self._ended = True
         if self.render_mode == "human":
             self.render()
 
@@ -197,7 +334,7 @@ class raw_env(AECEnv, EzPickle):
         contents with the public table. Hidden information: for centralised critics in
         training only, never for a policy that acts."""
         if self.game_state is None:
-            raise ValueError("state() before reset()")
+            raise RuntimeError("state() before reset(): reset the env first")
         return self.state_encoder.encode(self.game_state)
 
     def snapshot(self) -> dict[str, Any]:

@@ -26,19 +26,59 @@ Agents built from spec strings are cached (a checkpoint's model is loaded once).
 
 **Rewards.** At the end of the episode (``rules.episode``): +1 if the learner wins, else
 -1/(n-1), as in the AEC env, also when an opponent's move ends it. 0 on every other step.
-At ``rules.max_steps`` decisions (all seats) the episode is truncated with reward 0.
 
-**Illegal actions** end the episode with reward -1 and ``info["illegal"] = True`` (state
-unchanged). An illegal move by an *opponent* is a bug in that agent:
-:class:`~uno_env.agents.arena.IllegalActionError` (a ``ValueError``). The opponents play
-through :func:`uno_env.agents.arena.play_until`, the loop every tool shares.
+**Truncation.** An episode is truncated (``truncated=True``, reward 0) by whichever cap it
+reaches first, named in ``info["truncated_reason"]``:
+
+=======================  =================================================================
+``"max_learner_steps"``  the learner took ``max_learner_steps`` decisions this episode
+                         (default :data:`DEFAULT_MAX_LEARNER_STEPS` = 1000; ``None``: no cap)
+``"max_steps"``          the engine's cap, ``rules.max_steps`` decisions of all seats
+                         (default 10,000), the same as in the AEC env
+=======================  =================================================================
+
+Why a cap on the learner's own decisions: ``draw`` is always legal, so an untrained policy
+(uniform over the legal actions) draws as often as it plays and, against another untrained
+policy (early self-play), plays games of thousands of decisions. Measured with
+``python bench/game_lengths.py --games 1000`` (learner decisions per game, 99th percentile /
+maximum of 1,000 games; "uniform" is an untrained policy, ``random`` and ``heuristic`` the bots):
+
+==============================  ===============  ===============  ===================
+learner vs opponent             classic 2p       classic 4p       house 2p
+==============================  ===============  ===============  ===================
+heuristic vs heuristic          66 / 109         33 / 45          190 / 343
+uniform vs heuristic            93 / 114         38 / 63          189 / 240
+uniform vs random               184 / 250        47 / 91          836 / 1,100
+uniform vs uniform              2,702 / 4,003    1,034 / 1,728    97 of 100 games
+                                                                  unfinished after
+                                                                  100,000 decisions
+==============================  ===============  ===============  ===================
+
+So 1,000 learner decisions never cuts a game in which a bot plays (house, uniform vs
+random: 0.5% of games), while it ends the endless games of two untrained policies (classic
+2p: 19% of them, median 399; house: nearly all). ``gymnasium.make(..., max_episode_steps=N)``
+would count the same steps but wraps the env (``action_masks()`` is then out of reach of
+sb3-contrib's ``ActionMasker(env, "action_masks")``) and names no reason; use
+``max_learner_steps``. Trainers that tell truncation from termination (SB3's vector envs through
+``info["TimeLimit.truncated"]``, Tianshou, TorchRL) bootstrap from the value of the state it
+was cut in, so a cut game is not a loss; ``examples/cleanrl_ppo.py``, like CleanRL, ends the
+return there with 0.
+
+**Illegal actions** (an action id in ``0..194`` that the mask forbids) end the episode with
+reward -1 and ``info["illegal"] = True`` (state unchanged). What is not an action id (a float,
+a string, ``None``, a bool, an id out of range) is a ``ValueError`` naming it, raised before
+anything changes (:mod:`uno_env.envs.checks`); so is a bad seed or reset option. An illegal
+move by an *opponent* is a bug in that agent: :class:`~uno_env.agents.arena.IllegalActionError`
+(a ``ValueError``). The opponents play through :func:`uno_env.agents.arena.play_until`, the
+loop every tool shares.
 
 **Reset.** ``reset(seed=..., options={"deck": [card strings, top first], "dealer": seat})``
 as in the AEC env. The learner's seat is drawn with the env RNG when ``seat="random"``.
 If a round ends before the learner's first decision (an opponent playing out its whole
 hand on skips), the cards are dealt again.
 
-Version history: v0 (first release).
+Version history: v0 (first release); ``max_learner_steps`` (default 1000) and
+``info["truncated_reason"]`` added in 0.2 (episodes that end on their own are unchanged).
 """
 
 from __future__ import annotations
@@ -55,10 +95,14 @@ from uno_env.agents.arena import play_until
 from uno_env.agents.base import Agent, make_agent
 from uno_env.game.engine import Engine
 from uno_env.game.observation import OBS_SIZE, ObservationEncoder
+from uno_env.envs import checks
 from uno_env.envs.render import RENDER_MODES, render_for_mode
 from uno_env.game.rules import make_rules
 
 ILLEGAL_REWARD = -1.0
+DEFAULT_MAX_LEARNER_STEPS = 1000  # the learner's decisions per episode (see the docstring's table)
+TRUNCATED_LEARNER = "max_learner_steps"  # info["truncated_reason"] values
+TRUNCATED_ENGINE = "max_steps"
 
 
 class UnoGymEnv(gym.Env):
@@ -66,7 +110,12 @@ class UnoGymEnv(gym.Env):
 
     def __init__(self, rules: Any = "classic", num_players: int = 2,
                  opponents: Any = ("heuristic",), seat: "str | int" = "random",
-                 render_mode: str | None = None, opponent_pool: Any = None, **rule_overrides: Any):
+                 render_mode: str | None = None, opponent_pool: Any = None,
+                 max_learner_steps: int | None = DEFAULT_MAX_LEARNER_STEPS, **rule_overrides: Any):
+        if max_learner_steps is not None and not (checks.is_integer(max_learner_steps) and max_learner_steps >= 1):
+            raise ValueError(f"max_learner_steps must be a positive integer or None, "
+                             f"got {checks.show(max_learner_steps)}")
+        self.max_learner_steps = None if max_learner_steps is None else int(max_learner_steps)
         self.rules = make_rules(rules, **rule_overrides)
         self.engine = Engine(self.rules, num_players)
         self.encoder = ObservationEncoder(self.engine)
@@ -91,6 +140,8 @@ class UnoGymEnv(gym.Env):
         self.game_state = None
         self.done = True  # no decision pending: before the first reset, or the episode ended
         self.seat = 0
+        self.learner_steps = 0  # the learner's decisions this episode
+        self.truncated_reason: str | None = None
         self.seat_agents: list[Agent | None] = [None] * self.n  # agent of each seat (None: learner)
 
     # ------------------------------------------------------------------ opponents
@@ -153,11 +204,11 @@ class UnoGymEnv(gym.Env):
 
     # ------------------------------------------------------------------ gymnasium API
     def reset(self, *, seed: int | None = None, options: dict | None = None):
-        super().reset(seed=seed)
-        options = options or {}
-        deck = options.get("deck")
+        seed = checks.seed(seed)
+        deck, dealer = checks.reset_options(options, self.colors, self.n)
         if deck is not None:
-            deck = C.parse_deck(deck, self.colors)
+            self.engine.check_deck(deck)  # before the RNG moves: a refused reset changes nothing
+        super().reset(seed=seed)
         rng = self.np_random
         self.seat = int(rng.integers(self.n)) if self.seat_choice == "random" else int(self.seat_choice)
         opponents = self._draw_opponents()
@@ -167,7 +218,7 @@ class UnoGymEnv(gym.Env):
         for agent in dict.fromkeys(opponents):  # distinct agents, in seat order
             agent.reset(int(rng.integers(2**31)))
         for _ in range(100):
-            self.game_state = self.engine.new_state(rng, deck=deck, dealer=options.get("dealer"))
+            self.game_state = self.engine.new_state(rng, deck=deck, dealer=dealer)
             self._play_opponents()
             if not self.game_state.game_over and not self.engine.truncated(self.game_state):
                 break
@@ -175,6 +226,8 @@ class UnoGymEnv(gym.Env):
         else:
             raise RuntimeError("the opponents ended 100 deals in a row before the learner's first decision")
         self.done = False
+        self.learner_steps = 0
+        self.truncated_reason = None
         if self.render_mode == "human":
             self.render()
         return self._observe(), self._info()
@@ -183,20 +236,23 @@ class UnoGymEnv(gym.Env):
         s = self.game_state
         if self.done:
             raise RuntimeError("the episode is over (or not started); call reset()")
-        action = int(action)
+        action = checks.action_id(action, "the learner")  # ValueError: not an action id
         if action not in self.engine.legal_actions(s):
             self.done = True
             info = self._info(done=True)
             info["illegal"] = True
             return self._observe(), ILLEGAL_REWARD, True, False, info
         self.engine.step(s, action)
+        self.learner_steps += 1
         self._play_opponents()
         reward, terminated, truncated = 0.0, False, False
         if s.game_over:
             terminated = True
             reward = self.engine.returns(s)[self.seat]
         elif self.engine.truncated(s):
-            truncated = True
+            truncated, self.truncated_reason = True, TRUNCATED_ENGINE
+        elif self.max_learner_steps is not None and self.learner_steps >= self.max_learner_steps:
+            truncated, self.truncated_reason = True, TRUNCATED_LEARNER
         self.done = terminated or truncated
         if self.render_mode == "human":
             self.render()
@@ -219,6 +275,9 @@ class UnoGymEnv(gym.Env):
         if done:
             info["winner"] = int(self.game_state.winner)
             info["steps"] = int(self.game_state.steps)
+            info["learner_steps"] = self.learner_steps
+            if self.truncated_reason is not None:
+                info["truncated_reason"] = self.truncated_reason
         return info
 
     def action_masks(self, env: Any = None) -> np.ndarray:

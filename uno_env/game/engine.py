@@ -109,7 +109,7 @@ PLAYABLE_BITS = tuple(tuple(COLOR_BITS[c] | FACE_BITS[f] | _ALL_WILD_BITS for f 
                       for c in range(C.NUM_COLORS))
 STACK_BITS = (FACE_BITS[C.FACE_DRAW2], 1 << C.WILD_DRAW4, 1 << C.SEWERS)
 _PENDING_OF_KIND = {C.WILD_DRAW4: PENDING_DRAW4, C.SEWERS: PENDING_SEWERS}
-_COLOR_IDS = tuple(A.COLOR + c for c in range(C.NUM_COLORS))
+_COLOR_IDS = tuple(A.color_action(c) for c in range(C.NUM_COLORS))
 _PLAY_IDS = tuple((k,) if k < C.NUM_COLORED else tuple(A.play_action(k, c) for c in range(C.NUM_COLORS))
                   for k in range(C.NUM_KINDS))
 
@@ -204,8 +204,8 @@ class Engine:
             self.check_deck(deck)
         if dealer is None:
             dealer = self.draw_dealer(rng)
-        elif not 0 <= dealer < n:
-            raise ValueError(f"dealer must be a seat in 0..{n - 1}, got {dealer}")
+        elif isinstance(dealer, bool) or not isinstance(dealer, (int, np.integer)) or not 0 <= dealer < n:
+            raise ValueError(f"dealer must be an integer seat in 0..{n - 1}, got {dealer!r}")
         s = State(n=n, rng=rng, hands=np.zeros((n, C.NUM_KINDS), np.int16), held=[0] * n,
                   hand_size=[0] * n, draw_pile=[], discard=[],
                   played=np.zeros(C.NUM_KINDS, np.int16),
@@ -582,10 +582,8 @@ class Engine:
     def legal_actions(self, s: State) -> list[int]:
         """Legal action ids of ``s.actor`` in the current phase (never empty before OVER),
         ascending. Dispatches to the phase's ``_legal_<phase>``."""
-        if s.legal_cache is None:
-            out = self._legal_by_phase[s.phase](s, s.actor)
-            out.sort()
-            s.legal_cache = out
+        if s.legal_cache is None:  # each _legal_<phase> builds its list in ascending order
+            s.legal_cache = self._legal_by_phase[s.phase](s, s.actor)
         return s.legal_cache
 
     def step(self, s: State, action: int) -> None:
@@ -628,12 +626,12 @@ class Engine:
                 bits &= ~(1 << C.WILD_DRAW4)
             for k in iter_bits(bits):
                 out.extend(_PLAY_IDS[k])
-            if self.rules.giving and not s.asked and any(
-                    s.hand_size[q] >= 2 for q in range(s.n) if q != p):
-                out.append(A.ASK)
         out.append(A.DRAW)
         if self.explicit_uno and s.hand_size[p] == 2 and not s.uno_called[p]:  # _may_call_uno, inlined
             out.append(A.UNO)
+        if self.rules.giving and not s.pending and not s.asked and any(
+                s.hand_size[q] >= 2 for q in range(s.n) if q != p):
+            out.append(A.ASK)
         return out
 
     def _apply_turn(self, s: State, p: int, action: int) -> None:
@@ -694,7 +692,7 @@ class Engine:
         return list(_COLOR_IDS)
 
     def _apply_color(self, s: State, p: int, action: int) -> None:
-        s.color = action - A.COLOR
+        s.color = A.chosen_color(action)
         if s.events is not None:
             s.events.append(Event(E.COLOR_CHOSEN, p, -1, s.color))
         top = s.discard[-1]
@@ -708,17 +706,15 @@ class Engine:
 
     # --- DISCARD: villains discarded after a Team Attack (up to three), or stop
     def _legal_discard(self, s: State, p: int) -> list[int]:
-        out = [A.DISCARD + k for k in iter_bits(s.held[p] & self.villain_bits)]
-        out.append(A.PASS)
-        if self._may_call_uno(s, p):
-            out.append(A.UNO)
+        out = [A.PASS, A.UNO] if self._may_call_uno(s, p) else [A.PASS]
+        out += [A.discard_action(k) for k in iter_bits(s.held[p] & self.villain_bits)]
         return out
 
     def _apply_discard(self, s: State, p: int, action: int) -> None:
         if action == A.PASS:
             self._after_play(s)
             return
-        k = action - A.DISCARD
+        k = A.discarded_kind(action)
         self._remove(s, p, k)
         s.discard.insert(len(s.discard) - 1, k)
         s.played[k] += 1
@@ -750,8 +746,8 @@ class Engine:
 
     # --- OFFER (window): giving cards: each other player with 2+ cards offers one or passes
     def _legal_offer(self, s: State, p: int) -> list[int]:
-        out = [A.OFFER + k for k in iter_bits(s.held[p])]
-        out.append(A.PASS)
+        out = [A.PASS]
+        out += [A.offer_action(k) for k in iter_bits(s.held[p])]
         return out
 
     def _apply_offer(self, s: State, p: int, action: int) -> None:
@@ -760,14 +756,14 @@ class Engine:
     # --- TAKE: giving cards: the asker takes one offer or passes (then draws)
     def _legal_take(self, s: State, p: int) -> list[int]:
         out = [A.PASS]
-        out += [A.TAKE + i - 1 for i in range(1, s.n) if s.offers[(p + i) % s.n] >= 0]
+        out += [A.take_action(i) for i in range(1, s.n) if s.offers[(p + i) % s.n] >= 0]
         return out
 
     def _apply_take(self, s: State, p: int, action: int) -> None:
         if action == A.PASS:
             self._draw_for_turn(s, p)
             return
-        giver = (p + action - A.TAKE + 1) % s.n
+        giver = (p + A.take_offset(action)) % s.n
         k = s.offers[giver]
         self._remove(s, giver, k)
         self._add(s, p, k)
@@ -806,6 +802,8 @@ class Engine:
                 self._draw(s, s.offender, self.rules.uno_penalty)
                 if s.events is not None:
                     s.events.append(Event(E.CAUGHT, s.offender, -1, s.hand_size[s.offender] - before))
+            elif s.events is not None:
+                s.events.append(Event(E.ESCAPED, s.offender))
             s.offender = -1
             self._open_jump(s)
         elif phase == JUMP:
@@ -823,7 +821,7 @@ class Engine:
         else:  # OFFER
             asker = s.turn
             for q, action in answers:
-                k = action - A.OFFER
+                k = A.offered_kind(action)
                 s.offers[q] = k
                 # an offer shows a card already in q's hand: at least one k is known (it may be
                 # the same card as one shown before, so no count is added)

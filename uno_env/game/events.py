@@ -23,6 +23,7 @@ DREW           player       -1        cards drawn by a turn's draw (draw rule)
 PENALTY        player       -1        cards drawn as a penalty: a Draw Two / Draw Four /
                                       SEWERS taken, a lost challenge, a SEVEN slap
 CAUGHT         offender     -1        cards drawn for not calling UNO
+ESCAPED        offender     -1        -1 (a catch window closed and nobody caught them)
 UNO            player       -1        -1 (a public UNO call, or auto mode's call)
 CHALLENGED     challenger   -1        1: the Wild Draw Four was illegal, 0: it was legal
 COLOR_CHOSEN   player       -1        colour index (colour of a first-card wild)
@@ -48,9 +49,10 @@ from typing import NamedTuple, Sequence
 
 EVENT_NAMES = ("dealt", "played", "jumped_in", "drew", "penalty", "caught", "uno", "challenged",
                "color_chosen", "discarded", "kept", "skipped", "reversed", "asked", "offered",
-               "took", "revealed", "reshuffled", "round_over", "game_over")
+               "took", "revealed", "reshuffled", "round_over", "game_over", "escaped")
 (DEALT, PLAYED, JUMPED_IN, DREW, PENALTY, CAUGHT, UNO, CHALLENGED, COLOR_CHOSEN, DISCARDED, KEPT,
- SKIPPED, REVERSED, ASKED, OFFERED, TOOK, REVEALED, RESHUFFLED, ROUND_OVER, GAME_OVER) = range(len(EVENT_NAMES))
+ SKIPPED, REVERSED, ASKED, OFFERED, TOOK, REVEALED, RESHUFFLED, ROUND_OVER, GAME_OVER,
+ ESCAPED) = range(len(EVENT_NAMES))
 NUM_EVENT_KINDS = len(EVENT_NAMES)
 
 
@@ -90,6 +92,8 @@ def describe(event: Event, card_names: Sequence[str], color_names: Sequence[str]
         return f"{who} draws {_cards(value)} (penalty)"
     if kind == CAUGHT:
         return f"{who} is caught without calling UNO and draws {_cards(value)}"
+    if kind == ESCAPED:
+        return f"nobody catches {who} without UNO"
     if kind == UNO:
         return f"{who} calls UNO"
     if kind == CHALLENGED:

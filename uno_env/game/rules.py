@@ -12,12 +12,40 @@ preset it names. :data:`PRESETS` maps every name to its options (as read from it
 
 Every **Decision** of ``RULES.md`` is the default of an option here (see the field
 comments), so it can be changed.
+
+**Bounds.** A ruleset may come from a stranger (a YAML file, a game log's header), so every
+number and size has a range (:data:`LIMITS`, also in the field comments) and a value outside
+it is a ``ValueError``, before any deck is built:
+
+=====================  ================  =================================================
+option                 range             note
+=====================  ================  =================================================
+``count_*``            0..100            copies of a card (per colour for coloured cards):
+                                         a deck of at most 5,600 cards (house: 580)
+``hand_size``          1..50
+``uno_penalty``        0..100
+``sewers_points``      0..1,000
+``target_score``       1..1,000,000
+``num_rounds``         1..10,000
+``max_steps``          1..10,000,000     so an episode always ends
+``name``               1..200            printable characters (shown in terminals, logs)
+``villain_faces``      distinct faces    of ``cards.FACE_NAMES``
+=====================  ================  =================================================
+
+The deck must also deal every hand of two players plus a first card. Rules files are read
+with ``yaml.safe_load`` (no code runs); a file that cannot be read, is not UTF-8, is not
+valid YAML or holds no mapping, a key that is not a string, and a ``preset:`` that names an
+unknown preset or the file itself are ``ValueError``s naming the file.
+
+Version history: v0 (first release); v0.1: bounds on every number and size, checks on
+``villain_faces`` and on the keys of mappings.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import os
+import reprlib
 from dataclasses import dataclass, fields
 from typing import Any, Mapping
 
@@ -34,15 +62,55 @@ _CHOICES = {
     "stacked_challenge": ("whole", "last"),
 }
 
+MAX_COUNT = 100  # copies of one card kind (per colour for coloured cards)
+MAX_NAME_LENGTH = 200
+# (lowest, highest) value of every integer option: see the module docstring
+LIMITS: dict[str, tuple[int, int]] = {
+    **{name: (0, MAX_COUNT) for name in (
+        "count_zero", "count_number", "count_draw2", "count_reverse", "count_skip", "count_wild",
+        "count_wild_draw4", "count_team_attack", "count_sewers")},
+    "hand_size": (1, 50),
+    "uno_penalty": (0, 100),
+    "sewers_points": (0, 1_000),
+    "target_score": (1, 1_000_000),
+    "num_rounds": (1, 10_000),
+    "max_steps": (1, 10_000_000),
+}
+
+
+class _ShortRepr(reprlib.Repr):
+    """``repr`` with bounded work and length (nested YAML aliases, 5000-digit integers)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.maxlevel, self.maxlist, self.maxtuple, self.maxdict, self.maxset = 3, 6, 6, 6, 6
+        self.maxstring, self.maxother, self.maxlong = 60, 60, 40
+
+    def repr_int(self, x: int, level: int) -> str:
+        if abs(x) >= 10 ** 18:
+            return f"<integer of {x.bit_length()} bits>"
+        return super().repr_int(x, level)
+
+
+_SHORT_REPR = _ShortRepr()
+
+
+def show_value(value: Any) -> str:
+    """A short ``repr`` for error messages: bounded in length and work, never raises."""
+    try:
+        return _SHORT_REPR.repr(value)
+    except Exception:  # a hostile __repr__, an int subclass too long to print...
+        return f"<unprintable {type(value).__name__}>"
+
 
 @dataclass(frozen=True)
 class Rules:
     """All rule options. Defaults are the official Mattel rules (preset ``classic``)."""
 
-    name: str = "classic"
+    name: str = "classic"  # 1..200 printable characters
     # --- deck (RULES.md 1) ---
     colors: str = "classic"  # colour names: "classic" (red, yellow, green, blue) or "tmnt"
-    count_zero: int = 1  # copies of each 0 per colour
+    count_zero: int = 1  # copies of each 0 per colour (every count_*: 0..100, see LIMITS)
     count_number: int = 2  # copies of each 1-9 per colour
     count_draw2: int = 2  # per colour
     count_reverse: int = 2  # per colour
@@ -52,7 +120,7 @@ class Rules:
     count_team_attack: int = 0  # tmnt: 4
     count_sewers: int = 0  # house: 20 (Decision: the sheet gives no count)
     # --- setup and turn (RULES.md 2, 3) ---
-    hand_size: int = 7
+    hand_size: int = 7  # 1..50
     winner_starts: bool = False  # house: the previous round's winner starts the next round
     draw_rule: str = "one"  # "one" (official) or "until_playable" (house)
     wd4_bluff: bool = True  # an illegal Wild Draw Four may be played (and challenged)
@@ -63,8 +131,8 @@ class Rules:
     #   challenger still takes the rest of the stack; innocent: as "whole")
     two_player_reverse_skips: bool = True  # Decision: Reverse with 2 players acts as a Skip
     # --- action cards (RULES.md 4) ---
-    villain_faces: tuple[str, ...] = ("1", "2", "3")  # Decision: villain number faces (tmnt)
-    sewers_points: int = 50  # Decision: points of a FROM THE SEWERS card
+    villain_faces: tuple[str, ...] = ("1", "2", "3")  # Decision: villain number faces (tmnt); distinct
+    sewers_points: int = 50  # Decision: points of a FROM THE SEWERS card (0..1,000)
     # --- house rules (RULES.md 6) ---
     stacking: bool = False
     jump_in: bool = False
@@ -74,13 +142,13 @@ class Rules:
     giving: bool = False
     # --- UNO call (RULES.md 7) ---
     uno_call: str = "auto"  # "auto" or "explicit"
-    uno_penalty: int = 2
+    uno_penalty: int = 2  # cards for a missed UNO call (0..100)
     # --- end and scoring (RULES.md 8) ---
     episode: str = "round"  # "round", "game" (to target_score) or "rounds" (num_rounds)
-    num_rounds: int = 1  # rounds per episode when episode == "rounds"
-    target_score: int = 500
+    num_rounds: int = 1  # rounds per episode when episode == "rounds" (1..10,000)
+    target_score: int = 500  # 1..1,000,000
     scoring: str = "standard"  # "standard" or "alternative" (lowest tally wins)
-    max_steps: int = 10_000  # decision steps per episode before truncation
+    max_steps: int = 10_000  # decision steps per episode before truncation (1..10,000,000)
 
     def __post_init__(self) -> None:
         _validate(self)
@@ -126,25 +194,29 @@ def _validate(r: Rules) -> None:
         value = getattr(r, f.name)
         expected = f.type
         if expected == "bool" and not isinstance(value, bool):
-            raise ValueError(f"rule {f.name!r} must be true or false, got {value!r}")
+            raise ValueError(f"rule {f.name!r} must be true or false, got {show_value(value)}")
         if expected == "int" and (isinstance(value, bool) or not isinstance(value, int)):
-            raise ValueError(f"rule {f.name!r} must be an integer, got {value!r}")
+            raise ValueError(f"rule {f.name!r} must be an integer, got {show_value(value)}")
         if expected == "str" and not isinstance(value, str):
-            raise ValueError(f"rule {f.name!r} must be a string, got {value!r}")
+            raise ValueError(f"rule {f.name!r} must be a string, got {show_value(value)}")
         if f.name in _CHOICES and value not in _CHOICES[f.name]:
-            raise ValueError(f"rule {f.name!r} must be one of {list(_CHOICES[f.name])}, got {value!r}")
-    for name in ("count_zero", "count_number", "count_draw2", "count_reverse", "count_skip",
-                 "count_wild", "count_wild_draw4", "count_team_attack", "count_sewers",
-                 "uno_penalty", "sewers_points"):
-        if getattr(r, name) < 0:
-            raise ValueError(f"rule {name!r} must be >= 0, got {getattr(r, name)}")
-    if not 1 <= r.hand_size <= 50:
-        raise ValueError(f"rule 'hand_size' must be in 1..50, got {r.hand_size}")
-    if r.target_score < 1 or r.num_rounds < 1 or r.max_steps < 1:
-        raise ValueError("rules 'target_score', 'num_rounds' and 'max_steps' must be >= 1")
-    bad = [f for f in r.villain_faces if f not in cards.FACE_NAMES]
+            raise ValueError(f"rule {f.name!r} must be one of {list(_CHOICES[f.name])}, got {show_value(value)}")
+        if f.name in LIMITS:
+            low, high = LIMITS[f.name]
+            if not low <= value <= high:
+                raise ValueError(f"rule {f.name!r} must be in {low}..{high}, got {show_value(value)}")
+    if not 1 <= len(r.name) <= MAX_NAME_LENGTH or not r.name.isprintable():
+        raise ValueError(f"rule 'name' must be 1..{MAX_NAME_LENGTH} printable characters, "
+                         f"got {show_value(r.name)}")
+    faces = r.villain_faces
+    if not isinstance(faces, tuple) or not all(isinstance(f, str) for f in faces):
+        raise ValueError(f"rule 'villain_faces' must be a list of face names, got {show_value(faces)}")
+    bad = [f for f in faces if f not in cards.FACE_NAMES]
     if bad:
-        raise ValueError(f"rule 'villain_faces' has unknown faces {bad}; faces are {list(cards.FACE_NAMES)}")
+        raise ValueError(f"rule 'villain_faces' has unknown faces {show_value(bad)}; "
+                         f"faces are {list(cards.FACE_NAMES)}")
+    if len(set(faces)) != len(faces):
+        raise ValueError(f"rule 'villain_faces' names a face twice: {list(faces)}")
     if r.deck_size() < 2 * r.hand_size + 2:
         raise ValueError(f"deck of {r.deck_size()} cards is too small for hand_size {r.hand_size}")
 
@@ -162,16 +234,19 @@ def _read_yaml(path: str) -> dict[str, Any]:
         raise ValueError(f"rules file {path!r} is not UTF-8 text") from None
     except yaml.YAMLError as e:
         raise ValueError(f"rules file {path!r} is not valid YAML: {str(e).splitlines()[0]}") from None
+    except RecursionError:
+        raise ValueError(f"rules file {path!r} is nested too deeply to be a rules file") from None
     data = {} if data is None else data
     if not isinstance(data, dict):
         raise ValueError(f"rules file {path!r} must hold a mapping of rule options")
     return dict(data)
 
 
-def _load_presets() -> dict[str, dict[str, Any]]:
-    """Every ``presets/<name>.yaml``, flattened: ``{name: {option: value}}`` (``name`` included)."""
-    raw = {os.path.splitext(f)[0]: _read_yaml(os.path.join(PRESET_DIR, f))
-           for f in sorted(os.listdir(PRESET_DIR)) if f.endswith(".yaml")}
+def _load_presets(directory: str = PRESET_DIR) -> dict[str, dict[str, Any]]:
+    """Every ``<directory>/<name>.yaml``, flattened: ``{name: {option: value}}`` (``name``
+    included). ``ValueError`` naming the file if one names an unknown preset or itself."""
+    raw = {os.path.splitext(f)[0]: _read_yaml(os.path.join(directory, f))
+           for f in sorted(os.listdir(directory)) if f.endswith(".yaml")}
     out: dict[str, dict[str, Any]] = {}
 
     def flatten(name: str, seen: tuple[str, ...]) -> dict[str, Any]:
@@ -181,6 +256,9 @@ def _load_presets() -> dict[str, dict[str, Any]]:
             raise ValueError(f"preset {name!r} names itself through {' -> '.join(seen + (name,))}")
         data = dict(raw[name])
         base = data.pop("preset", None)
+        if base is not None and (not isinstance(base, str) or base not in raw):
+            raise ValueError(f"preset file {os.path.join(directory, name + '.yaml')!r} names an "
+                             f"unknown preset {show_value(base)}; presets: {sorted(raw)}")
         values = dict(flatten(base, seen + (name,))) if base is not None else {}
         values.update(data)
         values["name"] = name
@@ -199,49 +277,72 @@ def _field_names() -> set[str]:
     return {f.name for f in fields(Rules)}
 
 
-def _coerce(key: str, value: Any) -> Any:
+def _coerce(key: str, value: Any, source: str) -> Any:
     if key == "villain_faces":
         if isinstance(value, str):
             value = [value]
+        # faces may be written as YAML numbers (villain_faces: [1, 2, 3])
+        if not isinstance(value, (list, tuple)) or not all(
+                isinstance(v, str) or (isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 9)
+                for v in value):
+            raise ValueError(f"rule 'villain_faces' must be a list of face names "
+                             f"(e.g. [\"1\", \"2\", \"3\"]), got {show_value(value)} (in {source})")
         return tuple(str(v) for v in value)
     return value
 
 
+def _check_keys(mapping: Mapping[Any, Any], source: str) -> None:
+    bad = [k for k in mapping if not isinstance(k, str)]
+    if bad:
+        raise ValueError(f"rule keys must be strings, got {show_value(bad)} in {source}")
+
+
 def _from_mapping(base: Rules, mapping: Mapping[str, Any], source: str) -> Rules:
+    _check_keys(mapping, source)
     names = _field_names()
     unknown = sorted(k for k in mapping if k not in names)
     if unknown:
-        raise ValueError(f"unknown rule key(s) {unknown} in {source}; known keys: {sorted(names)}")
+        raise ValueError(f"unknown rule key(s) {show_value(unknown)} in {source}; known keys: {sorted(names)}")
     values = base.to_dict()
-    values.update({k: _coerce(k, v) for k, v in mapping.items()})
+    values.update({k: _coerce(k, v, source) for k, v in mapping.items()})
     values["villain_faces"] = tuple(values["villain_faces"])
-    return Rules(**values)
+    try:
+        return Rules(**values)
+    except ValueError as e:
+        raise ValueError(f"{e} (in {source})") from None
 
 
 def load_yaml(path: str) -> Rules:
     """Rules from a YAML file; ``preset: <name>`` in it selects the base preset. The rules are
     named after the file (``mine.yaml``: ``mine``) unless it sets ``name``."""
     data = _read_yaml(path)
-    data.setdefault("name", os.path.splitext(os.path.basename(path))[0])
-    base = _base_preset(data.pop("preset", "classic"), f"rules file {path!r}")
+    _check_keys(data, f"rules file {path!r}")
+    stem = os.path.splitext(os.path.basename(path))[0]
+    data.setdefault("name", stem)
+    base_name = data.pop("preset", "classic")
+    if isinstance(base_name, str) and base_name not in PRESETS and (
+            base_name == stem or os.path.splitext(os.path.basename(base_name))[0] == stem):
+        raise ValueError(f"rules file {path!r} names itself as its preset ({base_name!r}); "
+                         f"a preset is one of {sorted(PRESETS)}")
+    base = _base_preset(base_name, f"rules file {path!r}")
     return _from_mapping(base, data, f"rules file {path!r}")
 
 
 def _base_preset(name: Any, source: str) -> Rules:
     if not isinstance(name, str) or name not in PRESETS:
-        raise ValueError(f"{source} names an unknown preset {name!r}; presets: {sorted(PRESETS)}")
+        raise ValueError(f"{source} names an unknown preset {show_value(name)}; presets: {sorted(PRESETS)}")
     return Rules(**_coerced(PRESETS[name]))
 
 
 def _coerced(values: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: _coerce(k, v) for k, v in values.items()}
+    return {k: _coerce(k, v, "a preset") for k, v in values.items()}
 
 
 def preset(name: str) -> Rules:
     """A named preset (a file of ``uno_env/game/presets``): ``classic``, ``tmnt``, ``house``..."""
     if isinstance(name, str) and name in PRESETS:
         return Rules(**_coerced(PRESETS[name]))
-    raise ValueError(f"unknown rules preset {name!r}; presets: {sorted(PRESETS)} "
+    raise ValueError(f"unknown rules preset {show_value(name)}; presets: {sorted(PRESETS)} "
                      f"(or the path of a YAML file)")
 
 
@@ -255,11 +356,10 @@ def make_rules(rules: "str | Mapping[str, Any] | Rules | None" = "classic", **ov
         base = load_yaml(rules) if rules.endswith((".yaml", ".yml")) else preset(rules)
     elif isinstance(rules, Mapping):
         mapping = dict(rules)
-        bad = [k for k in mapping if not isinstance(k, str)]
-        if bad:
-            raise ValueError(f"rule keys must be strings, got {bad!r}")
+        _check_keys(mapping, "rules dict")
         start = _base_preset(mapping.pop("preset", "classic"), "rules dict")
         base = _from_mapping(start, mapping, "rules dict")
     else:
-        raise ValueError(f"rules must be a preset name, YAML path, dict or Rules, got {type(rules).__name__}")
+        raise ValueError(f"rules must be a preset name, YAML path, dict or Rules, got {show_value(rules)} "
+                         f"({type(rules).__name__})")
     return _from_mapping(base, overrides, "keyword overrides") if overrides else base

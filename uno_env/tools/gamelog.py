@@ -48,6 +48,15 @@ those of the deal), and the final snapshot.
 Version history: 1 (uno_env 0.1: no events); 2 (uno_env 0.2: ``events`` in the header and in
 every action record). Both are read and replayed; a version-1 log is checked without events.
 
+**Logs from strangers.** :func:`read_log` checks the shape of every record before anything
+is replayed, and names the line of the first problem (``ValueError``): a line that is not
+UTF-8 or not JSON (``NaN``, numbers too long to convert, nesting too deep), a header whose
+``num_players`` is not an integer in 2..10 (``1e400`` is not), whose rules are out of their
+bounds (:mod:`uno_env.game.rules`: no deck of 10^9 cards), whose seed, dealer, deck or RNG
+state has the wrong type, an action record with a missing or mistyped field, and strings
+with control characters (they are printed to terminals; ``meta`` is exempt, it is never
+shown). A malformed RNG state is a ``ValueError`` too. Nothing in a log is ever executed.
+
 **Writing a log** from any game loop (human, bots, evaluation)::
 
     from uno_env.tools.gamelog import GameRecorder
@@ -65,25 +74,33 @@ and its action ids: ``log_game(path, rules, n, actions, rng=<fresh copy of the g
 dealer=...)``. Reading back:
 ``read_log(path)`` (a :class:`GameLog`), ``replay(log)`` (the env at the end, or
 :class:`ReplayError`).
+
+**Modules.** This one holds the format: its constants, deals (:func:`reset_env`,
+:func:`reset_with_rng`), the records (:func:`event_record`, :func:`public_table`) and the
+writers (:class:`GameRecorder`, :func:`record_game`, :func:`log_game`);
+:mod:`uno_env.tools.gamelog_read` reads and checks a log (:class:`GameLog`, :func:`read_log`);
+:mod:`uno_env.tools.gamelog_replay` replays it (:func:`replay`, :func:`replay_step`,
+:func:`reset_from_log`, :func:`env_from_log`). Every name stays importable from here.
 """
 
 from __future__ import annotations
 
 import copy
 import datetime
-import io
+import importlib
 import json
 import os
 import secrets
-from dataclasses import dataclass, field
-from typing import IO, Any, Callable, Iterable, Sequence
+from typing import IO, Any, Iterable, Sequence
 
 import numpy as np
 from gymnasium.utils import seeding
 
+from uno_env.envs import checks
 from uno_env.game import actions as A
 from uno_env.game import events as E
 from uno_env.game.engine import PHASE_NAMES
+from uno_env.game.rules import show_value
 
 FORMAT = "uno_env-gamelog"
 FORMAT_VERSION = 2  # written; see the version history in the module docstring
@@ -102,8 +119,11 @@ def generator_from_state(state: dict) -> np.random.Generator:
     if bit_gen_cls is None or not isinstance(bit_gen_cls, type) or \
             not issubclass(bit_gen_cls, np.random.BitGenerator):
         raise ValueError(f"unknown bit generator {name!r} in the RNG state")
-    bit_gen = bit_gen_cls()
-    bit_gen.state = state
+    try:  # numpy's setter raises TypeError, KeyError, ValueError... on a malformed state
+        bit_gen = bit_gen_cls()
+        bit_gen.state = state
+    except Exception as e:
+        raise ValueError(f"malformed {name} RNG state: {show_value(e)}") from None
     return np.random.Generator(bit_gen)
 
 
@@ -204,7 +224,8 @@ def public_table(env: Any) -> dict[str, Any]:
     }
 
 
-def _end_status(u: Any) -> str | None:
+def end_status(u: Any) -> str | None:
+    """How a raw env's game ended: ``finished``, ``truncated`` or None (still running)."""
     if u.game_state.game_over:
         return "finished"
     if any(u.truncations.values()):
@@ -295,7 +316,7 @@ class GameRecorder:
             "meta": {"created": datetime.datetime.now().isoformat(timespec="seconds"), **self.meta},
         }
         self._write(self.header)
-        self.done = _end_status(u) is not None
+        self.done = end_status(u) is not None
 
     def step(self, action: int) -> dict[str, Any]:
         """Step the env with ``action`` (``ValueError`` if illegal: nothing is written) and
@@ -306,7 +327,7 @@ class GameRecorder:
             raise RuntimeError("the game is over")
         u = self.u
         s = u.game_state
-        action = int(action)
+        action = checks.action_id(action, u.agent_selection)
         seat = s.actor
         before = public_table(u)
         record: dict[str, Any] = {
@@ -330,7 +351,7 @@ class GameRecorder:
             }
         record["events"] = event_records(u, seen)
         self._write(record)
-        if _end_status(u) is not None:
+        if end_status(u) is not None:
             self.done = True
             self.finish()
         return record
@@ -341,7 +362,7 @@ class GameRecorder:
         if self.header is not None and not self.ended:
             u = self.u
             s = u.game_state
-            status = status or _end_status(u) or "aborted"
+            status = status or end_status(u) or "aborted"
             self.end_record = {
                 "type": "end", "status": status, "steps": int(s.steps),
                 "winner": u.possible_agents[s.winner] if s.winner >= 0 else None,
@@ -420,188 +441,14 @@ def log_game(out: "str | os.PathLike | IO[str]", rules: Any, num_players: int,
     return rec.end_record
 
 
-# ---------------------------------------------------------------------------- reading
-@dataclass
-class GameLog:
-    header: dict[str, Any]
-    actions: list[dict[str, Any]] = field(default_factory=list)
-    end: dict[str, Any] | None = None
-    path: str | None = None
+# names defined in the reading and replaying modules, importable from here (loaded on first use:
+# those modules import this one)
+_MOVED = {name: "uno_env.tools.gamelog_read" for name in ("GameLog", "read_log")}
+_MOVED.update({name: "uno_env.tools.gamelog_replay" for name in
+               ("env_from_log", "reset_from_log", "replay_step", "replay")})
 
 
-def read_log(source: "str | os.PathLike | IO[str] | Iterable[str]") -> GameLog:
-    """Parse a game log (path, file object or lines). ``ValueError`` naming the line if it is
-    not a valid log."""
-    path = None
-    if isinstance(source, (str, os.PathLike)):
-        path = os.fspath(source)
-        with open(source, encoding="utf-8") as fh:
-            lines = fh.readlines()
-    elif isinstance(source, io.IOBase) or hasattr(source, "read"):
-        lines = source.read().splitlines()  # type: ignore[union-attr]
-    else:
-        lines = list(source)
-    where = path or "<log>"
-    log: GameLog | None = None
-    for no, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise ValueError(f"{where}:{no}: not JSON ({e.msg})") from None
-        kind = rec.get("type") if isinstance(rec, dict) else None
-        if log is None:
-            if kind != "header" or rec.get("format") != FORMAT:
-                raise ValueError(f"{where}:{no}: the first record must be a {FORMAT} header")
-            if isinstance(rec.get("version"), bool) or rec.get("version") not in READ_VERSIONS:
-                raise ValueError(f"{where}:{no}: log format version {rec.get('version')} is not "
-                                 f"supported (this is version {FORMAT_VERSION})")
-            log = GameLog(header=rec, path=path)
-        elif log.end is not None:
-            raise ValueError(f"{where}:{no}: record after the end record")
-        elif kind == "action":
-            log.actions.append(rec)
-        elif kind == "end":
-            log.end = rec
-        else:
-            raise ValueError(f"{where}:{no}: unknown record type {kind!r}")
-    if log is None:
-        raise ValueError(f"{where}: empty game log")
-    return log
-
-
-# ---------------------------------------------------------------------------- replaying
-def env_from_log(log: GameLog, render_mode: str | None = None) -> Any:
-    """A fresh raw env with the log's rules and player count (not reset)."""
-    from uno_env.envs.aec_env import raw_env
-
-    h = log.header
-    return raw_env(rules=dict(h["rules"]), num_players=int(h["num_players"]), render_mode=render_mode)
-
-
-def reset_from_log(env: Any, log: GameLog) -> None:
-    """Reset ``env`` to the logged deal (seed, or RNG state; dealer and deck)."""
-    h = log.header
-    if h.get("rng"):
-        r = h["rng"]
-        reset_with_rng(env, generator_from_state(r["state"]), int(h["dealer"]), list(h["deck"]),
-                       draw_dealer=bool(r["draw_dealer"]), shuffle=bool(r["shuffle"]))
-    else:
-        reset_env(env, int(h["seed"]), int(h["dealer"]), list(h["deck"]))
-
-
-def _diff(a: Any, b: Any, path: str = "") -> list[str]:
-    """Human-readable differences between two JSON-like values."""
-    if isinstance(a, dict) and isinstance(b, dict):
-        out = []
-        for k in sorted(set(a) | set(b), key=str):
-            if k not in a or k not in b:
-                out.append(f"{path}{k}: {'missing in replay' if k not in a else 'not in log'}")
-            else:
-                out += _diff(a[k], b[k], f"{path}{k}.")
-        return out
-    if isinstance(a, list) and isinstance(b, list) and a != b and len(str(a)) + len(str(b)) > 160:
-        where = path.rstrip(".")
-        if len(a) != len(b):
-            return [f"{where}: replay has {len(a)} entries, log {len(b)}"]
-        i = next(i for i, (x, y) in enumerate(zip(a, b)) if x != y)
-        return [f"{where}[{i}]: replay {a[i]!r} != log {b[i]!r}"]
-    if a != b:
-        return [f"{path.rstrip('.')}: replay {a!r} != log {b!r}"]
-    return []
-
-
-def _event_diff(replayed: list[dict[str, Any]], logged: Any) -> str | None:
-    """The first difference between replayed and logged event records (None: equal)."""
-    if replayed == logged:
-        return None
-    if not isinstance(logged, list):
-        return f"the log's events are not a list: {logged!r}"[:200]
-    for i, (a, b) in enumerate(zip(replayed, logged), 1):
-        if a != b:
-            return f"event {i}: replay {a} != log {b}"
-    return f"the replay has {len(replayed)} events, the log {len(logged)}"
-
-
-def replay_step(env: Any, record: dict[str, Any]) -> None:
-    """Apply one logged action to ``env``, checking actor, phase, legality, the public table
-    after it and, if the record has them, the public events that followed it (the env's
-    engine must record events: :func:`replay` turns it on). ``ReplayError`` on any difference."""
-    u = env.unwrapped
-    s = u.game_state
-    step = record.get("step")
-    action = int(record["action"])
-    if u.game_state.game_over or any(u.truncations.values()):
-        raise ReplayError(f"step {step}: the game is already over in the replay")
-    if u.agent_selection != record["agent"]:
-        raise ReplayError(f"step {step}: logged actor {record['agent']} but {u.agent_selection} "
-                          f"decides in the replay")
-    if PHASE_NAMES[s.phase] != record["phase"]:
-        raise ReplayError(f"step {step}: logged phase {record['phase']!r} but the replay is in "
-                          f"phase {PHASE_NAMES[s.phase]!r}")
-    if not 0 <= action < A.NUM_ACTIONS or record.get("name", u.action_names[action]) != u.action_names[action]:
-        raise ReplayError(f"step {step}: action id {action} is not the logged action {record.get('name')!r}")
-    legal = u.legal_actions()
-    if action not in legal:
-        raise ReplayError(f"step {step}: action {action} ({record.get('name')}) is not legal for "
-                          f"{record['agent']} in phase {record['phase']!r}; legal: "
-                          f"{[u.action_names[a] for a in legal]}")
-    if "hand" in record:
-        hand = [u.card_names[k] for k in u.engine.hand_cards(s, s.actor)]
-        if hand != record["hand"]:
-            raise ReplayError(f"step {step}: {record['agent']}'s hand is {hand} in the replay, "
-                              f"{record['hand']} in the log")
-    seen = len(s.events) if s.events is not None else 0
-    env.step(action)
-    if "after" in record:
-        diff = _diff(public_table(u), record["after"])
-        if diff:
-            raise ReplayError(f"step {step}: the table after {record.get('name')} differs: " + "; ".join(diff))
-    if "events" in record:
-        if u.game_state.events is None:
-            raise ReplayError(f"step {step}: the log has events but the replay's engine does not record them")
-        diff = _event_diff(event_records(u, seen), record["events"])
-        if diff:
-            raise ReplayError(f"step {step}: the events after {record.get('name')} differ: {diff}")
-
-
-def replay(log: "GameLog | str | os.PathLike", env: Any = None,
-           on_step: Callable[[Any, dict[str, Any]], Any] | None = None,
-           on_reset: Callable[[Any], Any] | None = None, verify_end: bool = True) -> Any:
-    """Replay a game log exactly; returns the raw env in the final state.
-
-    Every action is checked (:func:`replay_step`) and, with ``verify_end``, the final
-    snapshot must equal the logged one; a version-2 log's events (the deal's and every
-    action's) must equal the replayed ones. The env records events (``state.events``) from
-    the deal on, whatever the log's version. ``on_reset(env)`` is called after the reset,
-    ``on_step(env, record)`` after every action. ``ReplayError`` on any mismatch.
-    """
-    if not isinstance(log, GameLog):
-        log = read_log(log)
-    if env is None:
-        env = env_from_log(log)
-    u = env.unwrapped
-    u.engine.record_events = True
-    reset_from_log(env, log)
-    with_events = log.header.get("version", 1) >= 2
-    if with_events:
-        diff = _event_diff(event_records(u), log.header.get("events"))
-        if diff:
-            raise ReplayError(f"the events of the deal differ: {diff}")
-    if on_reset is not None:
-        on_reset(env)
-    for record in log.actions:
-        if with_events and "events" not in record:
-            raise ReplayError(f"step {record.get('step')}: a version-2 action record without 'events'")
-        replay_step(env, record)
-        if on_step is not None:
-            on_step(env, record)
-    if verify_end and log.end is not None:
-        diff = _diff(u.snapshot(), log.end["snapshot"])
-        if diff:
-            raise ReplayError("the final state differs from the logged one: " + "; ".join(diff[:20]))
-        if log.end.get("status") in ("finished", "truncated") and _end_status(u) != log.end["status"]:
-            raise ReplayError(f"the log ends {log.end['status']!r} but the replay is "
-                              f"{_end_status(u) or 'still running'}")
-    return env
+def __getattr__(name: str) -> Any:
+    if name in _MOVED:
+        return getattr(importlib.import_module(_MOVED[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

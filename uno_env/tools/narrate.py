@@ -42,9 +42,8 @@ ROUND_OVER     ``*** player_1 went out and won round 1 (+57 points)`` (points wi
 GAME_OVER      ``*** player_1 won the game``
 =============  =====================================================================
 
-A catch window closes without an event when nobody catches; :meth:`Narrator.expect_catch`
-(called when the narrated player answers one) makes the next narration say ``nobody caught
-player_0 (no UNO call)`` unless the penalty follows.
+A catch window nobody used is told from its ``escaped`` event: ``nobody caught player_0 (no
+UNO call)``.
 
 Version history: 1 (uno_env 0.2: replaces the terminal game's state diffs).
 """
@@ -81,7 +80,6 @@ class Narrator:
         self.round = 0  # from the last DEALT
         self.wd4_player = -1  # who played the last Wild Draw Four
         self.asker, self.offered = -1, False  # an ask whose outcome is not told yet
-        self.catch_offender = -1  # a catch window the narrated player answered, outcome not told
 
     # ------------------------------------------------------------------ names
     def was(self, seat: int) -> str:
@@ -101,21 +99,6 @@ class Narrator:
     def played(self, k: int, color: int) -> str:
         """A played card, with the colour chosen for a wild."""
         return self.card(k) + (f", colour {self.color(color)}" if C.is_wild(k) else "")
-
-    # ------------------------------------------------------------------ catch windows
-    def expect_catch(self, offender: int) -> None:
-        """The narrated player answered a catch window on ``offender``: if the next events do
-        not start with the catch penalty, nobody caught them (told with those events or by
-        :meth:`pending`)."""
-        self.catch_offender = offender
-
-    def pending(self) -> list[str]:
-        """Lines owed without a new event (the outcome of a catch window nobody used)."""
-        if self.catch_offender < 0:
-            return []
-        line = f"nobody caught {self.labels[self.catch_offender]} (no UNO call)"
-        self.catch_offender = -1
-        return [line]
 
     # ------------------------------------------------------------------ events
     def lines(self, events: Iterable[E.Event], received: Iterable[int] = ()) -> list[str]:
@@ -143,9 +126,6 @@ class Narrator:
             attach = len(entries) - 1 if attachable else -1
 
         for kind, seat, card, value in events:
-            if self.catch_offender >= 0 and not (kind == E.CAUGHT and seat == self.catch_offender):
-                for line in self.pending():
-                    add(line)
             who = labels[seat] if 0 <= seat < len(labels) else "?"
             if kind == E.DEALT:
                 self.round = value
@@ -180,8 +160,9 @@ class Narrator:
                 else:
                     add(f"{who} took the penalty" + ("" if value else ": no card to draw"),
                         effect(seat, value), attachable=True)
+            elif kind == E.ESCAPED:
+                add(f"nobody caught {who} (no UNO call)")
             elif kind == E.CAUGHT:
-                self.catch_offender = -1
                 add(f"{self.was(seat)} caught without UNO", effect(seat, value))
             elif kind == E.UNO:
                 add(f"{who} called UNO!")

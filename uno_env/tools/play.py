@@ -26,6 +26,13 @@ an action name:
 colour choices, UNO catch windows, jump-ins, Team Attack discards, offers) is asked when it
 arises. ``--log game.jsonl`` writes a game log (:mod:`uno_env.tools.gamelog`) that
 ``python -m uno_env.replay`` replays. The exit code is 0 unless the arguments are wrong (2).
+
+**Bad input.** An answer that is no action (an unknown name, a number out of range however
+long, digits that are not ASCII such as ``²``, a line that is not UTF-8) is answered with the
+reason and asked again. Bad arguments (``--seed -1``, ``--seat 9``, an unknown agent spec, a
+``--rules`` file that is missing, not UTF-8, not YAML or not valid rules, a bad ``--set``
+value such as ``villain_faces=5``) end the program with a one-line error and exit code 2,
+never a traceback.
 """
 
 from __future__ import annotations
@@ -34,6 +41,7 @@ import argparse
 import os
 import re
 import secrets
+import signal
 import sys
 from collections import Counter
 from typing import Any, Callable, Sequence
@@ -49,9 +57,20 @@ from uno_env.tools.overrides import parse_overrides
 from uno_env.envs.render import paint
 
 HUMAN = "human"
+MAX_SEED = 2**63 - 1  # --seed range (the agents' seeds are seed + 1 + seat)
 _PENDING_NAMES = {PENDING_DRAW2: "Draw Two", PENDING_DRAW4: "Wild Draw Four",
                   PENDING_SEWERS: "FROM THE SEWERS"}
 _WINDOW_NAMES = {CATCH: "UNO catch window", JUMP: "jump-in window", OFFER: "offers"}
+
+_NUMBER = re.compile(r"-?[0-9]+")
+_MAX_NUMBER_CHARS = 6  # longer numbers are no action number (and int() of 5000 digits fails)
+_MAX_ECHO = 40  # characters of a bad answer quoted back
+
+
+def _clip(text: str) -> str:
+    """``text`` cut to :data:`_MAX_ECHO` characters for quoting it back."""
+    return text if len(text) <= _MAX_ECHO else text[:_MAX_ECHO - 3] + "..."
+
 
 HELP = """\
 Enter the number of an action, or its name:
@@ -187,8 +206,6 @@ class TerminalGame:
         (:mod:`uno_env.tools.narrate`); the cards the human drew are named from its own hand."""
         u = self.u
         s = u.game_state
-        if s.actor == self.human and s.phase == CATCH:
-            self.narrator.expect_catch(s.offender)
         start = len(s.events)
         mine = Counter(u.engine.hand_cards(s, self.human))
         if self.recorder is not None:
@@ -210,10 +227,10 @@ class TerminalGame:
         t = re.sub(r"\s+", " ", text.strip().lower())
         if not t:
             return None, f"Please enter a number from 1 to {len(legal)} or an action name (? for help)."
-        if t.isdigit() or (t.startswith("-") and t[1:].isdigit()):
-            i = int(t)
-            if not 1 <= i <= len(legal):
-                return None, f"There is no action {i}: enter a number from 1 to {len(legal)}."
+        if _NUMBER.fullmatch(t):  # ASCII digits only: int() would take "٣" and choke on "²"
+            i = int(t) if len(t) <= _MAX_NUMBER_CHARS else None
+            if i is None or not 1 <= i <= len(legal):
+                return None, f"There is no action {_clip(t)}: enter a number from 1 to {len(legal)}."
             return legal[i - 1], None
         t = t.replace("colour ", "color ")
         candidates = [t, f"play {t}"]
@@ -230,7 +247,7 @@ class TerminalGame:
                 return None, f"'play {card}' is not possible now: you do not hold {card}."
             return None, (f"Say which colour: e.g. 'play {card} {u.colors[0]}' "
                           f"(colours: {', '.join(u.colors)}).")
-        return None, (f"Unknown input '{text.strip()}': enter a number from 1 to {len(legal)} "
+        return None, (f"Unknown input '{_clip(text.strip())}': enter a number from 1 to {len(legal)} "
                       "or an action name (? for help).")
 
     def why_illegal(self, action: int) -> str:
@@ -278,7 +295,6 @@ class TerminalGame:
         legal = u.legal_actions()
         w = self.write
         w(self.table_text())
-        self.news += self.narrator.pending()
         if self.news:
             w("Since your last decision:")
             for line in self.news:
@@ -294,6 +310,9 @@ class TerminalGame:
                 answer = self.read(f"Your move ({choices}, ? for help): ")
             except (EOFError, KeyboardInterrupt):
                 raise Quit() from None
+            except UnicodeDecodeError:  # main() reads stdin with errors="replace"; other readers may not
+                w("That input is not UTF-8 text: enter a number or an action name (? for help).")
+                continue
             t = answer.strip().lower()
             if t in ("q", "quit", "exit"):
                 raise Quit()
@@ -356,7 +375,6 @@ class TerminalGame:
     def show_result(self) -> None:
         u, s, w = self.u, self.u.game_state, self.write
         w(self.table_text())
-        self.news += self.narrator.pending()
         if self.news:
             w("Last moves:")
             for line in self.news:
@@ -378,6 +396,14 @@ class TerminalGame:
 
 
 # ---------------------------------------------------------------------------- CLI
+def _seed(text: str) -> int:
+    """``--seed``: an integer in 0..MAX_SEED (argparse turns the error into exit code 2)."""
+    t = text.strip()
+    if not (t.isascii() and t.isdigit() and len(t) <= len(str(MAX_SEED))) or int(t) > MAX_SEED:
+        raise argparse.ArgumentTypeError(f"must be an integer in 0..{MAX_SEED}, got {_clip(text)!r}")
+    return int(t)
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
         prog="uno-play", description="Play UNO in the terminal against bots and trained agents.",
@@ -390,7 +416,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="agent spec of each opponent: random, greedy, heuristic, checkpoint:<dir> "
                          "(default: heuristic)")
     ap.add_argument("--seat", type=int, default=0, help="your seat, 0..players-1 (default 0)")
-    ap.add_argument("--seed", type=int, default=None, help="game seed (default: random)")
+    ap.add_argument("--seed", type=_seed, default=None, help=f"game seed, 0..{MAX_SEED} (default: random)")
     ap.add_argument("--log", default=None, metavar="PATH", help="write a JSON Lines game log")
     ap.add_argument("--no-color", action="store_true", help="no ANSI colours")
     return ap
@@ -399,6 +425,11 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     ap = build_parser()
     args = ap.parse_args(argv)
+    if hasattr(sys.stdin, "reconfigure"):  # an answer that is not UTF-8 is answered, not a crash
+        sys.stdin.reconfigure(errors="replace")
+    # Ctrl-C ends the game cleanly even when started from a shell that ignores SIGINT (a job
+    # started with & in a script): Python installs no KeyboardInterrupt handler then
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     from uno_env.envs.aec_env import raw_env
     from uno_env.agents import agent_specs, make_agent
     from uno_env.game.rules import make_rules

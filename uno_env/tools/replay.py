@@ -13,7 +13,9 @@ it), then the table and all hands (it is a replay: nothing is hidden).
 
 Exit codes: 0 the replay matches the log (or was stopped with ``q`` / end of input in
 ``--step`` mode), 1 it does not (the first difference is printed), 2 the file is not a
-readable game log.
+readable game log: a one-line error naming the line (not UTF-8, not JSON, a header with
+``num_players: 1e400`` or rule counts out of bounds, a malformed record; see
+:func:`uno_env.tools.gamelog.read_log`), never a traceback.
 """
 
 from __future__ import annotations
@@ -24,7 +26,9 @@ import sys
 from typing import Any, Callable, Sequence
 
 from uno_env.game.engine import PHASE_NAMES, PENDING_SEWERS
-from uno_env.tools.gamelog import GameLog, ReplayError, read_log, replay
+from uno_env.tools.gamelog import ReplayError
+from uno_env.tools.gamelog_read import GameLog, read_log
+from uno_env.tools.gamelog_replay import replay
 from uno_env.tools.narrate import Narrator
 from uno_env.tools.play import paint_text
 from uno_env.envs.render import paint
@@ -137,6 +141,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--quiet", action="store_true", help="print only the verification result")
     ap.add_argument("--no-color", action="store_true", help="no ANSI colours")
     args = ap.parse_args(argv)
+    if args.step and hasattr(sys.stdin, "reconfigure"):  # any answer is read, UTF-8 or not
+        sys.stdin.reconfigure(errors="replace")
     try:
         log = read_log(args.log)
     except (OSError, ValueError) as e:

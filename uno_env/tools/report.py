@@ -7,9 +7,9 @@
 The inputs are the result dicts of :func:`uno_env.tools.evaluate.evaluate` and
 :func:`~uno_env.tools.evaluate.evaluate_pool` (pool results have ``ratings``). Decisions:
 
-* Every file is written atomically: to a temporary file in the same directory, then
-  renamed over the target (``os.replace``), so a run killed while writing leaves the old
-  file or the new one, never half a file.
+* Every file is written atomically (:mod:`uno_env._atomic`): to a temporary file in the
+  same directory, then renamed over the target (``os.replace``), so a run killed while
+  writing leaves the old file or the new one, never half a file.
 * The chart needs matplotlib (the ``train`` extra). Without it :func:`write_outputs`
   writes the JSON and CSV files and leaves the PNG out (:data:`PNG_NEEDS_MATPLOTLIB` says
   why; the command line prints it as a note).
@@ -19,36 +19,18 @@ Version history: 0 (split out of ``uno_env.tools.evaluate``; same tables and fil
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import json
 import os
-import secrets
 import sys
-from typing import IO, Any, Iterator, Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
+from uno_env._atomic import atomic_write as atomic_open  # the one atomic writer
+
 Table = tuple[str, list[str], list[list[str]]]  # title, header, rows
 PNG_NEEDS_MATPLOTLIB = "the PNG chart needs matplotlib (pip install matplotlib)"
-
-
-@contextlib.contextmanager
-def atomic_open(path: "str | os.PathLike", mode: str = "w", **kwargs: Any) -> Iterator[IO]:
-    """Open a new temporary file beside ``path`` (created with the usual permissions); on
-    success it replaces ``path`` in one rename, on an error it is removed and ``path`` is
-    untouched."""
-    path = os.fspath(path)
-    directory, name = os.path.split(os.path.abspath(path))
-    tmp = os.path.join(directory, f".{name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
-    try:
-        with open(tmp, mode.replace("w", "x"), **kwargs) as fh:
-            yield fh
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
 
 
 def _pct(x: float) -> str:

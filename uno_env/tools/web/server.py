@@ -62,438 +62,33 @@ from __future__ import annotations
 
 import argparse
 import datetime
-import io
 import json
 import os
 import re
 import secrets
 import sys
-import threading
-import time
-from collections import Counter
 from typing import Any, Callable, Sequence
 
-from uno_env.game import actions as A
 from uno_env.game import cards as C
-from uno_env.game.engine import PHASE_NAMES, Engine
-from uno_env.game.rules import PRESETS, Rules, make_rules
-from uno_env.tools.gamelog import GameLog, GameRecorder, read_log, replay
+from uno_env.game.rules import PRESETS, Rules
+from uno_env.tools.gamelog_read import read_log
 from uno_env.tools.web import views
+# the modules of the server; their names stay importable from here
+from uno_env.tools.web.games import (IDLE_TIMEOUT_S, MAX_GAMES, MAX_WATCH_STEPS, Game,  # noqa: F401
+                                     Store, new_env)
+from uno_env.tools.web.replays import Replay
+from uno_env.tools.web.validate import (HUMAN, MAX_DECK, ApiError, Specs, check_int,  # noqa: F401
+                                        parse_action, parse_rules)
 
 HOST, PORT = "127.0.0.1", 8000
-IDLE_TIMEOUT_S = 1800.0
-MAX_GAMES = 64
 MAX_BODY = 64 * 1024
 MAX_LOG_BYTES = 32 * 1024 * 1024
-MAX_DECK = 2000  # cards: a request must not make the server build a huge deck (house: 580)
-MAX_WATCH_STEPS = 1000  # decisions looked through for one visible move of a watched game
 MAX_STEPS_PER_REQUEST = 100  # visible moves per watch step request
-HUMAN = "human"
 # beside views.py (not __file__: ``python -m uno_env.web`` runs this code without one)
 STATIC_DIR = os.path.join(os.path.dirname(os.path.abspath(views.__file__)), "static")
 _GAME_KEYS = {"mode", "rules", "options", "num_players", "opponents", "agents", "seat", "seed",
               "deck", "dealer"}
 _ID_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
-
-
-class ApiError(Exception):
-    """A request the server refuses: HTTP ``status`` and a message naming the problem."""
-
-    def __init__(self, status: int, message: str):
-        super().__init__(message)
-        self.status = status
-        self.message = message
-
-
-# ---------------------------------------------------------------------------- requests
-def _int(value: Any, what: str, lo: int, hi: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
-        raise ApiError(400, f"{what} must be an integer in {lo}..{hi}, got {value!r}")
-    return value
-
-
-def parse_rules(rules: Any, options: Any) -> Rules:
-    """Rules of a request: a preset name or an object of options, plus ``options``."""
-    if options is None:
-        options = {}
-    if not isinstance(options, dict):
-        raise ApiError(400, f"options must be an object of rule options, got {options!r}")
-    if rules is None:
-        rules = "classic"
-    if isinstance(rules, str) and rules not in PRESETS:
-        raise ApiError(400, f"unknown rules preset {rules!r}; presets: {sorted(PRESETS)} "
-                            f"(or an object of rule options)")
-    if not isinstance(rules, (str, dict)):
-        raise ApiError(400, f"rules must be a preset name or an object of options, got {rules!r}")
-    try:
-        r = make_rules(rules, **options)
-    except (ValueError, TypeError) as e:
-        raise ApiError(400, f"bad rules: {e}") from None
-    if r.deck_size() > MAX_DECK:
-        raise ApiError(400, f"a deck of {r.deck_size()} cards is more than this server plays "
-                            f"({MAX_DECK})")
-    return r
-
-
-class Specs:
-    """Checks and builds agents from spec strings; ``checkpoint:`` paths only under roots."""
-
-    def __init__(self, checkpoint_roots: Sequence[str]):
-        self.roots = [os.path.realpath(r) for r in checkpoint_roots]
-
-    def check(self, spec: Any, what: str) -> str:
-        from uno_env.agents import agent_specs
-
-        if not isinstance(spec, str) or not spec.strip():
-            raise ApiError(400, f"{what} must be an agent spec string ({', '.join(agent_specs())}, "
-                                f"checkpoint:<dir>), got {spec!r}")
-        spec = spec.strip()
-        prefix = spec.split(":", 1)[0]
-        if prefix == HUMAN:
-            raise ApiError(400, f"{what}: 'human' is the seat of the page, not an opponent")
-        if prefix not in agent_specs():
-            raise ApiError(400, f"{what}: unknown agent spec {spec!r}; known: {agent_specs()} "
-                                f"(checkpoint:<dir> for a trained agent)")
-        if prefix == "checkpoint":
-            path = spec.split(":", 1)[1].removesuffix("#sample")
-            real = os.path.realpath(path)
-            if not any(real == r or real.startswith(r + os.sep) for r in self.roots):
-                raise ApiError(400, f"{what}: checkpoint {path!r} is not under a checkpoint root of "
-                                    f"this server ({', '.join(self.roots) or 'none'}; see --checkpoint-root)")
-        return spec
-
-    def make(self, spec: str, rules: Rules, n: int, seed: int, what: str) -> Any:
-        from uno_env.agents import make_agent
-
-        try:
-            return make_agent(spec, rules, n, seed=seed)
-        except (ValueError, OSError, KeyError) as e:
-            raise ApiError(400, f"{what}: {e}") from None
-        except ImportError as e:
-            raise ApiError(400, f"{what}: this server cannot load {spec!r} ({e}); "
-                                f"install the train extra") from None
-
-    def checkpoints(self) -> list[str]:
-        """Specs of the checkpoints (directories with a card.json) under the roots."""
-        out = []
-        cwd = os.path.realpath(os.getcwd())
-        for root in self.roots:
-            if not os.path.isdir(root):
-                continue
-            for dirpath, dirnames, filenames in os.walk(root):
-                dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-                if dirpath[len(root):].count(os.sep) >= 3:
-                    dirnames[:] = []
-                if "card.json" in filenames and "model.zip" in filenames:
-                    rel = os.path.relpath(dirpath, cwd)
-                    out.append("checkpoint:" + (dirpath if rel.startswith("..") else rel))
-        return sorted(out)
-
-
-def parse_action(u: Any, value: Any) -> int:
-    """An action id from a name (``"play red-5"``) or an id; ``ApiError`` 400 if neither."""
-    if isinstance(value, bool) or value is None:
-        raise ApiError(400, f"action must be an action name or id, got {value!r}")
-    if isinstance(value, int):
-        if not 0 <= value < A.NUM_ACTIONS:
-            raise ApiError(400, f"action id must be in 0..{A.NUM_ACTIONS - 1}, got {value}")
-        return value
-    if isinstance(value, str):
-        name = re.sub(r"\s+", " ", value.strip().lower()).replace("colour ", "color ")
-        if name.isdigit():
-            return parse_action(u, int(name))
-        try:
-            return u.action_id(name)
-        except ValueError:
-            raise ApiError(400, f"unknown action {value!r} (e.g. 'play red-5', 'draw', "
-                                f"'color blue', or an id 0..{A.NUM_ACTIONS - 1})") from None
-    raise ApiError(400, f"action must be an action name or id, got {value!r}")
-
-
-# ---------------------------------------------------------------------------- games
-def new_env(rules: Rules, n: int) -> Any:
-    """A raw env whose engine records public events."""
-    from uno_env.envs.aec_env import raw_env
-
-    try:
-        env = raw_env(rules=rules, num_players=n)
-    except ValueError as e:
-        raise ApiError(400, str(e)) from None
-    env.engine = Engine(env.rules, n, record_events=True)
-    return env
-
-
-class Game:
-    """One game kept by the server: a human seat (``play``) or agents only (``watch``)."""
-
-    kind = "game"
-
-    def __init__(self, gid: str, mode: str, env: Any, specs: list[str], agents: dict[int, Any],
-                 human: int | None, seed: int, log: "str | None",
-                 deck: list[str] | None = None, dealer: int | None = None,
-                 perspective: int | None = None):
-        self.id, self.mode, self.env, self.u = gid, mode, env, env.unwrapped
-        self.specs, self.agents, self.human, self.seed = specs, agents, human, seed
-        self.lock = threading.Lock()
-        self.touched = time.monotonic()
-        self.pending: list[dict[str, Any]] = []  # play: events not sent yet
-        self.log_path = log
-        self._buffer = io.StringIO() if log is None else None
-        meta = {"tool": "uno-serve", "game": gid, "mode": mode}
-        self.recorder = GameRecorder(env, log if log is not None else self._buffer, specs=specs,
-                                     agent_seeds=[None if i == human else seed + 1 + i
-                                                  for i in range(len(specs))], meta=meta)
-        self.recorder.reset(seed=seed, dealer=dealer, deck=deck)
-        for agent in agents.values():
-            agent.reset(None)
-        n = len(specs)
-        self.players = views.seat_names(n, specs, human)
-        # whose events and table: the human's; in a watched game one seat's, or None: every hand
-        self.perspective: int | None = human if mode == "play" else perspective
-        self._drain(self.perspective)  # the deal
-        if mode == "play":
-            self.advance()
-
-    # -------------------------------------------------------------- stepping
-    def over(self) -> bool:
-        s = self.u.game_state
-        return bool(s.game_over or self.u.engine.truncated(s))
-
-    def _drain(self, seat: int | None, hidden: str | None = None,
-               got: dict[str, Any] | None = None) -> list[dict[str, Any]]:
-        """The public events since the last call (plus ``got``, the seat's own new cards,
-        and for a spectator of every hand ``hidden``, a decision without public events),
-        the last one carrying the table after them; appended to ``pending``."""
-        s = self.u.game_state
-        raw = list(s.events)
-        s.events.clear()
-        out = views.event_dicts(self.u, raw, self.players)
-        if got is not None:
-            out.append(got)
-        if not out and hidden is not None and seat is None:
-            out.append({"kind": "decision", "seat": None, "card": None, "color": None,
-                        "value": -1, "text": hidden})
-        if out:
-            if seat is None:
-                out[-1]["table"] = views.open_table(self.u)
-            else:
-                out[-1]["table"] = views.seat_table(self.u, seat)
-                out[-1]["hand"] = [self.u.card_names[k] for k in self.u.engine.hand_cards(s, seat)]
-        self.pending += out
-        return out
-
-    def _decide(self, action: int) -> list[dict[str, Any]]:
-        """Step one decision (the actor's ``action``) and collect what the perspective sees."""
-        u = self.u
-        s = u.game_state
-        actor, phase = s.actor, s.phase
-        seat = self.perspective
-        before = Counter(u.engine.hand_cards(s, seat)) if seat is not None else None
-        self.recorder.step(action)
-        got = None
-        if seat is not None and self.mode == "play":
-            got = views.own_cards_event(u, seat, before, Counter(u.engine.hand_cards(u.game_state, seat)))
-        hidden = f"{self.players[actor]}: {u.action_names[action]} ({views.PHASE_TEXT[PHASE_NAMES[phase]]})"
-        return self._drain(seat, hidden, got)
-
-    def _bot_action(self) -> int:
-        u = self.u
-        seat = u.game_state.actor
-        obs = u.observe(u.possible_agents[seat])
-        return int(self.agents[seat].act(obs["observation"], obs["action_mask"]))
-
-    def advance(self) -> None:
-        """Play the agents' decisions up to the human's next one (or the end)."""
-        while not self.over() and self.u.game_state.actor != self.human:
-            self._decide(self._bot_action())
-
-    def act(self, value: Any) -> None:
-        """The human's action (name or id); ``ApiError`` (game unchanged) if it is not legal."""
-        if self.mode != "play":
-            raise ApiError(409, "nobody plays in a watched game: POST /api/games/{id}/step moves it")
-        u = self.u
-        action = parse_action(u, value)
-        if self.over():
-            raise ApiError(409, "the game is over: start a new one")
-        legal = u.legal_actions()
-        if action not in legal:
-            raise ApiError(409, f"{u.action_names[action]!r} is not legal now (phase "
-                                f"{PHASE_NAMES[u.game_state.phase]!r}); legal: "
-                                f"{[u.action_names[a] for a in legal]}")
-        self._decide(action)
-        self.advance()
-
-    def watch_step(self, perspective: int | None, steps: int) -> list[dict[str, Any]]:
-        """Up to ``steps`` decisions, each up to one that the perspective sees."""
-        if self.mode != "watch":
-            raise ApiError(409, "this game has a human seat: POST /api/games/{id}/actions plays it")
-        self.perspective = perspective
-        out: list[dict[str, Any]] = []
-        for _ in range(steps):
-            count = 0
-            while not self.over() and count < MAX_WATCH_STEPS:
-                count += 1
-                got = self._decide(self._bot_action())
-                if got:
-                    out += got
-                    break
-            if self.over():
-                break
-        return out
-
-    # -------------------------------------------------------------- views
-    def view(self, perspective: "int | None | str" = "default") -> dict[str, Any]:
-        if self.mode == "play":
-            events, self.pending = self.pending, []
-            view = views.seat_view(self.u, self.human, self.specs, events=events)
-        else:
-            seat = self.perspective if perspective == "default" else perspective
-            events, self.pending = self.pending, []
-            if seat != self.perspective:  # they were made for another viewer
-                events = []
-            if seat is None:
-                view = views.open_view(self.u, self.specs, events=events)
-            else:
-                view = views.seat_view(self.u, seat, self.specs, events=events, mode="watch")
-            view["watching"] = "all" if seat is None else seat
-        view["id"] = self.id
-        view["seed"] = self.seed
-        view["specs"] = list(self.specs)
-        return view
-
-    def log_text(self) -> str:
-        if not self.over():
-            raise ApiError(409, "the log is served once the game is over (it shows every hand)")
-        if self._buffer is not None:
-            return self._buffer.getvalue()
-        with open(self.log_path, encoding="utf-8") as fh:
-            return fh.read()
-
-    def close(self) -> None:
-        self.recorder.finish()
-
-
-class Replay:
-    """A game log replayed on the server: one frame per action, every hand open."""
-
-    kind = "replay"
-
-    def __init__(self, rid: str, log: GameLog):
-        self.id = rid
-        self.lock = threading.Lock()
-        self.touched = time.monotonic()
-        h = log.header
-        if not isinstance(h.get("rules"), dict):
-            raise ApiError(400, "not a game log: the header has no rules object")
-        rules = parse_rules(h["rules"], None)
-        n = h.get("num_players")
-        if isinstance(n, bool) or not isinstance(n, int) or not 2 <= n <= 10:
-            raise ApiError(400, f"not a game log: num_players {n!r}")
-        if len(log.actions) > 200_000:
-            raise ApiError(400, "the log has more than 200,000 actions")
-        specs = h.get("specs")
-        if not isinstance(specs, list) or len(specs) != n:
-            specs = ["?"] * n
-        self.specs = [str(x) for x in specs]
-        env = new_env(rules, n)
-        self.players = views.seat_names(n, self.specs)
-        self.frames: list[dict[str, Any]] = []
-        self.header = {"rules": rules.name, "options": rules.to_dict(),
-                       "colors": list(rules.color_names), "num_players": n, "specs": self.specs,
-                       "seed": h.get("seed"), "actions": len(log.actions),
-                       "status": (log.end or {}).get("status", "unfinished"),
-                       "meta": h.get("meta") if isinstance(h.get("meta"), dict) else {}}
-
-        def frame(e: Any, text: list[str], record: dict | None) -> None:
-            u = e.unwrapped
-            s = u.game_state
-            events = views.event_dicts(u, list(s.events), self.players)
-            s.events.clear()
-            self.frames.append({
-                "step": len(self.frames), "text": [ev["text"] for ev in events] or text,
-                "action": None if record is None else record.get("name"),
-                "seat": None if record is None else record.get("seat"),
-                "table": views.open_table(u), "result": views.result(u, s)})
-
-        def on_reset(e: Any) -> None:
-            frame(e, ["the deal"], None)
-
-        def on_step(e: Any, record: dict) -> None:
-            seat = record.get("seat")
-            who = self.players[seat] if isinstance(seat, int) and 0 <= seat < n else "?"
-            frame(e, [f"{who}: {record.get('name')} ({views.PHASE_TEXT.get(record.get('phase'), record.get('phase'))})"],
-                  record)
-
-        try:
-            replay(log, env=env, on_step=on_step, on_reset=on_reset)
-        except (ValueError, KeyError, TypeError, IndexError) as e:
-            raise ApiError(400, f"the log does not replay: {e}") from None
-        self.header["players_text"] = self.players
-
-    def frame(self, i: int) -> dict[str, Any]:
-        if not 0 <= i < len(self.frames):
-            raise ApiError(404, f"frame {i} is not in 0..{len(self.frames) - 1}")
-        return {"id": self.id, "index": i, "count": len(self.frames), "frame": self.frames[i]}
-
-    def close(self) -> None:
-        pass
-
-
-class Store:
-    """The games and replays of the server, by id; idle ones are dropped."""
-
-    def __init__(self, idle_timeout: float = IDLE_TIMEOUT_S, max_games: int = MAX_GAMES,
-                 clock: Callable[[], float] = time.monotonic):
-        self.idle_timeout, self.max_games, self.clock = idle_timeout, max_games, clock
-        self.items: dict[str, Any] = {}
-        self.lock = threading.Lock()
-
-    def new_id(self) -> str:
-        return secrets.token_urlsafe(9)
-
-    def sweep(self) -> None:
-        now = self.clock()
-        with self.lock:
-            old = [k for k, g in self.items.items() if now - g.touched > self.idle_timeout]
-            dropped = [self.items.pop(k) for k in old]
-        for g in dropped:
-            with g.lock:
-                g.close()
-
-    def reserve(self) -> None:
-        self.sweep()
-        with self.lock:
-            if len(self.items) >= self.max_games:
-                raise ApiError(503, f"this server keeps at most {self.max_games} games and replays; "
-                                    "try again when one is dropped")
-
-    def add(self, item: Any) -> None:
-        item.touched = self.clock()
-        with self.lock:
-            self.items[item.id] = item
-
-    def get(self, gid: str, kind: str) -> Any:
-        self.sweep()
-        with self.lock:
-            item = self.items.get(gid)
-        if item is None or item.kind != kind:
-            raise ApiError(404, f"unknown {kind} {gid!r} (idle ones are dropped after "
-                                f"{self.idle_timeout:g} s)")
-        item.touched = self.clock()
-        return item
-
-    def remove(self, gid: str, kind: str) -> None:
-        item = self.get(gid, kind)
-        with self.lock:
-            self.items.pop(gid, None)
-        with item.lock:
-            item.close()
-
-    def close(self) -> None:
-        with self.lock:
-            items, self.items = list(self.items.values()), {}
-        for g in items:
-            g.close()
 
 
 # ---------------------------------------------------------------------------- the app
@@ -518,7 +113,7 @@ class Server:
         rules = parse_rules(body.get("rules"), body.get("options"))
         n = body.get("num_players")
         if n is not None:
-            n = _int(n, "num_players", 2, 10)
+            n = check_int(n, "num_players", 2, 10)
         if mode == "play":
             if "agents" in body:
                 raise ApiError(400, "'agents' names every seat of a watched game; a game you play "
@@ -531,7 +126,7 @@ class Server:
             if n is not None and n != len(opponents) + 1:
                 raise ApiError(400, f"num_players {n} needs {n - 1} opponents, got {len(opponents)}")
             n = len(opponents) + 1
-            seat = _int(body.get("seat", 0), "seat", 0, n - 1)
+            seat = check_int(body.get("seat", 0), "seat", 0, n - 1)
             others = iter(opponents)
             specs = [HUMAN if i == seat else self.specs.check(next(others), f"opponents[{i - (i > seat)}]")
                      for i in range(n)]
@@ -549,12 +144,13 @@ class Server:
             specs = [self.specs.check(a, f"agents[{i}]") for i, a in enumerate(agents)]
             human = None
             watch = body.get("seat", "all")
-            perspective = None if watch == "all" else _int(watch, "seat (of a watched game: 'all' or a seat)", 0, n - 1)
+            perspective = None if watch == "all" else check_int(
+                watch, "seat (of a watched game: 'all' or a seat)", 0, n - 1)
         seed = body.get("seed")
-        seed = secrets.randbits(31) if seed is None else _int(seed, "seed", 0, 2**63 - 1)
+        seed = secrets.randbits(31) if seed is None else check_int(seed, "seed", 0, 2**63 - 1)
         deck, dealer = body.get("deck"), body.get("dealer")
         if dealer is not None:
-            dealer = _int(dealer, "dealer", 0, n - 1)
+            dealer = check_int(dealer, "dealer", 0, n - 1)
         if deck is not None and (not isinstance(deck, list) or not all(isinstance(c, str) for c in deck)):
             raise ApiError(400, "deck must be a list of card names, top first")
         self.store.reserve()
@@ -688,7 +284,7 @@ def create_app(**options: Any) -> Any:
             seat = int(value)
         except (TypeError, ValueError):
             raise ApiError(400, f"seat must be 'all' or a seat number, got {value!r}") from None
-        return _int(seat, "seat", 0, len(game.specs) - 1)
+        return check_int(seat, "seat", 0, len(game.specs) - 1)
 
     @api
     async def index(request: Request) -> Response:
@@ -737,7 +333,7 @@ def create_app(**options: Any) -> Any:
         if game.mode != "watch":
             raise ApiError(409, "this game has a human seat: POST /api/games/{id}/actions plays it")
         seat = perspective_of(game, body.get("seat", "all"))
-        steps = _int(body.get("steps", 1), "steps", 1, MAX_STEPS_PER_REQUEST)
+        steps = check_int(body.get("steps", 1), "steps", 1, MAX_STEPS_PER_REQUEST)
 
         def run() -> dict[str, Any]:
             game.watch_step(seat, steps)

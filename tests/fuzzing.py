@@ -1,0 +1,44 @@
+"""Shared hypothesis strategies and settings for the ``test_fuzz_*`` modules.
+
+Every fuzz test comes twice: a default-run variant (``FAST``: few examples, derandomized, so
+the default suite stays fast and deterministic) and a ``@pytest.mark.slow`` variant (``SLOW``:
+many random examples). The property is always the same: the call either works or raises
+``ValueError`` (never another exception), and the object stays usable afterwards.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+
+from uno_env.game import actions as A
+from uno_env.game import cards as C
+
+FAST = settings(max_examples=30, derandomize=True, deadline=None, database=None,
+                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+SLOW = settings(max_examples=1500, deadline=None, database=None,
+                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+NAMES = A.action_names(C.COLOR_SETS["classic"]) + C.card_names(C.COLOR_SETS["classic"])
+
+# a value of any type a caller might pass by mistake
+ANY_VALUE = st.one_of(
+    st.none(), st.booleans(), st.integers(), st.integers(-3, A.NUM_ACTIONS + 3),
+    st.integers(min_value=10 ** 18), st.floats(), st.floats(0, A.NUM_ACTIONS),
+    st.text(max_size=12), st.sampled_from(NAMES), st.binary(max_size=6), st.complex_numbers(),
+    st.integers(-3, A.NUM_ACTIONS + 3).map(np.int64), st.integers(0, 255).map(np.uint8),
+    st.integers(-128, 127).map(np.int8), st.floats(width=32).map(np.float32),
+    st.booleans().map(np.bool_), st.integers(-3, A.NUM_ACTIONS + 3).map(np.array),
+    st.floats(0, 10).map(np.array), st.lists(st.integers(0, A.NUM_ACTIONS), max_size=3),
+    st.lists(st.integers(0, A.NUM_ACTIONS), min_size=1, max_size=3).map(np.array),
+    st.tuples(st.integers(0, 9)), st.dictionaries(st.text(max_size=4), st.integers(), max_size=2),
+    st.just(object()), st.just(Ellipsis),
+)
+
+JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.integers(-2, 12)
+    | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=10) | st.sampled_from(NAMES),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4),
+    max_leaves=12,
+)

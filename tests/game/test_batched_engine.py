@@ -1,0 +1,356 @@
+"""The batched engine equals the scalar engine (the reference), game by game and step by step.
+
+For the same generators (or stacked decks and dealers) and the same actions, every game of
+a :class:`BatchedEngine` passes through exactly the states of ``Engine`` (hands, piles, top,
+colour, direction, phase, actor, pending penalty, UNO flags, known cards, scores, winner,
+step and turn counts), with the same legal actions, the same observation for every seat
+and the same RNG state (so the same reshuffles), after every step. The default run plays a
+few dozen games per ruleset and player count; the ``slow`` variant plays 84 per
+preset, player count and UNO-call mode (1,512 per preset over 2-10 players).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("numba")
+
+from uno_env.game import actions as A  # noqa: E402
+from uno_env.game import cards as C  # noqa: E402
+from uno_env.game.batched import BatchedEngine, rng_words, state_dict  # noqa: E402
+from uno_env.game.batched import pcg64 as R  # noqa: E402
+from uno_env.game.engine import CATCH, CHALLENGE, COLOR, DISCARD, OVER, TURN, Engine  # noqa: E402
+from uno_env.game.observation import ObservationEncoder  # noqa: E402
+from uno_env.game.rules import make_rules  # noqa: E402
+
+from helpers import stacked_deck  # noqa: E402
+
+VARIANTS = (
+    {},
+    {"wd4_bluff": False},
+    {"challenge": False},
+    {"episode": "game", "target_score": 150},
+    {"episode": "rounds", "num_rounds": 2, "scoring": "alternative"},
+    {"draw_rule": "until_playable", "winner_starts": True, "episode": "game", "target_score": 100},
+    {"two_player_reverse_skips": False, "uno_penalty": 4},
+)
+
+
+def pick(rng: np.random.Generator, legal: list[int]) -> int:
+    """A random legal action; plays a card 90% of the time it can (games of realistic length)."""
+    plays = [a for a in legal if a < A.DRAW or A.DISCARD <= a < A.ASK]
+    if plays and rng.random() < 0.9:
+        return plays[int(rng.integers(len(plays)))]
+    return legal[int(rng.integers(len(legal)))]
+
+
+def assert_same(be: BatchedEngine, engine: Engine, encoder: ObservationEncoder, states, where: str,
+                observe: bool = True) -> None:
+    """Game b of ``be`` equals ``states[b]``: state, RNG, legal actions, every seat's observation."""
+    masks = be.legal_masks()
+    obs = [be.observe(p) for p in range(be.n)] if observe else []
+    returns, truncated = be.returns(), be.truncated()
+    for b, s in enumerate(states):
+        got, want = be.game_state(b), state_dict(s)
+        if got != want:
+            diff = {k: (got[k], want[k]) for k in want if got[k] != want[k]}
+            pytest.fail(f"{where}, game {b}: batched != scalar in {diff}")
+        assert be.rng_state(b) == s.rng.bit_generator.state, f"{where}, game {b}: RNG streams differ"
+        assert returns[b].tolist() == engine.returns(s), f"{where}, game {b}: returns differ"
+        assert truncated[b] == engine.truncated(s), f"{where}, game {b}: truncation differs"
+        legal = [] if s.game_over else engine.legal_actions(s)
+        assert np.flatnonzero(masks[b]).tolist() == legal, f"{where}, game {b}: legal actions differ"
+        for p in range(be.n if observe else 0):
+            np.testing.assert_array_equal(obs[p][b], encoder.encode(s, p), err_msg=f"{where}, game {b}, seat {p}")
+
+
+def play_both(rules, n: int, games: int, seed: int, max_steps: int = 400, decks=None, dealers=None,
+              observe: bool = True) -> int:
+    """Play ``games`` random games in both engines side by side, comparing after every step;
+    the number of decisions compared."""
+    engine = Engine(rules, n)
+    encoder = ObservationEncoder(engine)
+    be = BatchedEngine(rules, n, games)
+    seeds = [seed * 10_000 + g for g in range(games)]
+    be.reset(seeds=seeds, decks=decks, dealers=dealers)
+    decks = decks or [None] * games
+    dealers = dealers if dealers is not None else [None] * games
+    states = [engine.new_state(np.random.default_rng(s), deck=d, dealer=dl)
+              for s, d, dl in zip(seeds, decks, dealers)]
+    policy = np.random.default_rng(seed)
+    assert_same(be, engine, encoder, states, "after the deal", observe)
+    decisions = 0
+    for t in range(max_steps):
+        if be.game_over.all():
+            break
+        actions = np.zeros(games, np.int64)
+        for b, s in enumerate(states):
+            if not s.game_over:
+                actions[b] = pick(policy, engine.legal_actions(s))
+                engine.step(s, int(actions[b]))
+                decisions += 1
+        be.step(actions)
+        assert_same(be, engine, encoder, states, f"step {t}", observe)
+    return decisions
+
+
+@pytest.mark.parametrize("preset", ["classic", "tmnt"])
+@pytest.mark.parametrize("uno_call", ["auto", "explicit"])
+@pytest.mark.parametrize("n", [2, 3, 4])
+def test_random_games_pass_through_the_scalar_engines_states(preset, uno_call, n):
+    for i in (n % len(VARIANTS), (n + 3) % len(VARIANTS)):  # two option sets per case
+        rules = make_rules(preset, uno_call=uno_call, **VARIANTS[i])
+        assert play_both(rules, n, games=4, seed=100 * n + i, max_steps=120) > 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("preset", ["classic", "tmnt"])
+@pytest.mark.parametrize("uno_call", ["auto", "explicit"])
+@pytest.mark.parametrize("n", range(2, 11))
+def test_many_random_games_pass_through_the_scalar_engines_states(preset, uno_call, n):
+    for i, variant in enumerate(VARIANTS):
+        rules = make_rules(preset, uno_call=uno_call, **variant)
+        play_both(rules, n, games=12, seed=1000 * n + i, max_steps=2000, observe=(i == 0))
+
+
+# ---------------------------------------------------------------------- stacked decks
+def _stacked(preset, n, dealer, hands, first, draw_top=(), **overrides):
+    rules = make_rules(preset, hand_size=overrides.pop("hand_size", 3), **overrides)
+    names = C.card_names(rules.color_names)
+    deck = stacked_deck(rules, n, dealer, hands, first, list(draw_top))
+    return rules, [names.index(c) for c in deck]
+
+
+STACKED = [
+    # first card effects (RULES.md 2.3): wild (colour choice), draw2, skip, reverse
+    ("classic", 2, 1, {}, "wild", (), {}),
+    ("classic", 3, 2, {}, "red-draw2", (), {}),
+    ("classic", 3, 0, {}, "blue-skip", (), {}),
+    ("classic", 4, 3, {}, "green-reverse", (), {}),
+    ("classic", 2, 0, {}, "yellow-reverse", (), {"two_player_reverse_skips": False}),
+    # a first Wild Draw Four goes back and the DRAW pile is reshuffled
+    ("classic", 2, 1, {}, "wild-draw4", (), {}),
+    # Wild Draw Four challenges: guilty (holds red) and innocent
+    ("classic", 2, 1, {0: ["wild-draw4", "red-1", "blue-2"], 1: ["green-3", "green-4", "green-5"]},
+     "red-7", (), {}),
+    ("classic", 2, 1, {0: ["wild-draw4", "blue-1", "blue-2"], 1: ["green-3", "green-4", "green-5"]},
+     "red-7", (), {}),
+    # Team Attack with villains to discard (tmnt), the catch window of explicit UNO
+    ("tmnt", 3, 2, {0: ["team-attack", "blue-1", "orange-2", "red-3"]}, "blue-9", (),
+     {"hand_size": 4}),
+    ("tmnt", 2, 1, {0: ["team-attack", "blue-1"]}, "blue-9", (), {"hand_size": 2}),
+    ("classic", 3, 2, {0: ["red-1", "red-2"], 1: ["blue-1", "blue-2"]}, "red-5", (),
+     {"hand_size": 2, "uno_call": "explicit"}),
+    ("tmnt", 2, 1, {0: ["team-attack", "blue-1", "red-2"]}, "team-attack", (),
+     {"hand_size": 3, "uno_call": "explicit"}),
+]
+
+
+@pytest.mark.parametrize("case", STACKED, ids=[f"{c[0]}-{c[1]}p-{c[4]}-{i}" for i, c in enumerate(STACKED)])
+def test_stacked_decks_pass_through_the_scalar_engines_states(case):
+    preset, n, dealer, hands, first, draw_top, overrides = case
+    rules, deck = _stacked(preset, n, dealer, hands, first, draw_top, **overrides)
+    # several random continuations of the same deal
+    play_both(rules, n, games=4, seed=n, decks=[deck] * 4, dealers=[dealer] * 4, max_steps=60)
+
+
+def test_a_first_wild_draw_four_stays_when_only_wild_draw_fours_are_left():
+    # 8 players x 13 cards = 104 dealt: the 4 cards left are the Wild Draw Fours
+    rules = make_rules("classic", hand_size=13)
+    names = C.card_names(rules.color_names)
+    others = [names[k] for k in range(C.NUM_KINDS) for _ in range(rules.deck_counts()[k]) if k != C.WILD_DRAW4]
+    deck = others + ["wild-draw4"] * 4
+    kinds = [names.index(c) for c in deck]
+    be = BatchedEngine(rules, 8, 1)
+    be.reset(seeds=[0], decks=[kinds], dealers=[7])
+    assert be.phase[0] == COLOR and be.actor[0] == 0
+    be.step(np.array([A.COLOR + 2]))
+    # seat 0 takes the Draw Four (three are left to draw), then seat 1 plays
+    assert be.hand_size[0, 0] == 16 and be.actor[0] == 1 and be.phase[0] == TURN
+    play_both(rules, 8, games=2, seed=3, decks=[kinds] * 2, dealers=[7, 7], max_steps=60)
+
+
+def test_challenge_of_a_guilty_wild_draw_four_makes_the_player_draw_and_shows_the_hand():
+    rules, deck = _stacked("classic", 2, 1, {0: ["wild-draw4", "red-1", "blue-2"]}, "red-7")
+    be = BatchedEngine(rules, 2, 1)
+    be.reset(seeds=[0], decks=[deck], dealers=[1])
+    be.step(np.array([A.play_action(C.WILD_DRAW4, 3)]))
+    assert be.phase[0] == CHALLENGE and be.actor[0] == 1
+    be.step(np.array([A.CHALLENGE]))
+    assert be.hand_size[0, 0] == 6 and be.hand_size[0, 1] == 3  # the guilty player drew 4
+    assert be.known[0, 1, 0].sum() == 2  # the challenger saw red-1 and blue-2
+    assert be.actor[0] == 1 and be.phase[0] == TURN
+
+
+def test_team_attack_lets_the_player_discard_villains_under_the_top_card():
+    rules, deck = _stacked("tmnt", 2, 1, {0: ["team-attack", "blue-1", "orange-2", "red-5"]}, "blue-9",
+                           hand_size=4)
+    be = BatchedEngine(rules, 2, 1)
+    be.reset(seeds=[0], decks=[deck], dealers=[1])
+    be.step(np.array([A.play_action(C.TEAM_ATTACK, 0)]))
+    assert be.phase[0] == DISCARD
+    names = C.card_names(rules.color_names)
+    blue1 = names.index("blue-1")
+    assert set(be.legal_actions(0)) == {A.PASS, A.DISCARD + blue1, A.DISCARD + names.index("orange-2")}
+    be.step(np.array([A.DISCARD + blue1]))
+    top = be.game_state(0)["discard"]
+    assert top[-1] == C.TEAM_ATTACK and top[-2] == blue1
+
+
+def test_catch_window_asks_every_other_player_and_the_caught_player_draws():
+    rules, deck = _stacked("classic", 3, 2, {0: ["red-1", "red-2"]}, "red-5", hand_size=2, uno_call="explicit")
+    be = BatchedEngine(rules, 3, 1)
+    be.reset(seeds=[0], decks=[deck], dealers=[2])
+    be.step(np.array([A.play_action(names_index(rules, "red-1"))]))  # no UNO call
+    assert be.phase[0] == CATCH and be.actor[0] == 1
+    be.step(np.array([A.PASS]))
+    assert be.phase[0] == CATCH and be.actor[0] == 2
+    be.step(np.array([A.CATCH]))
+    assert be.hand_size[0, 0] == 3 and be.phase[0] == TURN and be.actor[0] == 1
+
+
+def names_index(rules, card: str) -> int:
+    return C.card_names(rules.color_names).index(card)
+
+
+# ---------------------------------------------------------------------- RNG
+@pytest.mark.parametrize("seed", range(20))
+def test_pcg64_streams_equal_numpys_generator(seed):
+    gen = np.random.default_rng(seed)
+    words = R.words_from_generator(gen)[None].copy()
+    sizes = np.random.default_rng(seed + 99).integers(1, 120, 30)
+    for m in sizes:
+        if m % 3:
+            ref = list(range(m))
+            gen.shuffle(ref)
+            arr = np.arange(m, dtype=np.int64)[None].copy()
+            R.shuffle(arr, 0, int(m), words)
+            assert arr[0].tolist() == ref
+        else:
+            high = int(m % 10) + 1
+            assert R.bounded(words, 0, high) == int(gen.integers(high))
+        assert R.generator_state(words[0]) == gen.bit_generator.state
+
+
+def test_reset_without_seeds_continues_each_games_stream_like_a_scalar_env():
+    rules = make_rules("classic")
+    engine = Engine(rules, 2)
+    be = BatchedEngine(rules, 2, 2)
+    gens = [np.random.default_rng(5), np.random.default_rng(6)]
+    be.reset(seeds=[5, 6])
+    states = [engine.new_state(g) for g in gens]
+    be.reset()  # a second episode from the same streams
+    states = [engine.new_state(g) for g in gens]
+    for b in range(2):
+        assert be.game_state(b) == state_dict(states[b])
+
+
+# ---------------------------------------------------------------------- API and errors
+@pytest.mark.parametrize("option", [{"stacking": True}, {"jump_in": True}, {"seven_slap": True},
+                                    {"giving": True}, {"count_sewers": 4}])
+def test_house_options_are_refused_with_their_name(option):
+    with pytest.raises(ValueError, match=next(iter(option))):
+        BatchedEngine(make_rules("classic", **option), 2, 4)
+
+
+def test_house_preset_is_refused_naming_every_option():
+    with pytest.raises(ValueError, match="stacking=True.*jump_in=True.*seven_slap=True.*giving=True"):
+        BatchedEngine("house", 4, 2)
+
+
+def test_illegal_action_is_refused_and_no_game_changes():
+    be = BatchedEngine("classic", 2, 3)
+    be.reset(seeds=[1, 2, 3])
+    before = [be.game_state(b) for b in range(3)]
+    actions = np.array([be.legal_actions(b)[0] for b in range(3)])
+    actions[1] = A.CATCH
+    with pytest.raises(ValueError, match="illegal action 72 .*game 1"):
+        be.step(actions)
+    assert [be.game_state(b) for b in range(3)] == before
+
+
+@pytest.mark.parametrize("bad", [dict(batch_size=0), dict(batch_size=True), dict(num_players=1),
+                                 dict(num_players=11)])
+def test_bad_sizes_are_refused(bad):
+    kwargs = {"rules": "classic", "num_players": 2, "batch_size": 2, **bad}
+    with pytest.raises(ValueError):
+        BatchedEngine(**kwargs)
+
+
+def test_bad_reset_arguments_are_refused():
+    be = BatchedEngine("classic", 2, 2)
+    with pytest.raises(ValueError, match="seeds must hold one entry per game"):
+        be.reset(seeds=[1])
+    with pytest.raises(ValueError, match="deck is not the 'classic' deck"):
+        be.reset(decks=[[0] * 108, None])
+    with pytest.raises(ValueError, match="dealer must be a seat"):
+        be.reset(dealers=5)
+    with pytest.raises(ValueError, match="actions must be integer ids"):
+        be.reset(seeds=[1, 2]) is None or be.step(np.zeros(3, np.int64))
+
+
+def test_stepping_a_finished_game_is_refused():
+    be = BatchedEngine("classic", 2, 2)
+    with pytest.raises(ValueError, match="is over"):
+        be.step(np.zeros(2, np.int64), active=[0])
+
+
+def test_returns_and_truncation_of_short_games():
+    rules = make_rules("classic", hand_size=2, max_steps=8)
+    be = BatchedEngine(rules, 3, 64)
+    be.reset(seeds=range(64))
+    prng = rng_words(range(64))
+    for _ in range(40):
+        live = ~be.game_over & ~be.truncated()
+        if not live.any():
+            break
+        be.step(be.random_bot_actions(prng, active=live), active=live)
+    ret = be.returns()
+    over = be.game_over
+    assert over.any() and (~over).any()
+    assert np.allclose(ret[~over], 0.0)
+    assert np.allclose(ret[over].sum(axis=1), 0.0)
+    assert (ret[over, be.winner[over]] == 1.0).all()
+    assert (be.truncated() == (~over & (be.steps >= 8))).all()
+
+
+def test_random_bot_kernel_plays_a_card_whenever_it_can_on_its_turn():
+    be = BatchedEngine("tmnt", 3, 256)
+    be.reset(seeds=range(256))
+    prng = rng_words(range(256))
+    for _ in range(60):
+        masks = be.legal_masks()
+        acts = be.random_bot_actions(prng)
+        live = ~be.game_over
+        assert (masks[live, acts[live]] == 1).all()
+        turn = live & (be.phase == TURN)
+        can_play = masks[:, :A.DRAW].any(axis=1)
+        assert (acts[turn & can_play] < A.DRAW).all()
+        be.step(np.where(live, acts, 0))
+        if be.game_over.any():
+            be.reset(be.game_over)
+    assert OVER not in be.phase[~be.game_over]
+
+
+def test_memory_per_game_counts_every_state_array():
+    be = BatchedEngine("classic", 2, 10)
+    assert be.memory_per_game() == sum(a.nbytes for a in be.st) // 10
+    assert be.memory_per_game() < 1024
+
+
+def test_random_bots_until_stops_at_the_given_seat_and_equals_stepping_bot_by_bot():
+    a, b = BatchedEngine("tmnt", 3, 64), BatchedEngine("tmnt", 3, 64)
+    for e in (a, b):
+        e.reset(seeds=range(64))
+    pa, pb = rng_words(range(64)), rng_words(range(64))
+    seats = np.arange(64) % 3
+    a.random_bots_until(seats, pa)
+    while True:  # the same, one decision at a time
+        todo = ~b.game_over & (b.actor != seats) & (b.steps < b.rules.max_steps)
+        if not todo.any():
+            break
+        b.step(b.random_bot_actions(pb, todo), active=todo)
+    assert [a.game_state(i) for i in range(64)] == [b.game_state(i) for i in range(64)]
+    live = ~a.game_over
+    assert (a.actor[live] == seats[live]).all()

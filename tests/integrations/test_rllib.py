@@ -1,0 +1,434 @@
+"""The RLlib integration: the multi-agent env, the masked module, bots as modules, the league,
+the export, and a tiny training on a simulated two-node Ray cluster.
+
+Marked ``rllib`` and skipped where ray is not installed (it lives in ``.venvs/rllib``:
+``bash scripts/test_rllib.sh``). The tests that start Ray keep it small (1 CPU per node, an
+object store of 100 MB per node)."""
+
+from __future__ import annotations
+
+import importlib.util
+import io
+import json
+import os
+import sys
+
+import numpy as np
+import pytest
+
+ray = pytest.importorskip("ray")
+torch = pytest.importorskip("torch")
+
+from ray.rllib.core.columns import Columns  # noqa: E402
+from ray.rllib.utils.torch_utils import FLOAT_MIN  # noqa: E402
+
+from uno_env.agents import checkpoint as ckpt  # noqa: E402
+from uno_env.agents.base import Agent, make_agent, register_agent  # noqa: E402
+from uno_env.game import actions as A  # noqa: E402
+from uno_env.game.engine import Engine  # noqa: E402
+from uno_env.game.observation import ObservationEncoder  # noqa: E402
+from uno_env.game.rules import make_rules  # noqa: E402
+from uno_env.integrations import rllib as ur  # noqa: E402
+
+pytestmark = pytest.mark.rllib
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+OBJECT_STORE = 100 * 2 ** 20
+
+
+def play(env, rng, max_decisions=100_000):
+    """Random legal actions to the end; yields (obs, action dict, step result) per decision."""
+    obs, _ = env.reset(seed=int(rng.integers(2 ** 31)))
+    for _ in range(max_decisions):
+        (agent, o), = obs.items()
+        action = int(rng.choice(np.flatnonzero(o[ur.MASK_KEY])))
+        result = env.step({agent: action})
+        yield obs, {agent: action}, result
+        obs, _, terminateds, truncateds, _ = result
+        if terminateds["__all__"] or truncateds["__all__"]:
+            return
+
+
+# ---------------------------------------------------------------------- the env
+@pytest.mark.parametrize("rules,n", [("classic", 2), ("classic", 4), ("house", 3), ("tmnt", 4)])
+def test_only_the_deciding_seat_observes_with_the_legal_actions_as_its_mask(rules, n):
+    env = ur.UnoMultiAgentEnv({"rules": rules, "num_players": n})
+    rng = np.random.default_rng(1)
+    decisions = 0
+    for obs, _, (nxt, rewards, terminateds, truncateds, _) in play(env, rng):
+        s = env.state
+        if terminateds["__all__"] or truncateds["__all__"]:
+            break
+        assert list(nxt) == [ur.agent_id(s.actor)]  # the next decider only
+        o = nxt[ur.agent_id(s.actor)]
+        assert np.array_equal(np.flatnonzero(o[ur.MASK_KEY]), sorted(env.engine.legal_actions(s)))
+        assert np.array_equal(o[ur.OBS_KEY], env.encoder.encode(s, s.actor))
+        assert o[ur.MASK_KEY].dtype == np.float32 and env.observation_spaces["player_0"].contains(o)
+        assert set(rewards.values()) == {0.0}
+        decisions += 1
+    assert decisions > 5
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_at_the_end_every_seat_gets_its_reward_last_observation_and_termination(n):
+    env = ur.UnoMultiAgentEnv({"rules": "classic", "num_players": n})
+    *_, (_, _, (obs, rewards, terminateds, truncateds, infos)) = play(env, np.random.default_rng(n))
+    agents = env.possible_agents
+    winner = env.state.winner
+    assert set(obs) == set(rewards) == set(agents)
+    assert rewards == {a: (1.0 if i == winner else -1.0 / (n - 1)) for i, a in enumerate(agents)}
+    assert all(terminateds[a] for a in agents) and terminateds["__all__"] and not truncateds["__all__"]
+    assert all(not o[ur.MASK_KEY].any() for o in obs.values())  # nobody decides any more
+    assert all(info["winner"] == winner for info in infos.values())
+    with pytest.raises(ValueError, match="after the episode ended"):
+        env.step({agents[0]: 0})
+
+
+def test_an_episode_is_truncated_at_max_steps_with_reward_zero_for_everyone():
+    env = ur.UnoMultiAgentEnv({"rules": "classic", "num_players": 3, "max_steps": 5})
+    steps = list(play(env, np.random.default_rng(0)))
+    obs, rewards, terminateds, truncateds, _ = steps[-1][2]
+    assert len(steps) == 5
+    assert truncateds["__all__"] and all(truncateds[a] for a in env.possible_agents)
+    assert not terminateds["__all__"] and set(rewards.values()) == {0.0} and set(obs) == set(env.possible_agents)
+
+
+def test_an_illegal_action_ends_the_episode_with_minus_one_for_the_seat_that_made_it():
+    env = ur.UnoMultiAgentEnv({"rules": "classic", "num_players": 3})
+    obs, _ = env.reset(seed=3)
+    (agent, o), = obs.items()
+    illegal = int(np.flatnonzero(o[ur.MASK_KEY] == 0)[0])
+    _, rewards, terminateds, _, infos = env.step({agent: illegal})
+    assert rewards[agent] == -1.0 and sum(rewards.values()) == -1.0
+    assert terminateds["__all__"] and infos[agent]["illegal"]
+    assert not any(infos[a]["illegal"] for a in env.possible_agents if a != agent)
+
+
+def test_on_illegal_raise_names_the_action_and_keeps_the_state():
+    env = ur.UnoMultiAgentEnv({"rules": "classic", "num_players": 2, "on_illegal": "raise"})
+    obs, _ = env.reset(seed=3)
+    (agent, o), = obs.items()
+    illegal = int(np.flatnonzero(o[ur.MASK_KEY] == 0)[0])
+    steps = env.state.steps
+    with pytest.raises(ValueError, match="illegal action"):
+        env.step({agent: illegal})
+    assert env.state.steps == steps
+
+
+def test_an_action_for_a_seat_that_is_not_deciding_is_a_value_error():
+    env = ur.UnoMultiAgentEnv({"rules": "classic", "num_players": 2})
+    obs, _ = env.reset(seed=0)
+    (agent,) = obs
+    other = next(a for a in env.possible_agents if a != agent)
+    with pytest.raises(ValueError, match=f"exactly one action, for {agent}"):
+        env.step({other: 0})
+
+
+@pytest.mark.parametrize("config,match", [({"num_players": 2, "bogus": 1}, "bogus"),
+                                          ({"num_players": 2, "on_illegal": "ignore"}, "on_illegal")])
+def test_a_bad_env_config_is_a_value_error_naming_it(config, match):
+    with pytest.raises(ValueError, match=match):
+        ur.UnoMultiAgentEnv(config)
+
+
+def test_the_same_seed_plays_the_same_deal():
+    def first_obs(seed):
+        env = ur.UnoMultiAgentEnv({"rules": "classic", "num_players": 4})
+        obs, _ = env.reset(seed=seed)
+        return next(iter(obs.values()))[ur.OBS_KEY]
+
+    assert np.array_equal(first_obs(7), first_obs(7)) and not np.array_equal(first_obs(7), first_obs(8))
+
+
+def test_rllibs_own_env_checker_accepts_the_env():
+    from ray.rllib.utils.pre_checks.env import check_multiagent_environments
+
+    check_multiagent_environments(ur.UnoMultiAgentEnv({"rules": "house", "num_players": 4}))
+
+
+# ---------------------------------------------------------------------- modules
+def batch_of(env_config, count, seed=0):
+    env = ur.UnoMultiAgentEnv(env_config)
+    rng = np.random.default_rng(seed)
+    observations = []
+    while len(observations) < count:
+        for obs, _, _ in play(env, rng):
+            observations.append(next(iter(obs.values())))
+    observations = observations[:count]
+    return {ur.OBS_KEY: np.stack([o[ur.OBS_KEY] for o in observations]),
+            ur.MASK_KEY: np.stack([o[ur.MASK_KEY] for o in observations])}
+
+
+def torch_batch(batch):
+    return {Columns.OBS: {k: torch.as_tensor(v) for k, v in batch.items()}}
+
+
+def test_the_masked_module_gives_illegal_actions_float_min_logits_and_samples_only_legal_ones():
+    module = ur.learner_module_spec(ur.model_config(4, [32])).build()
+    batch = batch_of({"num_players": 4}, 64)
+    logits = module.forward_exploration(torch_batch(batch))[Columns.ACTION_DIST_INPUTS]
+    legal = batch[ur.MASK_KEY] > 0
+    assert (logits.numpy()[~legal] == FLOAT_MIN).all() and (logits.numpy()[legal] > -1e3).all()
+    dist = module.get_exploration_action_dist_cls().from_logits(logits)
+    for _ in range(5):
+        actions = dist.sample().numpy()
+        assert legal[np.arange(len(actions)), actions].all()
+    values = module.compute_values(torch_batch(batch))
+    assert values.shape == (64,)
+
+
+def test_rllibs_action_masking_example_module_runs_on_the_env_unchanged():
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
+
+    module = RLModuleSpec(module_class=ActionMaskingTorchRLModule, observation_space=ur.observation_space(),
+                          action_space=ur.action_space(), model_config={"head_fcnet_hiddens": [16]}).build()
+    batch = batch_of({"num_players": 2}, 16)
+    logits = module.forward_inference(torch_batch(batch))[Columns.ACTION_DIST_INPUTS].numpy()
+    assert (logits.argmax(axis=1) == np.where(batch[ur.MASK_KEY] > 0, logits, -np.inf).argmax(axis=1)).all()
+
+
+def exported(tmp_path, n=4, hidden=(32, 16), input_kind="obs_features"):
+    config = ur.model_config(n, hidden, "relu", input_kind)
+    module = ur.learner_module_spec(config).build()
+    card = ckpt.make_card(rules=make_rules("classic"), num_players=n, total_steps=1, wall_time_s=0.0,
+                          extra={"algorithm": "PPO (Ray RLlib)"})
+    ur.export_checkpoint(module.get_state(), config, str(tmp_path), card)
+    return module, str(tmp_path)
+
+
+@pytest.mark.parametrize("input_kind", ["obs_features", "raw"])
+def test_an_exported_checkpoint_plays_the_modules_greedy_actions_as_checkpoint_agent(tmp_path, input_kind):
+    module, path = exported(tmp_path, input_kind=input_kind)
+    card = ckpt.load_card(path)
+    assert card["policy"]["input"] == input_kind and card["policy"]["sizes"][1:] == [32, 16, A.NUM_ACTIONS]
+    agent = make_agent(f"checkpoint:{path}", make_rules("classic"), 4)
+    batch = batch_of({"num_players": 4}, 50, seed=1)
+    logits = module.forward_inference(torch_batch(batch))[Columns.ACTION_DIST_INPUTS].numpy()
+    ours = [agent.act(o, m.astype(np.int8)) for o, m in zip(batch[ur.OBS_KEY], batch[ur.MASK_KEY])]
+    assert ours == list(logits.argmax(axis=1))
+
+
+def test_a_checkpoint_opponent_module_is_read_on_the_driver_and_plays_greedily(tmp_path):
+    _, path = exported(tmp_path)
+    spec = ur.opponent_module_spec(f"checkpoint:{path}", make_rules("classic"), 4)
+    assert "tensors" in spec.model_config  # travels as data: workers never read the directory
+    module = spec.build()
+    batch = batch_of({"num_players": 4}, 30, seed=2)
+    actions = module.forward_inference(torch_batch(batch))[Columns.ACTIONS]
+    agent = make_agent(f"checkpoint:{path}", make_rules("classic"), 4)
+    assert list(actions) == [agent.act(o, m.astype(np.int8))
+                             for o, m in zip(batch[ur.OBS_KEY], batch[ur.MASK_KEY])]
+    with pytest.raises(ValueError, match="num_players"):
+        ur.opponent_module_spec(f"checkpoint:{path}", make_rules("classic"), 3)
+
+
+def test_a_bad_opponent_spec_fails_on_the_driver_naming_it():
+    with pytest.raises(ValueError, match="nonsense"):
+        ur.opponent_module_spec("nonsense", make_rules("classic"), 2)
+
+
+def test_a_bot_module_without_the_seat_connector_says_what_to_add():
+    module = ur.opponent_module_spec("heuristic", make_rules("classic"), 2).build()
+    with pytest.raises(RuntimeError, match="env_to_module"):
+        module.forward_inference(torch_batch(batch_of({"num_players": 2}, 3)))
+
+
+# ---------------------------------------------------------------------- the league
+class FakeEpisode:
+    def __init__(self, id_):
+        self.id_ = id_
+
+
+def test_the_league_puts_the_learner_in_one_seat_at_least_and_keeps_a_table_per_episode():
+    mapping = ur.LeagueMapping(4, {"heuristic": 1.0}, seed=0)
+    for e in range(50):
+        episode = FakeEpisode(f"e{e}")
+        table = [mapping(ur.agent_id(s), episode) for s in (3, 0, 1, 2)]
+        assert table.count(ur.LEARNER) == 1 and table.count("heuristic") == 3
+        assert [mapping(ur.agent_id(s), episode) for s in (3, 0, 1, 2)] == table
+
+
+def test_league_phases_follow_progress_and_snapshots_join_once_filled():
+    phases = [{"until": 0.5, "opponents": {"random": 1.0}},
+              {"until": None, "opponents": {ur.SNAPSHOTS: 1.0}}]
+    mapping = ur.LeagueMapping(2, phases, seed=0)
+    assert mapping.mixture() == [("random", 1.0)]
+    mapping.update(0.6, 600, snapshots=0)
+    assert mapping.mixture() == [(ur.LEARNER, 1.0)]  # no snapshot yet: self-play
+    mapping.update(0.6, 600, snapshots=2)
+    assert mapping.mixture() == [("snapshot_0", 0.5), ("snapshot_1", 0.5)]
+    steps = ur.LeagueMapping(2, [{"until": 1000, "opponents": {"random": 1.0}},
+                                 {"until": None, "opponents": {"greedy": 1.0}}])
+    steps.update(0.99, 999, 0)
+    assert steps.mixture() == [("random", 1.0)]
+    steps.update(0.0, 1000, 0)
+    assert steps.mixture() == [("greedy", 1.0)]
+
+
+# ---------------------------------------------------------------------- with Ray running
+@pytest.fixture
+def local_ray():
+    torch.set_num_threads(1)
+    ray.init(num_cpus=1, object_store_memory=OBJECT_STORE, include_dashboard=False)
+    yield
+    ray.shutdown()
+
+
+class Recorder(Agent):
+    """A random agent that records every observation it is shown, with its own identity."""
+
+    seen: list = []
+
+    def act(self, observation, action_mask):
+        Recorder.seen.append((id(self), observation.copy()))
+        return int(self.rng.choice(np.flatnonzero(action_mask)))
+
+
+register_agent("recorder", lambda spec, rules, n, seed: Recorder(rules, n, seed))
+
+
+def seat_observations(sa_episode):
+    obs = sa_episode.get_observations(slice(0, len(sa_episode)))
+    if isinstance(obs, dict):
+        return list(np.asarray(obs[ur.OBS_KEY]))
+    return [o[ur.OBS_KEY] for o in obs]
+
+
+def test_a_bot_module_keeps_one_agent_per_episode_and_seat_that_sees_exactly_that_seats_decisions(local_ray):
+    from ray.rllib.algorithms.ppo import PPOConfig
+
+    env_config = {"rules": "classic", "num_players": 4}
+    config = (PPOConfig()
+              .environment(ur.UnoMultiAgentEnv, env_config=env_config)
+              .env_runners(num_env_runners=0, num_envs_per_env_runner=6, env_to_module_connector=ur.env_to_module)
+              .training(train_batch_size_per_learner=256, minibatch_size=128, num_epochs=1)
+              .multi_agent(policies={ur.LEARNER, "recorder"},
+                           policy_mapping_fn=ur.LeagueMapping(4, {"recorder": 1.0}),
+                           policies_to_train=[ur.LEARNER])
+              .rl_module(rl_module_spec=ur.multi_module_spec(env_config, ur.model_config(4, [16]),
+                                                             opponents={"recorder": "recorder"})))
+    algo = config.build_algo()
+    try:
+        Recorder.seen.clear()
+        episodes = algo.env_runner.sample(num_timesteps=1500, explore=True)
+    finally:
+        algo.stop()
+    by_agent: dict[int, list] = {}
+    for who, obs in Recorder.seen:
+        by_agent.setdefault(who, []).append(obs.tobytes())
+    checked = 0
+    for episode in episodes:
+        if episode.env_t_started != 0:
+            continue
+        for aid, sa_episode in episode.agent_episodes.items():
+            if episode.module_for(aid) != "recorder" or not len(sa_episode):
+                continue
+            seat = [o.tobytes() for o in seat_observations(sa_episode)]
+            # one agent object saw this seat's decisions, and nothing else (a game still going
+            # on may have shown its agent one more observation, whose action is pending)
+            matches = [seq for seq in by_agent.values() if seq[:len(seat)] == seat]
+            assert len(matches) == 1
+            assert len(matches[0]) == len(seat) if episode.is_done else len(matches[0]) - len(seat) <= 1
+            checked += 1
+    assert checked >= 10 and len(by_agent) >= checked
+
+
+def test_a_snapshot_takes_the_learners_weights_on_the_learner_and_the_env_runner(local_ray):
+    from ray.rllib.algorithms.ppo import PPOConfig
+
+    env_config = {"rules": "classic", "num_players": 2}
+    module = ur.model_config(2, [16])
+    config = (PPOConfig()
+              .environment(ur.UnoMultiAgentEnv, env_config=env_config)
+              .env_runners(num_env_runners=0, num_envs_per_env_runner=2, env_to_module_connector=ur.env_to_module)
+              .training(train_batch_size_per_learner=128, minibatch_size=64, num_epochs=1)
+              .multi_agent(policies={ur.LEARNER, "snapshot_0"}, policy_mapping_fn=ur.LeagueMapping(2, {"shared": 1}),
+                           policies_to_train=[ur.LEARNER])
+              .rl_module(rl_module_spec=ur.multi_module_spec(env_config, module, snapshots=1)))
+    algo = config.build_algo()
+    try:
+        algo.train()
+        learner = ur.module_state(algo, ur.LEARNER)
+        assert not np.array_equal(learner["pi.0.weight"], ur.module_state(algo, "snapshot_0")["pi.0.weight"])
+        ur.copy_module(algo, ur.LEARNER, "snapshot_0")
+        snapshot = ur.module_state(algo, "snapshot_0")
+        assert set(snapshot) == {k for k in learner if k.startswith("pi.")}  # the actor only
+        assert all(np.array_equal(snapshot[k], learner[k]) for k in snapshot)
+        runner = algo.env_runner.module["snapshot_0"].get_state()
+        assert all(np.array_equal(runner[k], learner[k]) for k in snapshot)
+    finally:
+        algo.stop()
+
+
+def load_script(name, folder="training"):
+    spec = importlib.util.spec_from_file_location(name, os.path.join(ROOT, folder, f"{name}.py"))
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture
+def two_node_cluster():
+    """A head and a worker node on this machine, 1 CPU each: two env runners of 1 CPU must
+    land one on each node."""
+    from ray.cluster_utils import Cluster
+
+    torch.set_num_threads(1)
+    cluster = Cluster(initialize_head=True, head_node_args={"num_cpus": 1, "object_store_memory": OBJECT_STORE})
+    cluster.add_node(num_cpus=1, object_store_memory=OBJECT_STORE)
+    cluster.wait_for_nodes()
+    yield cluster
+    ray.shutdown()
+    cluster.shutdown()
+
+
+def test_training_on_a_two_node_cluster_exports_a_checkpoint_that_evaluates_and_resumes(
+        two_node_cluster, tmp_path, monkeypatch, capsys):
+    train = load_script("train_rllib")
+    args = ["--config", os.path.join(ROOT, "configs", "rllib", "test.yaml"), "--run", "c2",
+            "--checkpoint-dir", str(tmp_path / "checkpoints"), "--runs-dir", str(tmp_path / "runs"),
+            "--address", two_node_cluster.address, "--set", "num_env_runners=2"]
+    evaluation = train.main(args)
+    assert not ray.is_initialized()  # the script disconnected; the cluster runs on
+    assert len(two_node_cluster.list_all_nodes()) == 2
+    run = tmp_path / "checkpoints" / "c2"
+    card = ckpt.load_card(str(run))
+    assert card["trained_with"]["library"] == "ray[rllib]" and card["trained_with"]["version"] == ray.__version__
+    assert card["algorithm"].startswith("PPO (Ray RLlib")
+    assert card["total_steps"] >= 512 and card["evaluation"]["random"]["games"] == 8
+    assert evaluation["random"] == card["evaluation"]["random"]
+    assert (run / "rllib").is_dir() and (run / "curve.png").is_file()
+    assert os.listdir(tmp_path / "runs" / "c2" / "tb")
+
+    # the export plays in the evaluation tool and as an opponent of the Gymnasium (SB3) env
+    from uno_env.envs.gym_env import UnoGymEnv
+    from uno_env.tools.evaluate import evaluate
+
+    result = evaluate([f"checkpoint:{run}", "random", "random", "random"], rules="classic", num_players=4,
+                      games=8, seed=0)
+    assert sum(a["wins"] for a in result["agents"]) + result["truncated"] == 8
+    env = UnoGymEnv("classic", 4, opponents=f"checkpoint:{run}#sample")
+    obs, info = env.reset(seed=0)
+    obs, reward, terminated, truncated, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+    # ... and in the terminal game (end of input: the game is abandoned cleanly)
+    from uno_env.tools import play
+
+    monkeypatch.setattr(sys, "stdin", io.StringIO(""))
+    assert play.main(["--opponents", f"checkpoint:{run}", "random", "random", "--seed", "1", "--no-color"]) == 0
+    assert f"checkpoint:{run}" in capsys.readouterr().out
+
+    # --resume continues from the saved step count
+    resumed = train.main(args + ["--resume", "--total-steps", "1024"])
+    card = ckpt.load_card(str(run))
+    assert card["total_steps"] >= 1024 and resumed["random"]["steps"] == card["total_steps"]
+    with open(run / "trainer.json") as fh:
+        assert json.load(fh)["env_steps"] == card["total_steps"]
+
+
+def test_the_rllib_ppo_example_trains_exports_and_evaluates(local_ray, tmp_path):
+    example = load_script("rllib_ppo", folder="examples")
+    result = example.main(["--iterations", "1", "--batch", "256", "--eval-games", "8", "--num-players", "2",
+                           "--out", str(tmp_path / "ckpt")])
+    assert result["steps"] >= 256 and 0.0 <= result["win_rate"] <= 1.0
+    assert ckpt.load_card(result["checkpoint"])["algorithm"] == "PPO (Ray RLlib)"

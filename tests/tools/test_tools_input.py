@@ -1,0 +1,252 @@
+"""Bad input to the terminal game (``uno-play``) and to game logs (``read_log``, ``uno-replay``):
+a re-prompt for in-game answers, a one-line error with exit code 2 for arguments and files,
+never a traceback."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import subprocess
+import sys
+
+import pexpect
+import pytest
+
+import uno_env
+from uno_env.agents import make_agent
+from uno_env.tools.gamelog import ReplayError, read_log, record_game, replay
+from uno_env.tools.play import HUMAN, TerminalGame
+from uno_env.tools.replay import main as replay_main
+
+from helpers import expect_clean_exit
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+PY = sys.executable
+PROMPT = r"Your move \((\d+)(?:-(\d+))?, \? for help\): "
+
+
+def run_cli(module, *args, stdin=subprocess.DEVNULL):
+    return subprocess.run([PY, "-m", module, *args], cwd=ROOT, capture_output=True, text=True,
+                          env=dict(os.environ, PYTHONPATH=ROOT), stdin=stdin, timeout=60)
+
+
+def assert_one_line_error(r, program):
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    assert "Traceback" not in r.stderr
+    assert r.stderr.strip().splitlines()[-1].startswith(f"{program}: error: ")
+
+
+# ---------------------------------------------------------------------------- uno-play answers
+def answers_game(answers):
+    """A 2-player game whose human answers ``answers`` then quits; the lines it wrote."""
+    env = uno_env.raw_env(rules="classic", num_players=2)
+    agents = {1: make_agent("random", env.rules, 2, seed=1)}
+    queue = list(answers) + ["quit"]
+    out: list[str] = []
+    game = TerminalGame(env, 0, agents, [HUMAN, "random"], seed=3, read=lambda _: queue.pop(0),
+                        write=out.append)
+    assert game.run() == 0
+    return out
+
+
+@pytest.mark.parametrize("answer,reply", [
+    ("9" * 5000, r"There is no action 9{37}\.\.\.: enter a number from 1 to \d+"),
+    ("-" + "9" * 5000, r"There is no action -9{36}\.\.\."),
+    ("²", r"Unknown input '²'"),
+    ("٣", r"Unknown input '٣'"),
+    ("x" * 100_000, r"Unknown input 'x{37}\.\.\.'"),
+    ("\x00\x1b[31m", r"Unknown input"),
+])
+def test_long_numbers_and_non_ascii_digits_are_answered_and_asked_again(answer, reply):
+    import re
+
+    out = answers_game([answer])
+    said = [line for line in out if re.search(reply, line)]
+    assert said and all(len(line) < 200 for line in said)
+    assert out[-1] == "Game abandoned. Bye!"
+
+
+def test_unreadable_answer_is_answered_and_asked_again():
+    env = uno_env.raw_env(rules="classic", num_players=2)
+    answers = iter([UnicodeDecodeError("utf-8", b"\xff", 0, 1, "invalid start byte"), "quit"])
+
+    def read(_):
+        a = next(answers)
+        if isinstance(a, Exception):
+            raise a
+        return a
+
+    out: list[str] = []
+    game = TerminalGame(env, 0, {1: make_agent("random", env.rules, 2, seed=1)}, [HUMAN, "random"],
+                        seed=3, read=read, write=out.append)
+    assert game.run() == 0
+    assert any("not UTF-8 text" in line for line in out)
+
+
+def test_non_utf8_answer_on_a_terminal_is_asked_again():
+    env = dict(os.environ, PYTHONPATH=ROOT, TERM="dumb")
+    child = pexpect.spawn(f"{PY} -m uno_env.play --opponents random --seed 3 --no-color", cwd=ROOT,
+                          env=env, encoding="utf-8", codec_errors="replace", timeout=30)
+    child.expect(PROMPT)
+    os.write(child.child_fd, b"\xff\xfe\xc3\n")
+    child.expect(r"Unknown input '.*': enter a number")
+    child.expect(PROMPT)
+    child.sendline("1")
+    child.expect(PROMPT)
+    child.sendline("quit")
+    child.expect("Game abandoned")
+    expect_clean_exit(child)
+
+
+def test_non_utf8_answers_on_piped_input_are_asked_again():
+    r = subprocess.run([PY, "-m", "uno_env.play", "--opponents", "random", "--seed", "3", "--no-color"],
+                       cwd=ROOT, capture_output=True, env=dict(os.environ, PYTHONPATH=ROOT),
+                       input=b"\xff\xfe\n\xc2\xb2\n1\nquit\n", timeout=60)
+    out = r.stdout.decode("utf-8", "replace")
+    assert r.returncode == 0 and b"Traceback" not in r.stderr, r.stderr
+    assert out.count("Unknown input") == 2 and "Game abandoned" in out
+
+
+# ---------------------------------------------------------------------------- uno-play arguments
+def bad_rules_files(tmp):
+    files = {"malformed.yaml": b"stacking: [true\n", "latin1.yaml": b"name: caf\xe9\n",
+             "self.yaml": b"preset: self\n", "huge.yaml": b"count_wild: 1000000000\n",
+             "faces.yaml": b"preset: tmnt\nvillain_faces: 5\n", "keys.yaml": b"1: 2\n"}
+    for name, content in files.items():
+        (tmp / name).write_bytes(content)
+    return [str(tmp / name) for name in files]
+
+
+@pytest.mark.parametrize("args", [
+    ["--seed", "-1"], ["--seed", "9" * 5000], ["--seed", "²"], ["--seed", "1.5"],
+    ["--seat", "9" * 5000], ["--set", "villain_faces=5"], ["--set", "count_wild=1000000000"],
+    ["--set", "max_steps=1e400"], ["--set", "name=\x1b[2J"], ["--rules", "nope.yaml"],
+])
+def test_bad_play_arguments_are_one_line_errors_with_exit_2(args):
+    assert_one_line_error(run_cli("uno_env.play", "--opponents", "random", *args), "uno-play")
+
+
+def test_bad_rules_yaml_is_a_one_line_error_naming_the_file(tmp_path):
+    for path in bad_rules_files(tmp_path):
+        r = run_cli("uno_env.play", "--opponents", "random", "--rules", path)
+        assert_one_line_error(r, "uno-play")
+        assert os.path.basename(path) in r.stderr.splitlines()[-1]
+
+
+# ---------------------------------------------------------------------------- logs
+@pytest.fixture(scope="module")
+def good_log():
+    env = uno_env.raw_env(rules="classic", num_players=2)
+    out = io.StringIO()
+    record_game(env, [make_agent("random", env.rules, 2, seed=i) for i in range(2)], out, seed=5)
+    return out.getvalue().splitlines()
+
+
+def with_header(lines, **changes):
+    header = json.loads(lines[0])
+    header.update(changes)
+    return [json.dumps(header)] + lines[1:]
+
+
+def test_header_with_num_players_1e400_is_rejected_naming_the_line(good_log):
+    lines = [good_log[0].replace('"num_players":2', '"num_players":1e400')] + good_log[1:]
+    assert lines != good_log
+    with pytest.raises(ValueError, match=r"<log>:1: bad header: 'num_players' must be an integer in 2\.\.10, got inf"):
+        read_log(lines)
+
+
+@pytest.mark.parametrize("rule,value", [("count_wild", 10 ** 9), ("hand_size", 10 ** 6),
+                                        ("max_steps", 10 ** 12), ("villain_faces", 5)])
+def test_header_with_absurd_rule_values_is_rejected(good_log, rule, value):
+    header = json.loads(good_log[0])
+    lines = with_header(good_log, rules={**header["rules"], rule: value})
+    with pytest.raises(ValueError, match=rf"<log>:1: bad header: 'rules': rule '{rule}'"):
+        read_log(lines)
+
+
+def test_non_utf8_line_is_named(tmp_path, good_log):
+    path = tmp_path / "g.jsonl"
+    data = [line.encode() for line in good_log]
+    data[3] = data[3][:20] + b"\xff" + data[3][21:]
+    path.write_bytes(b"\n".join(data) + b"\n")
+    with pytest.raises(ValueError, match=r"g\.jsonl:4: not UTF-8 text"):
+        read_log(str(path))
+    assert replay_main([str(path), "--quiet"]) == 2
+
+
+@pytest.mark.parametrize("change,message", [
+    (lambda h: h.update(num_players=True), "'num_players' must be an integer"),
+    (lambda h: h.update(num_players=11), "'num_players' must be an integer in 2..10"),
+    (lambda h: h.update(dealer=2), r"'dealer' must be a seat in 0\.\.1"),
+    (lambda h: h.update(dealer=0.5), "'dealer' must be a seat"),
+    (lambda h: h.update(seed=-3), "'seed' must be an integer >= 0"),
+    (lambda h: h.update(seed="7"), "'seed' must be an integer >= 0"),
+    (lambda h: h.update(deck="red-1"), "'deck' must be a list of card strings"),
+    (lambda h: h.update(specs=["random"]), "'specs' must be a list of 2 agent specs"),
+    (lambda h: h.update(rules=["classic"]), "'rules' must be a mapping"),
+    (lambda h: h.update(rules={"count_wild": 5, "3": 4}), r"unknown rule key\(s\) \[.3.\]"),
+    (lambda h: h.update(rng={"state": {"bit_generator": "PCG64", "state": 5}, "draw_dealer": True,
+                             "shuffle": True}), "'rng': malformed PCG64 RNG state"),
+    (lambda h: h.update(rng={"state": {"bit_generator": "os.system"}, "draw_dealer": True,
+                             "shuffle": True}), "unknown bit generator"),
+    (lambda h: h.update(specs=["\x1b]0;pwned\x07", "random"]), "control characters"),
+])
+def test_malformed_headers_name_the_line_and_the_field(good_log, change, message):
+    header = json.loads(good_log[0])
+    change(header)
+    with pytest.raises(ValueError, match=message):
+        read_log([json.dumps(header)] + good_log[1:])
+
+
+@pytest.mark.parametrize("change,message", [
+    (lambda r: r.update(action=3.7), "field 'action'"),
+    (lambda r: r.update(action="3"), "field 'action'"),
+    (lambda r: r.pop("agent"), "field 'agent'"),
+    (lambda r: r.update(hand="red-1"), "'hand' must be a list"),
+    (lambda r: r.update(after=[1]), "'after' must be a mapping"),
+    (lambda r: r.update(name="\x1b[2J"), "control characters"),
+])
+def test_malformed_action_records_name_the_line(good_log, change, message):
+    rec = json.loads(good_log[2])
+    change(rec)
+    lines = good_log[:2] + [json.dumps(rec)] + good_log[3:]
+    with pytest.raises(ValueError, match=rf"<log>:3: .*{message}"):
+        read_log(lines)
+
+
+@pytest.mark.parametrize("line,message", [
+    ('{"type": "header", "num_players": NaN}', "NaN is not a JSON number"),
+    ('{"n": ' + "9" * 5000 + "}", "not JSON"),
+    ("[" * 100_000, "not JSON"),
+    ("[1, 2]", "a record must be a JSON object"),
+])
+def test_lines_that_are_not_json_records_are_named(line, message):
+    with pytest.raises(ValueError, match=rf"<log>:1: .*{message}"):
+        read_log([line])
+
+
+def test_action_id_beyond_the_layout_does_not_replay(good_log):
+    rec = json.loads(good_log[1])
+    rec["action"] = 10 ** 30
+    with pytest.raises(ReplayError, match="is not the logged action"):
+        replay(read_log([good_log[0], json.dumps(rec)]))
+
+
+def test_replay_cli_bad_logs_are_one_line_errors_with_exit_2(tmp_path, good_log):
+    header = json.loads(good_log[0])
+    cases = {
+        "inf.jsonl": [good_log[0].replace('"num_players":2', '"num_players":1e400')],
+        "count.jsonl": with_header(good_log, rules={**header["rules"], "count_wild": 10 ** 9}),
+        "dealer.jsonl": with_header(good_log, dealer="0"),
+        "bytes.jsonl": None,
+    }
+    for name, lines in cases.items():
+        path = tmp_path / name
+        if lines is None:
+            path.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")
+        else:
+            path.write_text("\n".join(lines) + "\n")
+        r = run_cli("uno_env.replay", str(path), "--quiet")
+        assert_one_line_error(r, "uno-replay")
+        assert f"{name}:1:" in r.stderr

@@ -1,0 +1,80 @@
+"""Training configs (``training/train.py``): a wrong type, range or key is a ``ValueError``
+naming the file and the key when the YAML is read; the CLI exits 2 with one line."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import subprocess
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "training"))
+import train  # noqa: E402
+
+
+@pytest.mark.parametrize("text,key", [
+    ("total_steps: abc\n", "total_steps"),
+    ("total_steps: 1.5\n", "total_steps"),
+    ("total_steps: true\n", "total_steps"),
+    ("total_steps: 0\n", "total_steps"),
+    ("num_players: 11\n", "num_players"),
+    ("learning_rate: fast\n", "learning_rate"),
+    ("learning_rate: .nan\n", "learning_rate"),
+    ("gamma: 1.5\n", "gamma"),
+    ("time_limit_min: -3\n", "time_limit_min"),
+    ("net_arch: 256\n", "net_arch"),
+    ("net_arch: [256, big]\n", "net_arch"),
+    ("obs_features: 1\n", "obs_features"),
+    ("vec_env: threads\n", "vec_env"),
+    ("activation: gelu\n", "activation"),
+    ("eval_opponents: random\n", "eval_opponents"),
+    ("phases: []\n", "phases"),
+    ("phases: [{until: 1.0, opponents: random}]\n", "phases"),
+    ("phases: [{until: 1.0, opponents: {random: -1}}]\n", "phases"),
+    ("phases: [{until: 1.0, opponent: {random: 1}}]\n", "phases"),
+    ("rules: 3\n", "rules"),
+    ("rules: nonesuch\n", "rules"),
+])
+def test_config_value_of_the_wrong_type_or_range_names_key_and_file(tmp_path, text, key):
+    path = tmp_path / "bad.yaml"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=rf"bad\.yaml: config key '{key}'"):
+        train.load_config(str(path))
+
+
+@pytest.mark.parametrize("content,message", [
+    (b"total_steps: [1\n", "not valid YAML"),
+    (b"total_steps: 1\n# caf\xe9\n", "not UTF-8"),
+    (b"- total_steps\n", "must be a mapping"),
+    (b"1: 2\n", "config keys must be strings"),
+    (b"learning_rat: 0.1\n", r"unknown config keys \['learning_rat'\]"),
+])
+def test_unreadable_config_files_name_the_file(tmp_path, content, message):
+    path = tmp_path / "bad.yaml"
+    path.write_bytes(content)
+    with pytest.raises(ValueError, match=rf"bad\.yaml: .*{message}"):
+        train.load_config(str(path))
+    with pytest.raises(ValueError, match=r"missing\.yaml: cannot read the config"):
+        train.load_config(str(tmp_path / "missing.yaml"))
+
+
+def test_every_config_key_is_checked_and_the_defaults_pass():
+    assert set(train._CONFIG_CHECKS) == {f.name for f in dataclasses.fields(train.Config)}
+    defaults = train.Config()
+    for key, (ok, what) in train._CONFIG_CHECKS.items():
+        assert ok(getattr(defaults, key)), (key, what)
+
+
+def test_train_cli_bad_config_is_a_one_line_error_with_exit_2(tmp_path):
+    path = tmp_path / "bad.yaml"
+    path.write_text("total_steps: abc\n")
+    r = subprocess.run([sys.executable, os.path.join(ROOT, "training", "train.py"), "--config", str(path),
+                        "--run", "x", "--checkpoint-dir", str(tmp_path), "--runs-dir", str(tmp_path)],
+                       cwd=ROOT, capture_output=True, text=True, timeout=120,
+                       env=dict(os.environ, PYTHONPATH=ROOT))
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert r.stderr.strip().splitlines()[-1].endswith("bad.yaml: config key 'total_steps' must be an "
+                                                      "integer >= 1, got 'abc'")

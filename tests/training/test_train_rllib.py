@@ -1,0 +1,93 @@
+"""training/train_rllib.py's command line and config checks (no Ray needed: every error here is
+raised before Ray starts). The training itself is tested in tests/integrations/test_rllib.py."""
+
+from __future__ import annotations
+
+import glob
+import importlib.util
+import os
+import sys
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+TEST_CONFIG = os.path.join(ROOT, "configs", "rllib", "test.yaml")
+
+
+@pytest.fixture(scope="module")
+def train():
+    spec = importlib.util.spec_from_file_location("train_rllib", os.path.join(ROOT, "training", "train_rllib.py"))
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["train_rllib"] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def cli_error(train, capsys, args):
+    with pytest.raises(SystemExit) as exc:
+        train.main(args)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    return err.strip().splitlines()[-1]
+
+
+@pytest.mark.parametrize("path", sorted(glob.glob(os.path.join(ROOT, "configs", "rllib", "*.yaml"))))
+def test_every_shipped_rllib_config_loads(train, path):
+    cfg = train.load_config(path)
+    assert cfg.total_steps >= 1 and train.league_entries(cfg)
+
+
+@pytest.mark.parametrize("overrides,named", [
+    ({"num_env_runner": 2}, "unknown config keys ['num_env_runner']"),
+    ({"net_arch": [64, 0]}, "net_arch"),
+    ({"num_env_runners": -1}, "num_env_runners must be an integer >= 0"),
+    ({"num_players": 11}, "num_players must be in 2..10"),
+    ({"minibatch_size": 4096}, "minibatch_size 4096 exceeds train_batch_size 256"),
+    ({"activation": "gelu"}, "activation must be tanh or relu"),
+    ({"phases": [{"until": 1.0, "opponent": {"self": 1.0}}]}, "phases[0] must be"),
+    ({"phases": [{"until": 1.0, "opponents": {"self": 0}}]}, "phases[0].opponents"),
+    ({"phases": [{"until": -1, "opponents": {"self": 1}}]}, "phases[0].until"),
+    ({"eval_opponents": "random"}, "eval_opponents must be a list"),
+])
+def test_a_bad_config_is_an_error_naming_the_key(train, overrides, named):
+    with pytest.raises(ValueError) as exc:
+        train.load_config(TEST_CONFIG, overrides)
+    assert named in str(exc.value)
+
+
+def test_an_unknown_config_key_is_a_one_line_cli_error(train, capsys, tmp_path):
+    path = tmp_path / "bad.yaml"
+    path.write_text("rules: classic\nnum_envs: 4\n")
+    line = cli_error(train, capsys, ["--config", str(path), "--run", "x", "--checkpoint-dir", str(tmp_path)])
+    assert "unknown config keys ['num_envs']" in line
+
+
+def test_a_set_key_that_is_neither_config_nor_rule_is_named(train, capsys, tmp_path):
+    line = cli_error(train, capsys, ["--config", TEST_CONFIG, "--run", "x", "--set", "nonsense=1",
+                                     "--checkpoint-dir", str(tmp_path)])
+    assert "['nonsense']" in line
+
+
+def test_an_unknown_agent_in_the_league_is_named_before_ray_starts(train, capsys, tmp_path):
+    line = cli_error(train, capsys, ["--config", TEST_CONFIG, "--run", "x", "--checkpoint-dir", str(tmp_path),
+                                     "--set", "phases=[{until: 1.0, opponents: {self: 1, heuristc: 1}}]"])
+    assert "heuristc" in line
+
+
+def test_a_league_checkpoint_for_other_players_is_named(train, capsys, tmp_path):
+    line = cli_error(train, capsys, ["--config", TEST_CONFIG, "--run", "x", "--checkpoint-dir", str(tmp_path),
+                                     "--set", f"phases=[{{until: 1.0, opponents: {{'checkpoint:{tmp_path}/none': 1}}}}]"])
+    assert "not found" in line
+
+
+def test_resume_without_a_run_is_an_error(train, capsys, tmp_path):
+    line = cli_error(train, capsys, ["--config", TEST_CONFIG, "--run", "x", "--resume",
+                                     "--checkpoint-dir", str(tmp_path)])
+    assert "no RLlib run to resume" in line
+
+
+def test_rule_options_are_checked_like_the_sb3_script(train, capsys, tmp_path):
+    line = cli_error(train, capsys, ["--config", TEST_CONFIG, "--run", "x", "--set", "uno_call=sometimes",
+                                     "--checkpoint-dir", str(tmp_path)])
+    assert "uno_call" in line

@@ -1,0 +1,593 @@
+"""Train a UNO agent with Ray RLlib PPO: one policy shared by its seats, a league of bots and snapshots.
+
+    python training/train_rllib.py --config configs/rllib/quick.yaml --run rllib-quick
+    python training/train_rllib.py --config configs/rllib/classic-4p.yaml --run classic-4p --resume
+    python training/train_rllib.py --config configs/rllib/classic-4p.yaml --run c4 --address HEAD:6379
+
+Needs the ``rllib`` extra (``pip install -e ".[rllib]"``, a virtual environment of its own:
+ray pins gymnasium 1.2.2). The env, modules and league are :mod:`uno_env.integrations.rllib`.
+
+**Where it runs.** Without ``--address`` the script starts a local Ray (``ray_num_cpus``
+CPUs, an object store of ``object_store_mb``) and stops it at the end. ``--address
+HOST:PORT`` (or the ``RAY_ADDRESS`` variable) joins a running cluster (``ray start --head``
+on one machine, ``ray start --address=HOST:PORT`` on the others): ``num_env_runners`` actors
+of ``num_cpus_per_env_runner`` CPUs each sample anywhere in the cluster, ``num_envs_per_env_runner``
+games each; the driver (this process) learns (``num_learners: 0``) and evaluates. Every node
+needs uno_env installed, or ``--ship-code`` uploads this checkout's package to the cluster.
+``num_env_runners: 0`` samples in the driver (no actors).
+
+**What it trains.** PPO (RLlib's new API stack) on :class:`~uno_env.integrations.rllib.UnoMultiAgentEnv`:
+every decision of every seat is a step. One learner module (``shared``: a masked MLP actor and
+critic, :class:`~uno_env.integrations.rllib.MaskedPPOModule`) plays at least one seat of every
+game and learns from all of them (parameter sharing); the other seats draw per game from the
+league mixture of the current phase (``phases``, as in ``configs/train``): ``self`` (the learner
+again: self-play), ``snapshots`` (frozen copies of the learner, refreshed every
+``snapshot_every`` steps into ``snapshot_keep`` slots), scripted bots (``random``,
+``heuristic`` ...) and ``checkpoint:<dir>`` policies. Steps are env steps: decisions of all
+seats, the bots' included.
+
+**Evaluation.** Every ``eval_every`` steps the learner's greedy policy plays ``eval_games``
+games against each of ``eval_opponents`` in all the other seats with
+:func:`uno_env.tools.evaluate.evaluate` (seats rotated, duplicate deals; Wilson interval)
+-> TensorBoard, ``eval.csv`` and the console. At the end ``final_eval_games`` games each,
+played by the exported checkpoint as users load it (``checkpoint:<run dir>``).
+
+**Outputs.** ``checkpoints/<run>/``: ``card.json`` + ``policy-*.safetensors`` (the actor in this
+project's checkpoint format, :mod:`uno_env.agents.checkpoint`; the card's ``algorithm`` and
+``trained_with`` say RLlib), so ``checkpoint:checkpoints/<run>`` plays in ``uno-evaluate``,
+``uno-play`` and as an opponent of ``training/train.py``; ``rllib/`` (the RLlib checkpoint:
+every module, optimizer and counters, for ``--resume``); ``trainer.json`` (wall time, snapshot
+slots); ``eval.csv`` and ``curve.png``. ``runs/<run>/``: TensorBoard logs. Checkpoints every
+``checkpoint_every`` steps and at the end.
+
+``--set KEY=VALUE`` overrides a config key or a rule option, as in ``training/train.py``;
+``--total-steps`` and ``--time-limit-min`` are applied after it. The config YAML is checked:
+an unknown key or a bad value is an error naming it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import dataclasses
+import importlib.util
+import json
+import math
+import os
+import shutil
+import sys
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+import uno_env
+from uno_env import _atomic
+from uno_env.agents import checkpoint as ckpt
+from uno_env.agents.base import make_agent
+from uno_env.agents.policy import PolicyAgent
+from uno_env.game.rules import Rules, make_rules
+from uno_env.tools.evaluate import evaluate
+from uno_env.tools.overrides import parse_overrides
+
+SELF = "self"  # league entry: the learner itself (another seat of the shared policy)
+SNAPSHOTS = "snapshots"  # league entry: frozen snapshots of the learner
+RLLIB_DIR = "rllib"
+TRAINER_FILE = "trainer.json"
+EVAL_CSV = "eval.csv"
+
+
+@dataclass
+class Config:
+    """Everything one RLlib run needs; loaded from ``configs/rllib/<name>.yaml``."""
+
+    rules: str = "classic"
+    """rules preset name or YAML path (uno_env.make_rules); rule options with --set"""
+    num_players: int = 2
+    total_steps: int = 1_000_000
+    """env steps (decisions of every seat) to train for"""
+    time_limit_min: float | None = None
+    """also stop after this much training wall time (resumed runs included); the learning-rate
+    and entropy schedules follow steps (RLlib's schedules count env steps), so size
+    total_steps to what the time gives"""
+    seed: int = 0
+    # --- Ray ---
+    num_env_runners: int = 0
+    """sampling actors (0: sample in the driver)"""
+    num_envs_per_env_runner: int = 16
+    """games stepped together by each env runner (or by the driver)"""
+    num_cpus_per_env_runner: int = 1
+    num_learners: int = 0
+    """0: learn in the driver; n: n learner actors"""
+    torch_threads: int = 1
+    """torch threads of the driver (actors get one per CPU they hold)"""
+    ray_num_cpus: int | None = None
+    """local Ray only: CPUs it may schedule (None: all of the machine's)"""
+    object_store_mb: int = 200
+    """local Ray only: the object store's size"""
+    # --- the policy ---
+    net_arch: list = field(default_factory=lambda: [256, 256])
+    """hidden layers of the actor and of the (separate) critic"""
+    activation: str = "tanh"
+    obs_features: bool = True
+    """input = the observation without empty opponent slots, scaled counts (the card's obs_features)"""
+    # --- PPO ---
+    learning_rate: float = 3e-4
+    learning_rate_final: float | None = None
+    """linearly annealed to this at total_steps (None: constant)"""
+    train_batch_size: int = 4096
+    """env steps per training iteration"""
+    minibatch_size: int = 1024
+    num_epochs: int = 4
+    gamma: float = 0.995
+    gae_lambda: float = 0.95
+    clip_range: float = 0.2
+    ent_coef: float = 0.01
+    ent_coef_final: float | None = None
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    kl_coef: float = 0.0
+    """RLlib's adaptive KL penalty (0: off, as in Stable-Baselines3)"""
+    # --- league ---
+    phases: list = field(default_factory=lambda: [{"until": 1.0, "opponents": {SELF: 1.0}}])
+    """curriculum: [{until: fraction of total_steps (<= 1) or a step count, opponents: {entry:
+    weight}}]; entries: self, snapshots, an agent spec (random, heuristic, checkpoint:<dir>)"""
+    snapshot_every: int = 200_000
+    snapshot_keep: int = 5
+    """snapshot slots (refreshed round-robin)"""
+    # --- evaluation and checkpoints ---
+    eval_every: int = 200_000
+    eval_games: int = 400
+    """games per opponent at each periodic evaluation"""
+    eval_opponents: list = field(default_factory=lambda: ["random", "heuristic"])
+    final_eval_games: int = 1_000
+    eval_workers: int = 2
+    """processes of the final evaluation"""
+    checkpoint_every: int = 200_000
+    progress_every_s: float = 10.0
+    """seconds between console progress lines"""
+
+
+POSITIVE_INT = ("num_players", "total_steps", "num_envs_per_env_runner", "num_cpus_per_env_runner",
+                "torch_threads", "object_store_mb", "train_batch_size", "minibatch_size", "num_epochs",
+                "snapshot_every", "snapshot_keep", "eval_every", "eval_games", "final_eval_games",
+                "eval_workers", "checkpoint_every")
+
+
+def load_config(path: str, overrides: dict | None = None) -> Config:
+    """The config of a YAML file with ``overrides`` applied; ``ValueError`` naming any
+    unknown key or bad value."""
+    with open(path, encoding="utf-8") as fh:
+        data = yaml.safe_load(fh) or {}
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: a config is a mapping of keys to values")
+    data.update(overrides or {})
+    return make_config(data, where=path)
+
+
+def make_config(data: dict, where: str = "config") -> Config:
+    known = {f.name: f for f in dataclasses.fields(Config)}
+    unknown = sorted(set(data) - set(known))
+    if unknown:
+        raise ValueError(f"{where}: unknown config keys {unknown}; known: {sorted(known)}")
+    cfg = Config(**data)
+    problems = []
+    for name in POSITIVE_INT:
+        value = getattr(cfg, name)
+        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+            problems.append(f"{name} must be an integer >= 1, got {value!r}")
+    for name in ("num_env_runners", "num_learners"):
+        value = getattr(cfg, name)
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            problems.append(f"{name} must be an integer >= 0, got {value!r}")
+    if not 2 <= (cfg.num_players if isinstance(cfg.num_players, int) else 0) <= 10:
+        problems.append(f"num_players must be in 2..10, got {cfg.num_players!r}")
+    if cfg.activation not in ("tanh", "relu"):
+        problems.append(f"activation must be tanh or relu, got {cfg.activation!r}")
+    if not isinstance(cfg.net_arch, list) or not cfg.net_arch or not all(
+            isinstance(h, int) and h >= 1 for h in cfg.net_arch):
+        problems.append(f"net_arch must be a list of layer widths, got {cfg.net_arch!r}")
+    if isinstance(cfg.minibatch_size, int) and isinstance(cfg.train_batch_size, int) \
+            and cfg.minibatch_size > cfg.train_batch_size:
+        problems.append(f"minibatch_size {cfg.minibatch_size} exceeds train_batch_size {cfg.train_batch_size}")
+    if not isinstance(cfg.eval_opponents, list) or not all(isinstance(o, str) for o in cfg.eval_opponents):
+        problems.append(f"eval_opponents must be a list of agent specs, got {cfg.eval_opponents!r}")
+    problems += phase_problems(cfg.phases)
+    if problems:
+        raise ValueError(f"{where}: " + "; ".join(problems))
+    return cfg
+
+
+def phase_problems(phases: Any) -> list[str]:
+    if not isinstance(phases, list) or not phases:
+        return [f"phases must be a non-empty list of {{until, opponents}}, got {phases!r}"]
+    out = []
+    for i, p in enumerate(phases):
+        if not isinstance(p, dict) or set(p) - {"until", "opponents"} or "opponents" not in p:
+            out.append(f"phases[{i}] must be {{until: ..., opponents: {{entry: weight}}}}, got {p!r}")
+            continue
+        until, opponents = p.get("until"), p["opponents"]
+        if until is not None and (not isinstance(until, (int, float)) or isinstance(until, bool) or until <= 0):
+            out.append(f"phases[{i}].until must be a fraction (<= 1), a step count or null, got {until!r}")
+        if (not isinstance(opponents, dict) or not opponents
+                or not all(isinstance(k, str) for k in opponents)
+                or not all(isinstance(w, (int, float)) and not isinstance(w, bool) and w >= 0
+                           for w in opponents.values())
+                or sum(opponents.values()) <= 0):
+            out.append(f"phases[{i}].opponents must map entries to weights >= 0 (not all 0), got {opponents!r}")
+    return out
+
+
+def split_overrides(sets: dict) -> tuple[dict, dict]:
+    """``--set`` values split into (config keys, rule options); ``ValueError`` naming a key that
+    is neither."""
+    config_keys = {f.name for f in dataclasses.fields(Config)}
+    rule_keys = {f.name for f in dataclasses.fields(Rules)}
+    unknown = sorted(k for k in sets if k not in config_keys and k not in rule_keys)
+    if unknown:
+        raise ValueError(f"--set: {unknown} are neither config keys ({sorted(config_keys)}) "
+                         f"nor rule options ({sorted(rule_keys)})")
+    return ({k: v for k, v in sets.items() if k in config_keys},
+            {k: v for k, v in sets.items() if k not in config_keys})
+
+
+# ---------------------------------------------------------------------- the league
+def league_entries(cfg: Config) -> list[str]:
+    """Every league entry of the config's phases (weights > 0), in order of appearance."""
+    seen: dict[str, None] = {}
+    for p in cfg.phases:
+        for entry, weight in p["opponents"].items():
+            if weight > 0:
+                seen[entry] = None
+    return list(seen)
+
+
+def check_league(cfg: Config, rules: Rules) -> None:
+    """``ValueError`` naming a league entry that is no agent spec, or a ``checkpoint:<dir>`` that
+    does not load for these rules and players (checked before Ray starts)."""
+    for entry in league_entries(cfg):
+        if entry in (SELF, SNAPSHOTS):
+            continue
+        if entry.split(":", 1)[0] == "checkpoint":
+            path = entry.split(":", 1)[1] if ":" in entry else ""
+            path = path[:-len("#sample")] if path.endswith("#sample") else path
+            ckpt.check_card(ckpt.load_card(path), rules, cfg.num_players, where=f"league entry {entry!r}")
+        else:
+            make_agent(entry, rules, cfg.num_players, seed=0)
+
+
+def league_modules(cfg: Config) -> tuple[dict[str, str], int, list[dict]]:
+    """``(opponent module id -> agent spec, snapshot slots, phases in module ids)``."""
+    from uno_env.integrations import rllib as ur
+
+    opponents: dict[str, str] = {}
+    ids = {SELF: ur.LEARNER, SNAPSHOTS: ur.SNAPSHOTS}
+    for entry in league_entries(cfg):
+        if entry in ids:
+            continue
+        mid = ur.module_id_for(entry)
+        while mid in opponents or mid == ur.LEARNER or mid.startswith(ur.SNAPSHOT_PREFIX):
+            mid += "_"
+        opponents[mid] = entry
+        ids[entry] = mid
+    snapshots = cfg.snapshot_keep if SNAPSHOTS in league_entries(cfg) else 0
+    phases = [{"until": p.get("until"), "opponents": {ids[e]: float(w) for e, w in p["opponents"].items()}}
+              for p in cfg.phases]
+    return opponents, snapshots, phases
+
+
+# ---------------------------------------------------------------------- RLlib
+def build_algo(cfg: Config, rules: Rules, opponents: dict[str, str], snapshots: int, phases: list):
+    from ray.rllib.algorithms.ppo import PPOConfig
+
+    from uno_env.integrations import rllib as ur
+
+    env_config = {"rules": rules.to_dict(), "num_players": cfg.num_players}
+    module = ur.model_config(cfg.num_players, cfg.net_arch, cfg.activation,
+                             "obs_features" if cfg.obs_features else "raw")
+    spec = ur.multi_module_spec(env_config, module, opponents=opponents, snapshots=snapshots,
+                                seed=cfg.seed)
+    mapping = ur.LeagueMapping(cfg.num_players, phases, seed=cfg.seed)
+
+    def schedule(start: float, final: float | None) -> Any:
+        return start if final is None else [[0, start], [cfg.total_steps, final]]
+
+    config = (
+        PPOConfig()
+        .environment(ur.UnoMultiAgentEnv, env_config=env_config)
+        .env_runners(num_env_runners=cfg.num_env_runners,
+                     num_envs_per_env_runner=cfg.num_envs_per_env_runner,
+                     num_cpus_per_env_runner=cfg.num_cpus_per_env_runner,
+                     env_to_module_connector=ur.env_to_module)
+        .learners(num_learners=cfg.num_learners)
+        .training(lr=schedule(cfg.learning_rate, cfg.learning_rate_final),
+                  entropy_coeff=schedule(cfg.ent_coef, cfg.ent_coef_final),
+                  train_batch_size_per_learner=cfg.train_batch_size // max(1, cfg.num_learners),
+                  minibatch_size=cfg.minibatch_size, num_epochs=cfg.num_epochs, gamma=cfg.gamma,
+                  lambda_=cfg.gae_lambda, clip_param=cfg.clip_range, vf_loss_coeff=cfg.vf_coef,
+                  grad_clip=cfg.max_grad_norm, grad_clip_by="global_norm",
+                  use_kl_loss=cfg.kl_coef > 0, kl_coeff=cfg.kl_coef)
+        .multi_agent(policies=set(spec.rl_module_specs), policy_mapping_fn=mapping,
+                     policies_to_train=[ur.LEARNER])
+        .rl_module(rl_module_spec=spec)
+        .debugging(seed=cfg.seed)
+    )
+    return config.build_algo()
+
+
+def start_ray(args: argparse.Namespace, cfg: Config) -> bool:
+    """Join the cluster of ``--address`` / ``RAY_ADDRESS``, or start a local Ray (or use the Ray
+    this process is already connected to). Returns True when this process connected, and so
+    disconnects at the end (which stops a local Ray, never a cluster)."""
+    import ray
+
+    if ray.is_initialized():
+        print(f"using the running Ray: {ray.cluster_resources().get('CPU', 0):.0f} CPUs")
+        return False
+    address = args.address or os.environ.get("RAY_ADDRESS")
+    runtime_env = {"py_modules": [os.path.dirname(uno_env.__file__)]} if args.ship_code else None
+    if address:
+        ray.init(address=address, runtime_env=runtime_env)
+        print(f"joined the Ray cluster at {address}: {ray.cluster_resources().get('CPU', 0):.0f} CPUs, "
+              f"{len([n for n in ray.nodes() if n['Alive']])} nodes")
+    else:
+        ray.init(num_cpus=cfg.ray_num_cpus, object_store_memory=cfg.object_store_mb * 2 ** 20,
+                 include_dashboard=False, runtime_env=runtime_env)
+        print(f"started a local Ray: {ray.cluster_resources().get('CPU', 0):.0f} CPUs")
+    return True
+
+
+# ---------------------------------------------------------------------- evaluation and outputs
+def evaluate_vs(agent: Any, opponent: str, rules: Rules, num_players: int, games: int, seed: int,
+                workers: int = 1) -> dict:
+    """``agent`` in one seat, ``opponent`` in every other one (seats rotated, duplicate deals)."""
+    lineup = [agent] + [opponent] * (num_players - 1)
+    result = evaluate(lineup, rules=rules, num_players=num_players, games=games, seed=seed,
+                      workers=workers)
+    me = result["agents"][0]
+    return {"games": games, "wins": me["wins"], "win_rate": me["win_rate"], "ci95": me["win_ci95"],
+            "truncated": result["truncated"], "deterministic": True, "seats": "rotated",
+            "duplicate_deals": True, "seed": seed, "lineup": f"1 vs {num_players - 1} {opponent}"}
+
+
+def write_curve(csv_path: str, png_path: str, title: str, num_players: int) -> None:
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    with open(csv_path, newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for opponent in dict.fromkeys(r["opponent"] for r in rows):
+        rs = [r for r in rows if r["opponent"] == opponent]
+        x = [int(r["steps"]) for r in rs]
+        ax.plot(x, [float(r["win_rate"]) for r in rs], marker="o", ms=3, label=f"vs {opponent}")
+        ax.fill_between(x, [float(r["ci_low"]) for r in rs], [float(r["ci_high"]) for r in rs], alpha=0.2)
+    ax.axhline(1 / num_players, color="grey", lw=0.8, ls="--")
+    ax.set(xlabel="env steps (decisions of every seat)", ylabel="win rate (95% Wilson)", ylim=(0, 1),
+           title=title)
+    ax.legend()
+    fig.tight_layout()
+    tmp = png_path + ".partial.png"
+    fig.savefig(tmp, dpi=120)
+    plt.close(fig)
+    os.replace(tmp, png_path)
+
+
+def print_table(run: str, evaluation: dict, opponents: list[str]) -> None:
+    print(f"{run}: greedy policy, seats rotated, duplicate deals")
+    print(f"{'opponent':>12} {'games':>7} {'wins':>7} {'win rate':>9}  95% interval")
+    for o in opponents:
+        r = evaluation[o]
+        print(f"{o:>12} {r['games']:>7} {r['wins']:>7} {r['win_rate']:>9.3f}  "
+              f"[{r['ci95'][0]:.3f}, {r['ci95'][1]:.3f}]")
+
+
+def _get(result: dict, *path: str, default: Any = None) -> Any:
+    for key in path:
+        if not isinstance(result, dict) or key not in result:
+            return default
+        result = result[key]
+    return result
+
+
+# ---------------------------------------------------------------------- main
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--config", required=True, help="configs/rllib/<name>.yaml")
+    p.add_argument("--run", required=True, help="run name: checkpoints/<run>/, runs/<run>/")
+    p.add_argument("--resume", action="store_true", help="continue checkpoints/<run>/")
+    p.add_argument("--force", action="store_true", help="start over, deleting an existing run")
+    p.add_argument("--total-steps", type=int, help="override total_steps")
+    p.add_argument("--time-limit-min", type=float, help="override time_limit_min")
+    p.add_argument("--address", default=None, metavar="HOST:PORT",
+                   help="join this Ray cluster (default: $RAY_ADDRESS, else start a local Ray)")
+    p.add_argument("--ship-code", action="store_true",
+                   help="upload this checkout's uno_env package to the cluster's workers")
+    p.add_argument("--checkpoint-dir", default="checkpoints")
+    p.add_argument("--runs-dir", default="runs")
+    p.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
+                   help="override a config key (--set num_env_runners=2) or a rule option "
+                        "(--set uno_call=explicit); repeatable, values read as YAML")
+    return p
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        config_sets, rule_sets = split_overrides(parse_overrides(args.overrides))
+        cfg = load_config(args.config, config_sets)
+        if args.total_steps is not None:
+            cfg.total_steps = args.total_steps
+        if args.time_limit_min is not None:
+            cfg.time_limit_min = args.time_limit_min
+        cfg = make_config(dataclasses.asdict(cfg), where=args.config)
+        rules = make_rules(cfg.rules, **rule_sets)
+        check_league(cfg, rules)
+    except (ValueError, OSError) as exc:
+        parser.error(str(exc))
+    run_dir = os.path.join(args.checkpoint_dir, args.run)
+    log_dir = os.path.join(args.runs_dir, args.run)
+    rllib_dir = os.path.abspath(os.path.join(run_dir, RLLIB_DIR))
+    trainer_path = os.path.join(run_dir, TRAINER_FILE)
+    eval_csv = os.path.join(run_dir, EVAL_CSV)
+    exists = os.path.isfile(trainer_path)
+    if exists and not (args.resume or args.force):
+        parser.error(f"{run_dir} already holds a run: pass --resume to continue it, --force to start over")
+    if args.resume and not exists:
+        parser.error(f"--resume: no RLlib run to resume in {run_dir} ({TRAINER_FILE} not found)")
+    trainer: dict[str, Any] = {"wall_time_s": 0.0, "snapshots_taken": 0, "evaluation": {}}
+    if args.resume:
+        with open(trainer_path, encoding="utf-8") as fh:
+            trainer = json.load(fh)
+        card = ckpt.load_card(run_dir)
+        ckpt.check_card(card, rules, cfg.num_players, where=f"checkpoint {run_dir!r}")
+    if importlib.util.find_spec("ray") is None:
+        parser.error('needs Ray RLlib: pip install -e ".[rllib]" (a virtual environment of its own; '
+                     'ray pins gymnasium 1.2.2)')
+    if args.force and not args.resume:
+        shutil.rmtree(run_dir, ignore_errors=True)
+        shutil.rmtree(log_dir, ignore_errors=True)
+    os.makedirs(run_dir, exist_ok=True)
+    os.makedirs(log_dir, exist_ok=True)
+
+    import ray
+    import torch
+    from tensorboardX import SummaryWriter
+
+    from uno_env.integrations import rllib as ur
+
+    opponents, n_snapshots, phases = league_modules(cfg)
+    torch.set_num_threads(cfg.torch_threads)
+    print(f"uno_env {uno_env.__version__}, ray {ray.__version__}: run {args.run!r} -> {run_dir}/, "
+          f"logs {log_dir}/")
+    print("config:", dataclasses.asdict(cfg))
+    connected = start_ray(args, cfg)
+    try:
+        algo = build_algo(cfg, rules, opponents, n_snapshots, phases)
+        if args.resume:
+            algo.restore_from_path(rllib_dir)
+        evaluation = trainer.get("evaluation", {})
+        module_config = algo.config.rl_module_spec.rl_module_specs[ur.LEARNER].model_config
+        module_config = {k: module_config[k] for k in ("num_players", "hidden", "activation", "input")}
+        writer = SummaryWriter(os.path.join(log_dir, "tb"))
+
+        steps = int(algo.metrics.peek(("env_runners", "num_env_steps_sampled_lifetime"), default=0) or 0)
+        learner_steps = int(trainer.get("learner_steps", 0))
+        wall_before = float(trainer.get("wall_time_s", 0.0))
+        start_time, start_steps = time.time(), steps
+        time_limit = cfg.time_limit_min * 60 if cfg.time_limit_min else math.inf
+        taken = int(trainer.get("snapshots_taken", 0))
+
+        def wall() -> float:
+            return wall_before + time.time() - start_time
+
+        def progress() -> float:
+            return min(1.0, max(steps / cfg.total_steps, wall() / time_limit))
+
+        def card_for(total: int, wall_s: float) -> dict:
+            return ckpt.make_card(
+                rules=rules, num_players=cfg.num_players, total_steps=total, wall_time_s=wall_s,
+                evaluation=evaluation, config=dataclasses.asdict(cfg),
+                extra={"run": args.run, "algorithm": "PPO (Ray RLlib, parameter-shared self-play league)",
+                       "trained_with": {"library": "ray[rllib]", "version": ray.__version__,
+                                        "api_stack": "new", "script": "training/train_rllib.py",
+                                        "env_steps": total, "learner_steps": learner_steps,
+                                        "rllib_checkpoint": RLLIB_DIR}})
+
+        def save(total: int) -> None:
+            """The RLlib checkpoint, then the exported policy and card, then trainer.json (the
+            commit point of a resumable save)."""
+            algo.save_to_path(rllib_dir)
+            ur.export_checkpoint(ur.module_state(algo), module_config, run_dir, card_for(total, wall()))
+            state = {"wall_time_s": round(wall(), 1), "snapshots_taken": taken, "env_steps": total,
+                     "learner_steps": learner_steps, "evaluation": evaluation}
+            _atomic.write_text(trainer_path, json.dumps(state, indent=2) + "\n")
+
+        def run_eval(games: int, total: int, final: bool = False) -> None:
+            if final:  # the exported checkpoint, as users load it
+                me, workers = f"checkpoint:{run_dir}", cfg.eval_workers
+            else:
+                me = PolicyAgent(ur.masked_policy(ur.module_state(algo), module_config), rules,
+                                 cfg.num_players, name=args.run)
+                workers = 1
+            new_file = not os.path.exists(eval_csv)
+            with open(eval_csv, "a", newline="") as fh:
+                out = csv.writer(fh)
+                if new_file:
+                    out.writerow(["steps", "wall_time_s", "opponent", "games", "wins", "win_rate",
+                                  "ci_low", "ci_high"])
+                for opponent in cfg.eval_opponents:
+                    r = evaluate_vs(me, opponent, rules, cfg.num_players, games, seed=total, workers=workers)
+                    evaluation[opponent] = dict(r, steps=total)
+                    out.writerow([total, round(wall(), 1), opponent, games, r["wins"], f"{r['win_rate']:.4f}",
+                                  f"{r['ci95'][0]:.4f}", f"{r['ci95'][1]:.4f}"])
+                    writer.add_scalar(f"eval/win_rate_{opponent}", r["win_rate"], total)
+            summary = "  ".join(f"vs {o} {evaluation[o]['win_rate']:.3f}" for o in cfg.eval_opponents)
+            print(f"[eval] step {total:,}: {summary} ({games} games each, 1 vs {cfg.num_players - 1})",
+                  flush=True)
+
+        next_snapshot = (steps // cfg.snapshot_every + 1) * cfg.snapshot_every
+        next_eval = (steps // cfg.eval_every + 1) * cfg.eval_every
+        next_ckpt = (steps // cfg.checkpoint_every + 1) * cfg.checkpoint_every
+        last_print = 0.0
+        print(f"training from step {steps:,} to {cfg.total_steps:,}"
+              + (f" or {cfg.time_limit_min} min" if cfg.time_limit_min else ""), flush=True)
+        while progress() < 1.0:
+            ur.update_league(algo, progress(), steps, min(taken, n_snapshots))
+            result = algo.train()
+            steps = int(_get(result, "env_runners", "num_env_steps_sampled_lifetime", default=steps))
+            learner_steps = int(_get(result, "env_runners", "num_module_steps_sampled_lifetime", ur.LEARNER,
+                                     default=learner_steps))
+            done = progress() >= 1.0
+            sps = (steps - start_steps) / max(1e-9, time.time() - start_time)
+            learn = _get(result, "learners", ur.LEARNER, default={}) or {}
+            scalars = {"perf/env_steps_per_s": sps,
+                       "env/episode_len_mean": _get(result, "env_runners", "episode_len_mean"),
+                       "train/entropy": learn.get("entropy"), "train/policy_loss": learn.get("policy_loss"),
+                       "train/vf_loss": learn.get("vf_loss"), "train/mean_kl": learn.get("mean_kl_loss"),
+                       "league/snapshots": min(taken, n_snapshots), "perf/learner_steps": learner_steps}
+            for key, value in scalars.items():
+                if isinstance(value, (int, float)) and math.isfinite(value):
+                    writer.add_scalar(key, value, steps)
+            if time.time() - last_print >= cfg.progress_every_s or done:
+                last_print = time.time()
+                eta = (cfg.total_steps - steps) / sps if sps > 0 else math.inf
+                eta = max(0.0, min(eta, time_limit - wall()))
+                ent = learn.get("entropy")
+                print(f"step {steps:,}/{cfg.total_steps:,} ({100 * progress():.0f}%)  {sps:,.0f} env steps/s  "
+                      f"iter {algo.iteration}  episode len {scalars['env/episode_len_mean'] or 0:.0f}  "
+                      f"entropy {ent if ent is None else round(float(ent), 3)}  "
+                      f"{wall() / 60:.1f} min, ~{eta / 60:.0f} min left", flush=True)
+            if n_snapshots and steps >= next_snapshot and not done:
+                ur.copy_module(algo, ur.LEARNER, f"{ur.SNAPSHOT_PREFIX}{taken % n_snapshots}")
+                taken += 1
+                next_snapshot = (steps // cfg.snapshot_every + 1) * cfg.snapshot_every
+            if steps >= next_eval and not done:
+                run_eval(cfg.eval_games, steps)
+                next_eval = (steps // cfg.eval_every + 1) * cfg.eval_every
+            if steps >= next_ckpt or done:
+                save(steps)
+                next_ckpt = (steps // cfg.checkpoint_every + 1) * cfg.checkpoint_every
+        trained_wall = wall()
+        sps = (steps - start_steps) / max(1e-9, time.time() - start_time)
+        print(f"trained {steps:,} env steps ({learner_steps:,} of them the learner's) in "
+              f"{trained_wall:.0f} s of wall time ({sps:,.0f} env steps/s)", flush=True)
+        save(steps)  # the checkpoint the final evaluation plays
+        run_eval(cfg.final_eval_games, steps, final=True)
+        save(steps)  # with the final evaluation in the card
+        writer.close()
+        algo.stop()
+    finally:
+        if connected:
+            ray.shutdown()
+    write_curve(eval_csv, os.path.join(run_dir, "curve.png"),
+                f"{args.run}: {rules.name}, {cfg.num_players} players (RLlib PPO)", cfg.num_players)
+    print_table(args.run, evaluation, cfg.eval_opponents)
+    return evaluation
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,298 @@
+"""The Stable-Baselines3 side of checkpoints: save a MaskablePPO model, resume one, convert a zip.
+
+torch and sb3-contrib are imported inside the functions that need them (and by the first use
+of :class:`ObsFeatures`), so importing this module costs nothing.
+
+==========================  ===================================================================
+:class:`ObsFeatures`        the policy input layer ``training/train.py`` uses (the card's
+                            ``obs_features`` input, :func:`uno_env.agents.checkpoint.obs_features_layout`)
+:func:`actor_tensors`       the actor of a MaskablePPO model as a card's ``policy`` description
+                            and its tensors (an MLP on the raw or ``obs_features`` input)
+:func:`masked_policy`       that actor as a numpy :class:`~uno_env.agents.policy.MaskedPolicy`
+:func:`save_checkpoint`     ``model.zip`` (for resuming) and the safe weights + ``card.json``
+:func:`load_model`          the SB3 model of a checkpoint, for ``--resume`` (**trusted input**)
+:func:`convert_checkpoint`  an SB3 ``model.zip`` one trusts -> the safe format, checked to play
+                            the same; ``uno-convert-checkpoint DIR`` on the command line
+==========================  ===================================================================
+
+**Trust.** ``model.zip`` holds pickles (``data`` entries, ``*.pth`` files): loading it with
+``MaskablePPO.load`` runs whatever code it contains. :func:`load_model` and the converter load it,
+so use them only on files you made or trust; everything that plays a checkpoint
+(``checkpoint:<dir>``) reads only the safe files (:mod:`uno_env.agents.checkpoint`).
+
+Models saved by uno_env 0.1-0.2 pickled the input layer as ``uno_env.checkpoint.ObsFeatures`` or
+``uno_env.agents.checkpoint.ObsFeatures``; both names resolve to :class:`ObsFeatures`, so
+``--resume`` of such a run and the conversion of such a zip work.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any, Sequence
+
+import numpy as np
+
+from uno_env.agents import checkpoint as ckpt
+from uno_env.agents.policy import MaskedPolicy, PolicyAgent, load_policy
+from uno_env.game import actions as A
+from uno_env.game import observation as O
+from uno_env.game.rules import Rules, make_rules
+
+VERIFY_GAMES = 20
+"""games played by ``uno-convert-checkpoint`` to check the converted policy (0: no check)"""
+VERIFY_OPPONENT = "heuristic"
+
+
+# ---------------------------------------------------------------------- the SB3 policy
+def _build_obs_features():
+    import torch
+    from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+
+    class ObsFeatures(BaseFeaturesExtractor):
+        """The policy's input layer: the observation without the empty opponent slots of a
+        ``num_players`` table, with hand sizes and the pending count scaled to about [0, 1]
+        (the card's ``obs_features`` input). Two players: 326 of the 1254 entries."""
+
+        def __init__(self, observation_space, num_players: int):
+            keep, scale = ckpt.obs_features_layout(num_players)
+            super().__init__(observation_space, features_dim=len(keep))
+            self.register_buffer("keep", torch.as_tensor(keep, dtype=torch.long), persistent=False)
+            self.register_buffer("scale", torch.as_tensor(scale), persistent=False)
+
+        def forward(self, observations):
+            return observations.index_select(1, self.keep) * self.scale
+
+    ObsFeatures.__module__, ObsFeatures.__qualname__ = __name__, "ObsFeatures"
+    return ObsFeatures
+
+
+def __getattr__(name: str):
+    # ``ObsFeatures`` subclasses an SB3 (torch) class, so it is built on first use; pickles
+    # find it by this name (and by the old names, through uno_env.agents.checkpoint).
+    if name == "ObsFeatures":
+        cls = globals()["ObsFeatures"] = _build_obs_features()
+        return cls
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def actor_tensors(model: Any, num_players: int) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    """``(policy description, tensors)`` of a MaskablePPO model's actor, as a card holds them.
+    ``ValueError`` if the actor is not an MLP on the raw or ``obs_features`` input."""
+    import torch.nn as nn
+    from stable_baselines3.common.torch_layers import FlattenExtractor
+
+    shape, n = model.observation_space.shape, getattr(model.action_space, "n", None)
+    if shape != (O.OBS_SIZE,) or n != A.NUM_ACTIONS:
+        raise ValueError(f"the model has observation shape {shape} and {n} actions; this uno_env "
+                         f"has ({O.OBS_SIZE},) and {A.NUM_ACTIONS}")
+    policy = model.policy
+    fx = policy.pi_features_extractor
+    if type(fx).__name__ == "ObsFeatures":
+        keep, scale = ckpt.obs_features_layout(num_players)
+        if not (np.array_equal(fx.keep.cpu().numpy(), keep)
+                and np.array_equal(fx.scale.cpu().numpy(), scale)):
+            raise ValueError(f"the model's ObsFeatures input is not the obs_features layout of "
+                             f"{num_players} players")
+        input_kind = "obs_features"
+    elif isinstance(fx, FlattenExtractor):
+        input_kind = "raw"
+    else:
+        raise ValueError(f"the model's features extractor {type(fx).__name__} cannot be described "
+                         f"by a card (raw or ObsFeatures input only)")
+    modules = list(policy.mlp_extractor.policy_net) + [policy.action_net]
+    linears, activations = modules[0::2], {type(m).__name__.lower() for m in modules[1::2]}
+    if (not all(isinstance(m, nn.Linear) and m.bias is not None for m in linears)
+            or not activations <= set(ckpt.ACTIVATIONS) or len(activations) > 1):
+        raise ValueError("the model's actor is not an MLP of Linear layers with one activation "
+                         f"({'/'.join(ckpt.ACTIVATIONS)}): {[type(m).__name__ for m in modules]}")
+    activation = activations.pop() if activations else policy.activation_fn.__name__.lower()
+    if activation not in ckpt.ACTIVATIONS:
+        activation = ckpt.ACTIVATIONS[0]  # no hidden layer: the activation is never applied
+    hidden = [m.out_features for m in linears[:-1]]
+    description = ckpt.policy_spec(hidden, activation, input_kind, num_players)
+    tensors = {}
+    for i, m in enumerate(linears):
+        tensors[f"actor.{i}.weight"] = m.weight.detach().cpu().numpy().astype(np.float32)
+        tensors[f"actor.{i}.bias"] = m.bias.detach().cpu().numpy().astype(np.float32)
+    shapes = ckpt.tensor_shapes(description)
+    wrong = [k for k, s in shapes.items() if tensors[k].shape != s]
+    if wrong:
+        raise ValueError(f"the model's actor layers {wrong} do not chain (sizes {description['sizes']})")
+    return description, tensors
+
+
+def masked_policy(model: Any, num_players: int) -> MaskedPolicy:
+    """The actor of an in-memory model as the numpy policy a checkpoint of it would load."""
+    description, tensors = actor_tensors(model, num_players)
+    return MaskedPolicy(description, tensors, num_players)
+
+
+def sb3_logits(model: Any, observations: np.ndarray) -> np.ndarray:
+    """The actor's logits computed by SB3/torch (the reference :class:`MaskedPolicy` matches)."""
+    import torch
+
+    policy = model.policy
+    policy.set_training_mode(False)
+    with torch.inference_mode():
+        x = torch.as_tensor(np.asarray(observations, np.float32).reshape(-1, O.OBS_SIZE))
+        features = policy.extract_features(x, policy.pi_features_extractor)
+        return policy.action_net(policy.mlp_extractor.forward_actor(features)).numpy()
+
+
+# ---------------------------------------------------------------------- save and resume
+def save_checkpoint(model: Any, directory: str, card: dict[str, Any], resumable: bool = True) -> dict:
+    """Write the checkpoint of ``model`` into ``directory``: ``model.zip`` first (when
+    ``resumable``), then the actor's weights and ``card.json`` (its ``policy`` filled in from
+    the model), each file atomically. Returns the card as written."""
+    from uno_env import _atomic
+
+    description, tensors = actor_tensors(model, card["num_players"])
+    os.makedirs(directory, exist_ok=True)
+    if resumable:
+        with _atomic.atomic_write(os.path.join(directory, ckpt.MODEL_FILE), "wb") as fh:
+            model.save(fh)
+    return ckpt.save_policy(directory, dict(card, format=ckpt.CARD_FORMAT, policy=description), tensors)
+
+
+def load_model(path: str, rules: Rules | None = None, num_players: int | None = None,
+               env: Any = None, device: str = "cpu") -> tuple[Any, dict]:
+    """``(model, card)``: the SB3 model of the checkpoint directory ``path``, for resuming
+    training. TRUSTED INPUT ONLY: ``model.zip`` is unpickled (this runs code it holds). The card
+    (format 1 or 2) is validated and checked against ``rules``/``num_players`` first."""
+    directory = ckpt.checkpoint_dir(path)
+    card = ckpt.load_card(directory, require_policy=False)
+    ckpt.check_card(card, rules, num_players, where=f"checkpoint {directory!r}")
+    return _load_zip(os.path.join(directory, ckpt.MODEL_FILE), env, device), card
+
+
+def _load_zip(model_path: str, env: Any = None, device: str = "cpu") -> Any:
+    if not os.path.isfile(model_path):
+        raise ckpt.CheckpointNotFoundError(f"checkpoint model {model_path!r} not found")
+    from sb3_contrib import MaskablePPO
+
+    try:
+        model = MaskablePPO.load(model_path, env=env, device=device)
+    except Exception as e:  # zipfile.BadZipFile, KeyError, pickle errors, torch errors ...
+        raise ckpt.CheckpointError(f"checkpoint model {model_path!r} is corrupt or not a MaskablePPO "
+                                   f"model: {type(e).__name__}: {e}") from None
+    shape, n = model.observation_space.shape, getattr(model.action_space, "n", None)
+    if shape != (O.OBS_SIZE,) or n != A.NUM_ACTIONS:
+        raise ckpt.CheckpointError(f"checkpoint model {model_path!r} has observation shape {shape} "
+                                   f"and {n} actions; this uno_env has ({O.OBS_SIZE},) and {A.NUM_ACTIONS}")
+    return model
+
+
+# ---------------------------------------------------------------------- conversion
+def convert_checkpoint(path: str, out: str | None = None, rules: Any = None,
+                       num_players: int | None = None, verify_games: int = VERIFY_GAMES,
+                       seed: int = 0) -> tuple[dict, dict | None]:
+    """Convert the SB3 ``model.zip`` of the checkpoint directory ``path`` (TRUSTED INPUT: it is
+    unpickled) into the safe format, in ``out`` (default: in place; ``model.zip`` is left as it
+    is). The card of ``path`` gives the rules and player count (``rules``/``num_players`` for a
+    directory without a card). Then ``verify_games`` games are played and, on every decision
+    of every seat, the safe policy loaded back from ``out`` must pick the SB3 policy's action.
+    Returns ``(card, check)``; ``ValueError`` on any problem or disagreement."""
+    directory = ckpt.checkpoint_dir(path)
+    if os.path.isfile(os.path.join(directory, ckpt.CARD_FILE)):
+        card = ckpt.load_card(directory, require_policy=False)
+        if rules is not None or num_players is not None:
+            ckpt.check_card(card, make_rules(rules) if rules is not None else None, num_players,
+                            where=f"checkpoint {directory!r}")
+    elif rules is None or num_players is None:
+        raise ckpt.CheckpointNotFoundError(
+            f"{os.path.join(directory, ckpt.CARD_FILE)!r} not found: pass the rules and player "
+            f"count the model was trained for (--rules, --num-players)")
+    else:
+        card = None
+    model = _load_zip(os.path.join(directory, ckpt.MODEL_FILE))
+    if card is None:
+        card = ckpt.make_card(rules=make_rules(rules), num_players=num_players,
+                              total_steps=model.num_timesteps, wall_time_s=0.0)
+    card = dict(card, converted_from=ckpt.MODEL_FILE)
+    written = save_checkpoint(model, out or directory, card, resumable=False)
+    check = None
+    if verify_games > 0:
+        n = written["num_players"]
+        policy, _ = load_policy(out or directory, ckpt.card_rules(written), n)
+        check = compare_policies(model, policy, ckpt.card_rules(written), n, verify_games, seed)
+        if check["different_actions"]:
+            raise ValueError(f"the converted policy picks another action than the SB3 policy on "
+                             f"{check['different_actions']} of {check['observations']} observations "
+                             f"(max logit difference {check['max_logit_diff']:.3g})")
+    return written, check
+
+
+def compare_policies(model: Any, policy: MaskedPolicy, rules: Rules, num_players: int,
+                     games: int, seed: int = 0) -> dict[str, Any]:
+    """Play ``games`` games (the safe policy, greedy, against ``heuristic`` seats; seats
+    rotated) and compare, on the observation and mask of every decision of every seat, the
+    action of ``policy`` with ``model.predict(..., action_masks=mask, deterministic=True)``."""
+    from uno_env.agents.base import make_agent
+    from uno_env.game.engine import Engine
+    from uno_env.game.observation import ObservationEncoder
+
+    engine = Engine(rules, num_players)
+    encoder = ObservationEncoder(engine)
+    me = PolicyAgent(policy, rules, num_players)
+    others = [make_agent(VERIFY_OPPONENT, rules, num_players, seed=seed + s) for s in range(num_players)]
+    rng = np.random.default_rng(seed)
+    observations, masks = [], []
+    for g in range(games):
+        state = engine.new_state(rng, dealer=num_players - 1)
+        seats = [me if s == g % num_players else others[s] for s in range(num_players)]
+        while not state.game_over and state.steps < rules.max_steps:
+            p = state.actor
+            obs, mask = encoder.encode(state, p), A.legal_mask(engine.legal_actions(state))
+            observations.append(obs)
+            masks.append(mask)
+            engine.step(state, int(seats[p].act(obs, mask)))
+    obs, mask = np.stack(observations), np.stack(masks).astype(bool)
+    ours = policy.act(obs, mask)
+    theirs, _ = model.predict(obs, action_masks=mask, deterministic=True)
+    diff = np.abs(policy.logits(obs) - sb3_logits(model, obs))
+    return {"games": games, "observations": len(obs),
+            "different_actions": int((ours != np.asarray(theirs)).sum()),
+            "max_logit_diff": float(diff.max())}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="uno-convert-checkpoint",
+        description="Convert the SB3 model.zip of a checkpoint directory into the safe format "
+                    "(card.json + safetensors weights) that checkpoint:<dir> loads. The model.zip is "
+                    "UNPICKLED, which runs any code it holds: convert only files you trust (your own "
+                    "runs, or from someone you trust).")
+    p.add_argument("path", metavar="DIR", help="checkpoint directory holding model.zip (and card.json)")
+    p.add_argument("--out", default=None, metavar="DIR",
+                   help="write the safe checkpoint here (default: into DIR, next to model.zip)")
+    p.add_argument("--rules", default=None, help="rules of a directory without card.json")
+    p.add_argument("--num-players", type=int, default=None, help="players of a directory without card.json")
+    p.add_argument("--verify-games", type=int, default=VERIFY_GAMES, metavar="N",
+                   help=f"games played to check that both policies pick the same actions "
+                        f"(default {VERIFY_GAMES}; 0: no check)")
+    p.add_argument("--seed", type=int, default=0, help="seed of the check games")
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        card, check = convert_checkpoint(args.path, args.out, args.rules, args.num_players,
+                                         args.verify_games, args.seed)
+    except (ValueError, OSError) as e:
+        print(f"{parser.prog}: error: {e}", file=sys.stderr)
+        return 2
+    out = args.out or args.path
+    print(f"wrote {os.path.join(out, card['policy']['weights'])} and {os.path.join(out, ckpt.CARD_FILE)} "
+          f"(input {card['policy']['input']}, layers {card['policy']['sizes']}, {card['policy']['activation']})")
+    if check is not None:
+        print(f"checked on {check['observations']} observations of {check['games']} games: the same "
+              f"action as the SB3 policy on all, max logit difference {check['max_logit_diff']:.2g}")
+    return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

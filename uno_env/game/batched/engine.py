@@ -1,0 +1,380 @@
+"""The batched engine: B games of the official rules held as arrays, advanced in one call.
+
+    engine = BatchedEngine("classic", num_players=2, batch_size=4096)
+    engine.reset(seeds=range(4096))           # or rngs=[Generator...], decks=..., dealers=...
+    masks = engine.legal_masks()              # (B, 195) int8, zero rows for finished games
+    engine.step(actions)                      # (B,) action ids; ValueError (nothing changed) if one is illegal
+    engine.observe(seats)                     # (B, 1254) float32: the observation of seat seats[b]
+    engine.game_over, engine.winner, engine.returns(), engine.truncated()
+
+Game ``b`` of the batch is, decision for decision, the scalar
+:class:`uno_env.game.engine.Engine` (the reference): the same rules code, ported line by
+line into compiled kernels (:mod:`uno_env.game.batched.kernels`, numba), over arrays
+instead of Python objects. ``game_state(b)`` and :func:`state_dict` put both in one form,
+and the tests compare them after every step of thousands of random games.
+
+**Randomness.** Every game owns a PCG64 stream (:mod:`uno_env.game.batched.pcg64`, six
+uint64 words) that reproduces numpy's ``Generator(PCG64)`` bit for bit, used exactly where
+the scalar engine uses ``state.rng``: the dealer (``integers(n)``), the shuffle of the deck
+and every reshuffle of DRAW (``shuffle``). So ``reset(rngs=[np.random.default_rng(s)])``
+(or ``seeds=[s]``) and ``Engine.new_state(np.random.default_rng(s))`` deal the same cards
+and reshuffle the same way for ever after, with no reshuffle order passed around; the
+stream's state after every step equals the Generator's (``rng_state(b)``). ``reset``
+without seeds continues each game's stream, as a scalar env reuses its RNG across episodes.
+
+**Options.** The official rules with every option that does not need a house rule:
+``colors``, deck counts, ``hand_size``, ``wd4_bluff``, ``challenge``,
+``two_player_reverse_skips``, ``villain_faces`` (tmnt), ``uno_call`` (auto/explicit),
+``uno_penalty``, ``episode``/``num_rounds``/``target_score``/``scoring``, ``max_steps``,
+and the two house options that need no new phase: ``draw_rule: until_playable`` and
+``winner_starts``. ``stacking``, ``jump_in``, ``seven_slap``, ``giving`` and FROM THE
+SEWERS cards (``count_sewers``) are refused with a ``ValueError`` naming them. So the
+decisions are: turn, drawn card, Wild Draw Four challenge, colour of a first wild, Team
+Attack discards, catch (explicit UNO) and the UNO call.
+
+**Layout.** Per game: hands as counts per card kind (int8, ``(n, 56)``), a bitset of held
+kinds per seat, hand sizes, UNO flags, scores, DRAW and DISCARD as kind arrays with
+lengths (top = last), cards played since the last reshuffle, what each seat knows of each
+hand (a challenge shows a hand), the scalar fields as one int32 row, the PCG64 words.
+``memory_per_game()`` gives the bytes (798 for classic with 2 players).
+
+**Phases as masks.** Every kernel takes a boolean ``active`` mask over the batch and
+handles each game in its own phase; ``step`` by default steps every game that is not over.
+
+Version history: 0 (first release).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Iterable
+
+import numpy as np
+
+from uno_env.game import actions as A
+from uno_env.game import cards as C
+from uno_env.game.batched import kernels as K
+from uno_env.game.batched import pcg64 as R
+from uno_env.game.engine import CATCH, NO_PENDING, PHASE_NAMES, Engine, State
+from uno_env.game.observation import OBS_SIZE, ObservationEncoder
+from uno_env.game.rules import Rules, make_rules
+
+# options the batched engine cannot play, with the value it needs
+REFUSED_OPTIONS = {"stacking": False, "jump_in": False, "seven_slap": False, "giving": False,
+                   "count_sewers": 0}
+STATE_ARRAYS = ("g", "hands", "held", "hand_size", "uno_called", "scores", "round_points",
+                "draw_pile", "discard", "played", "known", "rng")
+_EPISODES = {"round": K.EPISODE_ROUND, "game": K.EPISODE_GAME, "rounds": K.EPISODE_ROUNDS}
+
+
+def check_supported(rules: Rules) -> None:
+    """``ValueError`` naming every option of ``rules`` that the batched engine cannot play."""
+    bad = [f"{k}={getattr(rules, k)!r}" for k, ok in REFUSED_OPTIONS.items() if getattr(rules, k) != ok]
+    if bad:
+        raise ValueError(f"the batched engine plays the official rules only; unsupported option(s): "
+                         f"{', '.join(bad)} (use the scalar engine, uno_env.game.engine.Engine)")
+    counts = rules.deck_counts()
+    if max(counts) > 127:
+        raise ValueError(f"the batched engine holds at most 127 copies of a card kind, the deck has "
+                         f"{max(counts)}")
+
+
+class BatchedEngine:
+    """``batch_size`` games of one ruleset and player count (see the module docstring)."""
+
+    def __init__(self, rules: Any = "classic", num_players: int = 2, batch_size: int = 1):
+        self.rules = rules if isinstance(rules, Rules) else make_rules(rules)
+        check_supported(self.rules)
+        if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
+            raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
+        self.scalar = Engine(self.rules, num_players)  # validates the player count and the deck
+        self.n = n = self.scalar.n
+        self.batch_size = B = int(batch_size)
+        r = self.rules
+        self.deck = np.array(self.scalar.deck, np.int8)
+        self.deck_size = D = len(self.deck)
+        self.points = np.array(self.scalar.points, np.int64)
+        cfg = np.zeros(K.NUM_CFG, np.int64)
+        cfg[K.CFG_N] = n
+        cfg[K.CFG_HAND] = r.hand_size
+        cfg[K.CFG_EXPLICIT] = r.uno_call == "explicit"
+        cfg[K.CFG_PENALTY] = r.uno_penalty
+        cfg[K.CFG_BLUFF] = r.wd4_bluff
+        cfg[K.CFG_CHALLENGE] = r.challenge
+        cfg[K.CFG_TPRS] = r.two_player_reverse_skips
+        cfg[K.CFG_EPISODE] = _EPISODES[r.episode]
+        cfg[K.CFG_NROUNDS] = r.num_rounds
+        cfg[K.CFG_TARGET] = r.target_score
+        cfg[K.CFG_ALT_SCORING] = r.scoring == "alternative"
+        cfg[K.CFG_VILLAIN] = self.scalar.villain_bits
+        cfg[K.CFG_UNTIL] = r.draw_rule == "until_playable"
+        cfg[K.CFG_WSTARTS] = r.winner_starts
+        cfg[K.CFG_DECK] = D
+        self.cfg = cfg
+        # the encoder's constant part (opponent presence, rule flags) is the observation template
+        self.template = ObservationEncoder(self.scalar)._template.copy()
+        self.g = np.zeros((B, K.NUM_FIELDS), np.int32)
+        self.g[:, K.F_PHASE] = K.OVER  # nothing to decide before the first reset
+        self.g[:, K.F_OVER] = 1
+        self.g[:, K.F_ACTOR] = -1
+        self.g[:, K.F_WINNER] = -1
+        self.hands = np.zeros((B, n, C.NUM_KINDS), np.int8)
+        self.held = np.zeros((B, n), np.int64)
+        self.hand_size = np.zeros((B, n), np.int16)
+        self.uno_called = np.zeros((B, n), np.int8)
+        self.scores = np.zeros((B, n), np.int32)
+        self.round_points = np.zeros((B, n), np.int32)
+        self.draw_pile = np.zeros((B, D), np.int8)
+        self.discard = np.zeros((B, D), np.int8)
+        self.played = np.zeros((B, C.NUM_KINDS), np.int8)
+        self.known = np.zeros((B, n, n, C.NUM_KINDS), np.int8)
+        self.rng = np.zeros((B, R.RNG_WORDS), np.uint64)
+        self.rng[:] = R.words_from_seed(0)  # replaced by reset's seeds; distinct per game below
+        self.rng[:, R.I_LO] |= np.uint64(1)
+        self.st = tuple(getattr(self, name) for name in STATE_ARRAYS)
+        self._all = np.ones(B, bool)
+        self._scratch = np.zeros((3, K.MAX_LEGAL), np.int64)  # kernels allocate nothing
+
+    # ------------------------------------------------------------------ set-up
+    def _select(self, games: Any) -> np.ndarray:
+        """A boolean mask over the batch from None (all), a boolean mask or game indices."""
+        B = self.batch_size
+        if games is None:
+            return self._all.copy()
+        arr = np.asarray(games)
+        if arr.dtype == bool:
+            if arr.shape != (B,):
+                raise ValueError(f"a game mask must have shape ({B},), got {arr.shape}")
+            return arr.copy()
+        if arr.ndim != 1 or not np.issubdtype(arr.dtype, np.integer) or (arr.size and (
+                arr.min() < 0 or arr.max() >= B)):
+            raise ValueError(f"games must be a boolean mask or indices in 0..{B - 1}, got {games!r}")
+        out = np.zeros(B, bool)
+        out[arr] = True
+        return out
+
+    def reset(self, games: Any = None, *, seeds: Iterable | None = None,
+              rngs: Iterable[np.random.Generator] | None = None, decks: Iterable | None = None,
+              dealers: Any = None) -> np.ndarray:
+        """New episodes for ``games`` (default: all): dealer drawn, deck shuffled and dealt, as
+        ``Engine.new_state``. Per selected game, in batch order: ``seeds`` (``default_rng(seed)``)
+        or ``rngs`` (a numpy ``Generator(PCG64)`` whose state is copied) start a stream; else
+        the game's stream goes on. ``decks`` (kinds, top first; ``None`` entries shuffle) and
+        ``dealers`` (an int for all, or one per game; ``None``/-1 draws) stack a deal.
+        Returns the boolean mask of the games reset."""
+        active = self._select(games)
+        idx = np.flatnonzero(active)
+        if seeds is not None and rngs is not None:
+            raise ValueError("give seeds or rngs, not both")
+        for name, given in (("seeds", seeds), ("rngs", rngs)):
+            if given is not None:
+                given = list(given)
+                if len(given) != len(idx):
+                    raise ValueError(f"{name} must hold one entry per game reset ({len(idx)}), got {len(given)}")
+                make = R.words_from_seed if name == "seeds" else R.words_from_generator
+                for b, x in zip(idx, given):
+                    self.rng[b] = make(x)
+        orders = np.zeros((self.batch_size, self.deck_size), np.int8)
+        has_order = np.zeros(self.batch_size, bool)
+        if decks is not None:
+            decks = list(decks)
+            if len(decks) != len(idx):
+                raise ValueError(f"decks must hold one entry per game reset ({len(idx)}), got {len(decks)}")
+            for b, deck in zip(idx, decks):
+                if deck is not None:
+                    deck = [int(k) for k in deck]
+                    self.scalar.check_deck(deck)
+                    orders[b] = deck
+                    has_order[b] = True
+        dealer_arr = np.full(self.batch_size, -1, np.int64)
+        if dealers is not None:
+            d = [dealers] * len(idx) if np.isscalar(dealers) else list(dealers)
+            if len(d) != len(idx):
+                raise ValueError(f"dealers must be one seat or one per game reset ({len(idx)}), got {len(d)}")
+            for b, x in zip(idx, d):
+                x = -1 if x is None else int(x)
+                if not -1 <= x < self.n:
+                    raise ValueError(f"dealer must be a seat in 0..{self.n - 1}, got {x}")
+                dealer_arr[b] = x
+        K.new_episodes(self.st, self.cfg, self.deck, self.points, active, orders, has_order, dealer_arr)
+        return active
+
+    # ------------------------------------------------------------------ decisions
+    def legal_masks(self, active: Any = None, out: np.ndarray | None = None) -> np.ndarray:
+        """Action masks (int8, ``(B, 195)``) of every game's actor; zero rows where a game is over
+        or not in ``active``. Written into ``out`` if given (else a fresh array)."""
+        act = ~self.game_over if active is None else self._select(active) & ~self.game_over
+        if out is None:
+            out = np.empty((self.batch_size, A.NUM_ACTIONS), np.int8)
+        K.masks_batch(self.st, self.cfg, act, out, self._scratch)
+        return out
+
+    def legal_actions(self, b: int) -> list[int]:
+        """Legal action ids of game ``b`` (sorted), as ``Engine.legal_actions``."""
+        out = np.empty(K.MAX_LEGAL, np.int64)
+        c = K.legal_one(self.st, self.cfg, int(b), out)
+        return out[:c].tolist()
+
+    def step(self, actions: Any, active: Any = None) -> None:
+        """Apply ``actions[b]`` for the actor of every active game (default: every game not over).
+        ``ValueError`` naming the first illegal action; then no game is changed."""
+        acts = np.asarray(actions)
+        if acts.shape != (self.batch_size,) or not np.issubdtype(acts.dtype, np.integer):
+            raise ValueError(f"actions must be integer ids of shape ({self.batch_size},), "
+                             f"got {acts.dtype} {acts.shape}")
+        acts = acts.astype(np.int64, copy=False)
+        act = ~self.game_over if active is None else self._select(active)
+        over = act & self.game_over
+        if over.any():
+            raise ValueError(f"game {int(np.flatnonzero(over)[0])} is over; reset it before stepping")
+        bad = K.first_illegal(self.st, self.cfg, acts, act, self._scratch)
+        if bad >= 0:
+            a = int(acts[bad])
+            raise ValueError(f"illegal action {a} ({self.scalar.describe(a)}) in game {bad}, phase "
+                             f"{PHASE_NAMES[self.g[bad, K.F_PHASE]]!r}, seat {self.g[bad, K.F_ACTOR]}; "
+                             f"legal: {self.legal_actions(bad)}")
+        K.step_batch(self.st, self.cfg, self.deck, self.points, acts, act)
+
+    def observe(self, seats: Any, active: Any = None, out: np.ndarray | None = None) -> np.ndarray:
+        """Observations ``(B, 1254)`` float32: game ``b`` as seat ``seats[b]`` (an int: every game)
+        sees it, equal to ``ObservationEncoder.encode``. Rows outside ``active`` are left as
+        they are (zero in a fresh array)."""
+        seats = np.broadcast_to(np.asarray(seats, np.int64), (self.batch_size,))
+        act = self._all if active is None else self._select(active)
+        chosen = seats[act]
+        if chosen.size and (chosen.min() < 0 or chosen.max() >= self.n):
+            raise ValueError(f"seats must be in 0..{self.n - 1}")
+        if out is None:  # the kernel writes every entry of an active row
+            out = (np.empty if active is None else np.zeros)((self.batch_size, OBS_SIZE), np.float32)
+        K.observe_batch(self.st, self.cfg, self.template, np.ascontiguousarray(seats), act, out)
+        return out
+
+    def uniform_actions(self, prng: np.ndarray, active: Any = None) -> np.ndarray:
+        """A uniformly random legal action per game not over (-1 elsewhere), drawn from ``prng``
+        (``(B, 6)`` PCG64 words, see :func:`rng_words`)."""
+        act = ~self.game_over if active is None else self._select(active) & ~self.game_over
+        out = np.full(self.batch_size, -1, np.int64)
+        K.uniform_actions(self.st, self.cfg, act, prng, out, self._scratch)
+        return out
+
+    def random_bot_actions(self, prng: np.ndarray, active: Any = None) -> np.ndarray:
+        """The ``random`` bot's action per game not over (-1 elsewhere), drawn from ``prng``."""
+        act = ~self.game_over if active is None else self._select(active) & ~self.game_over
+        out = np.full(self.batch_size, -1, np.int64)
+        K.random_bot_actions(self.st, self.cfg, act, prng, out, self._scratch)
+        return out
+
+    def random_bots_until(self, seats: Any, prng: np.ndarray, active: Any = None) -> None:
+        """The ``random`` bot plays every seat but ``seats[b]`` in each active game until that seat
+        decides, the game ends or ``rules.max_steps`` is reached: one compiled call."""
+        act = ~self.game_over if active is None else self._select(active) & ~self.game_over
+        seats = np.ascontiguousarray(np.broadcast_to(np.asarray(seats, np.int64), (self.batch_size,)))
+        K.random_bots_until(self.st, self.cfg, self.deck, self.points, act, seats, self.rules.max_steps,
+                            prng, self._scratch)
+
+    # ------------------------------------------------------------------ results
+    @property
+    def game_over(self) -> np.ndarray:
+        return self.g[:, K.F_OVER] != 0
+
+    @property
+    def winner(self) -> np.ndarray:
+        return self.g[:, K.F_WINNER]
+
+    @property
+    def actor(self) -> np.ndarray:
+        return self.g[:, K.F_ACTOR]
+
+    @property
+    def phase(self) -> np.ndarray:
+        return self.g[:, K.F_PHASE]
+
+    @property
+    def steps(self) -> np.ndarray:
+        return self.g[:, K.F_STEPS]
+
+    @property
+    def turns(self) -> np.ndarray:
+        return self.g[:, K.F_TURNS]
+
+    def returns(self) -> np.ndarray:
+        """``(B, n)`` rewards as ``Engine.returns``: +1 for the winner and -1/(n-1) for every other
+        seat once a game is over; 0 while it runs (or is truncated)."""
+        out = np.zeros((self.batch_size, self.n))
+        over = self.game_over
+        out[over] = -1.0 / (self.n - 1)
+        rows = np.flatnonzero(over)
+        out[rows, self.winner[rows]] = 1.0
+        return out
+
+    def truncated(self) -> np.ndarray:
+        """``Engine.truncated``: not over and ``steps >= rules.max_steps``."""
+        return ~self.game_over & (self.steps >= self.rules.max_steps)
+
+    def memory_per_game(self) -> int:
+        """Bytes of state per game of the batch."""
+        return sum(a.nbytes for a in self.st) // self.batch_size
+
+    def rng_state(self, b: int) -> dict:
+        """numpy's PCG64 state dict of game ``b``'s stream."""
+        return R.generator_state(self.rng[b])
+
+    def game_state(self, b: int) -> dict[str, Any]:
+        """Game ``b`` in the form of :func:`state_dict` (compare with a scalar state)."""
+        g = self.g[b]
+        n = self.n
+        phase = int(g[K.F_PHASE])
+        queue = []
+        if phase == CATCH:
+            off, d = int(g[K.F_OFFENDER]), int(g[K.F_DIR])
+            queue = [(off + d * i) % n for i in range(int(g[K.F_QPOS]) + 1, n)]
+        return {
+            "hands": self.hands[b].astype(np.int64).tolist(),
+            "held": [int(x) for x in self.held[b]],
+            "hand_size": self.hand_size[b].astype(np.int64).tolist(),
+            "draw_pile": self.draw_pile[b, :g[K.F_DRAWLEN]].astype(np.int64).tolist(),
+            "discard": self.discard[b, :g[K.F_DISCLEN]].astype(np.int64).tolist(),
+            "played": self.played[b].astype(np.int64).tolist(),
+            "known": self.known[b].astype(np.int64).tolist(),
+            "known_any": bool(g[K.F_KNOWNANY]),
+            "color": int(g[K.F_COLOR]), "direction": int(g[K.F_DIR]), "dealer": int(g[K.F_DEALER]),
+            "turn": int(g[K.F_TURN]), "actor": int(g[K.F_ACTOR]), "phase": phase,
+            "pending": int(g[K.F_PENDING]), "pending_kind": int(g[K.F_PKIND]),
+            "skip": bool(g[K.F_SKIP]), "last_player": int(g[K.F_LAST]),
+            "wd4_player": int(g[K.F_WD4P]), "wd4_guilty": bool(g[K.F_WD4G]),
+            "drawn": int(g[K.F_DRAWN]), "discards_left": int(g[K.F_DLEFT]),
+            "queue": queue, "caught": bool(g[K.F_CAUGHT]), "offender": int(g[K.F_OFFENDER]),
+            "uno_called": [bool(x) for x in self.uno_called[b]],
+            "scores": self.scores[b].astype(np.int64).tolist(),
+            "round": int(g[K.F_ROUND]), "round_points": self.round_points[b].astype(np.int64).tolist(),
+            "round_winner": int(g[K.F_RWINNER]), "steps": int(g[K.F_STEPS]), "turns": int(g[K.F_TURNS]),
+            "game_over": bool(g[K.F_OVER]), "winner": int(g[K.F_WINNER]),
+        }
+
+
+def state_dict(s: State) -> dict[str, Any]:
+    """A scalar :class:`State` in the form of ``BatchedEngine.game_state`` (official rules: the
+    CATCH window's answers reduce to whether anyone caught)."""
+    if s.asked or s.drawn_from_offer or any(o >= 0 for o in s.offers) or s.pending_kind > 1:
+        raise ValueError("the state uses a house rule the batched engine does not play")
+    return {
+        "hands": s.hands.astype(np.int64).tolist(), "held": [int(x) for x in s.held],
+        "hand_size": [int(x) for x in s.hand_size],
+        "draw_pile": [int(k) for k in s.draw_pile], "discard": [int(k) for k in s.discard],
+        "played": s.played.astype(np.int64).tolist(), "known": s.known.astype(np.int64).tolist(),
+        "known_any": bool(s.known_any),
+        "color": s.color, "direction": s.direction, "dealer": s.dealer, "turn": s.turn,
+        "actor": s.actor, "phase": s.phase, "pending": s.pending,
+        "pending_kind": s.pending_kind if s.pending_kind != NO_PENDING else NO_PENDING,
+        "skip": bool(s.skip), "last_player": s.last_player, "wd4_player": s.wd4_player,
+        "wd4_guilty": bool(s.wd4_guilty), "drawn": s.drawn, "discards_left": s.discards_left,
+        "queue": list(s.queue), "caught": bool(s.answers), "offender": s.offender,
+        "uno_called": [bool(x) for x in s.uno_called], "scores": list(s.scores),
+        "round": s.round, "round_points": list(s.round_points), "round_winner": s.round_winner,
+        "steps": s.steps, "turns": s.turns, "game_over": bool(s.game_over), "winner": s.winner,
+    }
+
+
+def rng_words(seeds: Iterable) -> np.ndarray:
+    """``(len(seeds), 6)`` PCG64 words, row ``i`` the stream of ``default_rng(seeds[i])`` (for the
+    random-action kernels' ``prng``)."""
+    return np.stack([R.words_from_seed(s) for s in seeds]) if seeds else np.zeros((0, R.RNG_WORDS), np.uint64)
