@@ -108,6 +108,15 @@ def test_search_is_legal_in_every_phase_and_ruleset(preset, num_players, uno_cal
     assert seen  # decisions were taken (the arena raises on an illegal one)
 
 
+@pytest.mark.parametrize("preset,num_players", [("classic", 2), ("house", 3)])
+def test_heuristic_rollouts_are_legal_too(preset, num_players):
+    """``fast=0``: rollouts by heuristic agents on observations (slower) play legal games."""
+    rules = make_rules(preset, max_steps=200)
+    agents = [make_agent(FAST + ",fast=0", rules, num_players, seed=i) for i in range(num_players)]
+    play_game(Engine(rules, num_players), agents, np.random.default_rng(1))
+    assert sum(a.stats["searched"] for a in agents) > 0
+
+
 def test_search_answers_every_window_without_searching():
     """Jump-in, catch and offer windows, takes, Team Attack discards: the heuristic's move, no search."""
     rules = make_rules("house", uno_call="explicit", max_steps=400)
@@ -179,14 +188,16 @@ def test_same_seed_same_game():
 
 
 # ---------------------------------------------------------------------- determinisation
-@pytest.mark.parametrize("preset,num_players", [("classic", 2), ("classic", 3), ("tmnt", 2), ("house", 3)])
-def test_sampled_deals_agree_with_the_observation(preset, num_players):
+@pytest.mark.parametrize("preset,num_players,spec", [
+    ("classic", 2, FAST), ("classic", 2, FAST + ",voids=1"), ("classic", 3, FAST), ("classic", 3, FAST + ",voids=0"),
+    ("tmnt", 2, FAST), ("house", 3, FAST)])
+def test_sampled_deals_agree_with_the_observation(preset, num_players, spec):
     """Every field of the observation of a sampled deal is what the bot saw, its legal
     actions are its mask, and the deal holds exactly the deck."""
     rules = make_rules(preset, max_steps=300)
     engine = Engine(rules, num_players)
     encoder = ObservationEncoder(engine)
-    bot = make_agent(FAST, rules, num_players, seed=2)
+    bot = make_agent(spec, rules, num_players, seed=2)
     others = [make_agent("heuristic", rules, num_players, seed=i) for i in range(num_players)]
     deck = np.array(rules.deck_counts())
     sampled = 0

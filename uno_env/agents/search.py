@@ -441,7 +441,7 @@ class SearchAgent(PyRngAgent):
         elif not isinstance(options, SearchOptions):
             options = SearchOptions.from_mapping(options)
         self.options = options
-        self.h = HeuristicAgent(rules, num_players)
+        self.h = HeuristicAgent(rules, num_players, seed=0)  # deterministic: its generators are unused
         self.tracker = Tracker(rules)
         # rollouts: one round, no step cap of the rules (max_steps cuts them)
         self.engine = Engine(rules.replace(episode="round", max_steps=LIMITS["max_steps"][1]), num_players)
@@ -552,7 +552,7 @@ class SearchAgent(PyRngAgent):
         else:
             if self._players is None:
                 self._encoder = ObservationEncoder(engine)
-                self._players = [HeuristicAgent(self.rules, s.n) for _ in range(s.n)]
+                self._players = [HeuristicAgent(self.rules, s.n, seed=0) for _ in range(s.n)]
             encode, players = self._encoder.encode, self._players
             for p in players:
                 p.beliefs.reset()
