@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import os
+import re
 from collections import Counter
 
 import numpy as np
@@ -27,7 +29,8 @@ from helpers import CLASSIC_COLORS, make_env, perturb_hidden
 from uno_env.agents import make_agent
 from uno_env.agents.arena import play_game
 from uno_env.agents.heuristic import HeuristicAgent
-from uno_env.agents.search import OPTION_NAMES, SEARCHED_PHASES, RolloutPolicy, SearchAgent, SearchOptions
+from uno_env.agents import search
+from uno_env.agents.search import OPTION_NAMES, SEARCHED_PHASES, RolloutPolicy, SearchAgent, SearchOptions, deal, template
 from uno_env.agents.view import decode
 from uno_env.game import cards as C
 from uno_env.game.actions import legal_mask
@@ -241,6 +244,25 @@ def _bot_after(moves, hands, first, draw_top):
     return bot, v
 
 
+def test_deals_and_their_rollouts_leave_the_template_unchanged():
+    """One template serves every deal of a decision: dealing and playing a deal out on the
+    engine never changes it (hands, piles, counts, sizes, the unseen pool)."""
+    bot, v = _bot_after(["play red-5", "draw"], {0: ["red-5", "green-3", "yellow-8", "blue-9"], 1: OPPONENT},
+                        first="red-1", draw_top=["blue-2"])
+    tp = template(v, bot.rules, bot.deck, [(bot.tracker.cvoid[0], bot.tracker.fvoid[0])])
+    before = copy.deepcopy(tp)
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        s = deal(tp, rng)
+        s.rng = np.random.default_rng(1)
+        while not s.game_over:
+            bot.engine.step(s, bot.policy(s, bot.engine.legal_actions(s)))
+    assert (tp.pool == before.pool).all() and tp.deal == before.deal and tp.sizes == before.sizes
+    for name, value in vars(before.state).items():
+        now = getattr(tp.state, name)
+        assert np.array_equal(now, value) if isinstance(value, np.ndarray) else now == value, name
+
+
 OPPONENT = ["blue-1", "green-7", "yellow-2", "wild"]  # no red, no 5 (the wild is held back)
 
 
@@ -294,3 +316,12 @@ def test_search_bot_differs_from_the_heuristic_sometimes():
         bot.reset(seed)
         play_game(Engine(rules, 2), [bot, HeuristicAgent(rules, 2)], np.random.default_rng(seed))
     assert bot.stats["searched"] > 20 and bot.stats["overrides"] > 0
+
+
+# ---------------------------------------------------------------------- the package
+def test_package_docstring_names_every_module():
+    """The spec's table of modules (package docstring) lists exactly the package's modules."""
+    modules = {os.path.splitext(f)[0] for f in os.listdir(os.path.dirname(search.__file__))
+               if f.endswith(".py") and f != "__init__.py"}
+    table = search.__doc__.split("**Modules.**", 1)[1].split("Version history")[0]
+    assert set(re.findall(r"^``(\w+)``", table, re.M)) == modules

@@ -1,0 +1,199 @@
+"""The ``search`` bot's agent: :class:`SearchAgent` (agent spec ``search:key=value,...``).
+
+Per decision it reads the observation (the heuristic's Beliefs and the :class:`Tracker`),
+takes the heuristic's move as the default and, in a searched phase with a choice, compares
+the candidate moves by paired rollouts on sampled deals; the spec is in
+:mod:`uno_env.agents.search`.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Mapping
+
+import numpy as np
+
+from uno_env.game import actions as A
+from uno_env.game import cards as C
+from uno_env.game.rules import LIMITS
+from uno_env.agents.bots import PyRngAgent
+from uno_env.agents.heuristic import HeuristicAgent
+from uno_env.agents.search.determinise import Evidence, Template, clone, deal, template
+from uno_env.agents.search.options import SearchOptions
+from uno_env.agents.search.rollout import RolloutPolicy
+from uno_env.agents.search.tracker import Tracker
+from uno_env.agents.view import View, decode
+from uno_env.game.engine import CHALLENGE, COLOR, DRAWN, TURN, Engine, State
+from uno_env.game.observation import ObservationEncoder
+
+SEARCHED_PHASES = frozenset((TURN, DRAWN, CHALLENGE, COLOR))
+
+
+class SearchAgent(PyRngAgent):
+    """Determinised Monte-Carlo search over the heuristic's moves (spec: :mod:`uno_env.agents.search`).
+
+    ``options``: a :class:`SearchOptions` (or a mapping of its fields). ``stats``: searched
+    decisions and how many of them replaced the heuristic's move, since construction.
+    """
+
+    name = "search"
+
+    def __init__(self, rules, num_players, seed=None, options: SearchOptions | Mapping[str, Any] | None = None):
+        super().__init__(rules, num_players, seed)
+        if options is None:
+            options = SearchOptions()
+        elif not isinstance(options, SearchOptions):
+            options = SearchOptions.from_mapping(options)
+        self.options = options
+        self.h = HeuristicAgent(rules, num_players, seed=0)  # deterministic: its generators are unused
+        self.tracker = Tracker(rules)
+        # rollouts: one round, no step cap of the rules (max_steps cuts them)
+        self.engine = Engine(rules.replace(episode="round", max_steps=LIMITS["max_steps"][1]), num_players)
+        self.policy = RolloutPolicy(self.engine)
+        self._encoder: ObservationEncoder | None = None
+        self._players: list[HeuristicAgent] | None = None
+        self.deck = rules.deck_counts()
+        self.stats = {"searched": 0, "overrides": 0}
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self.h.reset()
+        self.tracker.reset()
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        v = decode(observation, action_mask)
+        self.observe(v)
+        a = self.h.decide(v)
+        if v.phase in SEARCHED_PHASES and len(v.legal) > 1 and A.UNO not in v.legal:
+            a = self._search(v, a)
+        self.h.beliefs.remember(v, a)
+        self.tracker.remember(v, a)
+        return a
+
+    def observe(self, v: View) -> None:
+        """Read what happened since my last decision (the first step of :meth:`act`)."""
+        self.h.beliefs.observe(v)
+        self.tracker.observe(v, self.h.beliefs.shares(v))
+
+    # ------------------------------------------------------------------ search
+    def candidates(self, v: View, default: int) -> list[int]:
+        """The moves compared in decision ``v`` (``default``: the heuristic's move)."""
+        if not self.options.colors:
+            return list(v.legal)
+        held = [sum(v.hand[sl]) for sl in C.COLOR_SLICES]
+        out = []
+        for a in v.legal:
+            if A.PLAY_WILD <= a < A.PLAY_END and a != default:
+                c = A.played_color(a)
+                if not held[c] and c != self.h._wild_color(v, A.PLAYED_KIND[a]):
+                    continue
+            out.append(a)
+        return out
+
+    def _search(self, v: View, default: int) -> int:
+        cands = self.candidates(v, default)
+        if len(cands) < 2:
+            return default
+        tp = self._template(v)
+        if tp is None:
+            return default
+        first = deal(tp, self.rng)
+        if self.engine.legal_actions(first) != v.legal:
+            return default  # the rebuilt state does not match what I see: no search
+        o = self.options
+        step = self.engine.step
+        d = cands.index(default)
+        alive = list(range(len(cands)))
+        budget = int(o.simulations)
+        rounds = max(1, math.ceil(math.log2(len(cands)))) if o.halving else 1
+        diffs: list[list[float]] = [[] for _ in cands]
+        for r in range(rounds):
+            samples = max(2, budget // (len(alive) * (rounds - r)))
+            budget -= samples * len(alive)
+            for _ in range(samples):
+                base = first if first is not None else deal(tp, self.rng)
+                first = None
+                seed = self.py.getrandbits(63)
+                out = {}
+                for ci in alive:  # common random numbers: the same deal and generator for each
+                    s = clone(base)
+                    s.rng = np.random.default_rng(seed)
+                    step(s, cands[ci])
+                    out[ci] = self._rollout(s)
+                for ci in alive:
+                    diffs[ci].append(out[ci] - out[d])
+            if r < rounds - 1:
+                others = sorted((ci for ci in alive if ci != d), key=lambda ci: -sum(diffs[ci]) / len(diffs[ci]))
+                alive = sorted([d] + others[:max(1, (len(alive) + 1) // 2 - 1)])
+            if budget <= 0:
+                break
+        self.stats["searched"] += 1
+        best, best_mean, best_se = -1, -math.inf, 0.0
+        for ci in alive:
+            if ci == d:
+                continue
+            x = diffs[ci]
+            mean = sum(x) / len(x)
+            if mean > best_mean:
+                var = sum((y - mean) ** 2 for y in x) / max(1, len(x) - 1)
+                best, best_mean, best_se = ci, mean, math.sqrt(var / len(x))
+        if best >= 0 and best_mean > o.margin and best_mean > o.z * best_se:
+            self.stats["overrides"] += 1
+            return cands[best]
+        return default
+
+    def _rollout(self, s: State) -> float:
+        """Play ``s`` to the end of the round; seat 0's outcome (0 if cut at ``max_steps``)."""
+        engine = self.engine
+        legal_actions, step = engine.legal_actions, engine.step
+        cap = s.steps + int(self.options.max_steps)
+        if self.options.fast:
+            policy = self.policy
+            while not s.game_over:
+                if s.steps >= cap:
+                    return 0.0
+                step(s, policy(s, legal_actions(s)))
+        else:
+            if self._players is None:
+                self._encoder = ObservationEncoder(engine)
+                self._players = [HeuristicAgent(self.rules, s.n, seed=0) for _ in range(s.n)]
+            encode, players = self._encoder.encode, self._players
+            for p in players:
+                p.beliefs.reset()
+            while not s.game_over:
+                if s.steps >= cap:
+                    return 0.0
+                p = s.actor
+                step(s, players[p].act(encode(s, p), A.legal_mask(legal_actions(s))))
+        return engine.returns(s)[0]
+
+    # ------------------------------------------------------------------ determinisation
+    def determinise(self, v: View) -> State | None:
+        """One random deal of the cards hidden from me, consistent with my observation ``v``
+        (decoded with its mask) and what I read about the opponents, as an engine state in
+        which I am seat 0 (the player ``j`` seats to my left is seat ``j``); None where the
+        observation does not rebuild a state. As in the search: after :meth:`act` has seen
+        the decisions before ``v`` and :meth:`observe` has read ``v``."""
+        tp = self._template(v)
+        return None if tp is None else deal(tp, self.rng)
+
+    def _template(self, v: View) -> Template | None:
+        """What every deal of decision ``v`` shares, with the voids that option ``voids`` selects."""
+        return template(v, self.rules, self.deck, self._voids(v),
+                        self.h.beliefs.previous_color(v) if v.phase == CHALLENGE else -1)
+
+    def _voids(self, v: View) -> list[tuple[Evidence, Evidence]]:
+        """Per opponent, the evidence that it lacks each colour and face: the Tracker's
+        (``voids=2``, two players, where it is active), the Beliefs' colours (``voids=1``,
+        or 2 elsewhere) or none (``voids=0``)."""
+        o, tr, m = self.options.voids, self.tracker, v.num_players - 1
+        if o == 2 and tr.active and m == 1 and tr.cvoid is not None:
+            return [(tr.cvoid[j], tr.fvoid[j]) for j in range(m)]
+        if o and self.h.beliefs.void is not None:
+            return [(self.h.beliefs.void[j], None) for j in range(m)]
+        return [(None, None)] * m
+
+
+def make_search_agent(spec: str, rules, num_players: int, seed: int | None) -> SearchAgent:
+    """The agent of spec ``search`` / ``search:key=value,...`` (registered by the package)."""
+    return SearchAgent(rules, num_players, seed, SearchOptions.from_spec(spec))
