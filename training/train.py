@@ -12,6 +12,20 @@ rotated, duplicate deals; win rate and 95% Wilson interval) -> TensorBoard and
 ``eval.csv``. At the end (``total_steps`` or ``time_limit_min``): ``final_eval_games``
 games each, written to the card, a results table, and the learning curve ``curve.png``.
 
+**The critic** (``critic``). ``obs``: SB3's policy and value networks both read the
+observation. ``state``: an asymmetric actor-critic (:class:`uno_env.agents.sb3.AsymmetricPolicy`):
+the env appends the global state seen from the learner (every hand, the DRAW pile's contents:
+``UnoGymEnv(critic_state="append")``) and only the value network reads it; the policy, the part
+the checkpoint saves, reads the observation alone, so the checkpoint is the same kind either way.
+
+**Stalling shows.** ``draw`` is always legal, so a policy can learn to draw forever. After
+every rollout, TensorBoard's ``play/*`` scalars (and a line at each evaluation) give the share
+of the learner's decisions that were ``draw``, the share of ``draw`` when it could have played
+a card, and of its finished games the share won and the share truncated by a step cap
+(``max_learner_steps``, the env's cap on the learner's decisions per game, in every shipped
+config); the line ends with a warning when it draws at least half the time it could play or
+5% of its games are truncated.
+
 Outputs: ``checkpoints/<run>/`` (card.json and the policy's safetensors weights: the
 checkpoint that ``checkpoint:<dir>`` plays, see ``uno_env.agents.checkpoint``; model.zip, the SB3
 model for ``--resume``; eval.csv, curve.png) and ``runs/<run>/`` (TensorBoard logs, self-play
@@ -51,6 +65,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 
+import numpy as np
 import torch
 import yaml
 from sb3_contrib import MaskablePPO
@@ -66,6 +81,7 @@ import uno_env.agents.checkpoint as ckpt
 from uno_env import _atomic
 from uno_env.agents import sb3
 from uno_env.agents.policy import PolicyAgent
+from uno_env.game import actions as A
 from uno_env.tools.evaluate import evaluate
 from uno_env.envs.gym_env import UnoGymEnv
 from uno_env.game.rules import Rules, make_rules, show_value
@@ -101,6 +117,11 @@ class Config:
     obs_features: bool = True
     """policy input = uno_env.agents.sb3.ObsFeatures (no empty opponent slots, scaled counts)
     instead of the raw 1254-entry vector"""
+    critic: str = "obs"
+    """obs: the value network reads what the policy reads; state: an asymmetric actor-critic,
+    the value network also reads the global state (every hand; uno_env.agents.sb3.AsymmetricPolicy,
+    the env appends the state to the observation), the policy only the observation. The
+    checkpoint is the same either way (needs obs_features)"""
     learning_rate: float = 3e-4
     learning_rate_final: float | None = None
     """linearly annealed to this by the end (None: constant)"""
@@ -183,6 +204,7 @@ _CONFIG_CHECKS = {
         "a list of layer sizes (integers >= 1)"),
     "activation": (lambda v: v in ("tanh", "relu"), "tanh or relu"),
     "obs_features": (lambda v: isinstance(v, bool), "true or false"),
+    "critic": (lambda v: v in ("obs", "state"), "obs or state"),
     "learning_rate": _real(0, low_open=True),
     "learning_rate_final": _real(0, optional=True),
     "n_steps": _integer(1),
@@ -243,6 +265,9 @@ def load_config(path: str, overrides: dict | None = None) -> Config:
             if not ok(value):
                 raise ValueError(f"{source}: config key {key!r} must be {what}, got {show_value(value)}")
     cfg = Config(**{**data, **(overrides or {})})
+    if cfg.critic == "state" and not cfg.obs_features:
+        raise ValueError(f"{path}: critic: state needs obs_features: true (the policy must not read "
+                         f"the global state appended to its observations)")
     try:
         make_rules(cfg.rules)
     except ValueError as e:
@@ -389,6 +414,71 @@ class ProgressBar(BaseCallback):
         return True
 
 
+STALL_DRAW_SHARE = 0.5  # warn when the learner draws this often while it could play
+STALL_TRUNCATED_SHARE = 0.05  # or when this share of its games is cut by a step cap
+
+
+class PlayStats(BaseCallback):
+    """How the learner plays, per rollout, to TensorBoard (``play/*``) and :meth:`summary`:
+    the share of its decisions that are ``draw``, the share of ``draw`` among the decisions
+    where it could play a card (a stalling policy draws forever: this shows it), and of the
+    games that ended: won, truncated (a step cap: ``max_learner_steps`` or ``rules.max_steps``),
+    learner decisions per game."""
+
+    def __init__(self):
+        super().__init__()
+        self._reset()
+        self.last: dict[str, float] = {}
+
+    def _reset(self) -> None:
+        self.decisions = self.draws = self.could_play = self.draws_could_play = 0
+        self.games = self.wins = self.truncated = self.game_steps = 0
+
+    def _on_step(self) -> bool:
+        actions = np.asarray(self.locals["actions"]).reshape(-1)
+        masks = self.locals.get("action_masks")
+        draw = actions == A.DRAW
+        self.decisions += len(actions)
+        self.draws += int(draw.sum())
+        if masks is not None:
+            playable = np.asarray(masks)[:, :A.PLAY_END].any(axis=1)
+            self.could_play += int(playable.sum())
+            self.draws_could_play += int((draw & playable).sum())
+        for done, info in zip(self.locals["dones"], self.locals["infos"]):
+            if done:
+                self.games += 1
+                self.wins += int(info.get("winner") == info.get("seat"))
+                self.truncated += int("truncated_reason" in info)
+                self.game_steps += int(info.get("learner_steps", 0))
+        return True
+
+    def _on_rollout_end(self) -> None:
+        stats = {"draw_share": self.draws / max(1, self.decisions),
+                 "draw_when_play_legal": self.draws_could_play / max(1, self.could_play)}
+        if self.games:
+            stats.update(games=self.games, win_rate=self.wins / self.games,
+                         truncated_share=self.truncated / self.games,
+                         learner_steps_per_game=self.game_steps / self.games)
+        for key, value in stats.items():
+            self.logger.record(f"play/{key}", value)
+        self.last = stats
+        self._reset()
+
+    def summary(self) -> str:
+        """One line on the last rollout, with a warning when the policy looks stalled."""
+        s = self.last
+        if not s:
+            return ""
+        line = (f"draws {s['draw_share']:.0%} of decisions ({s['draw_when_play_legal']:.0%} when it "
+                f"could play)")
+        if "games" in s:
+            line += (f", {s['games']} games: won {s['win_rate']:.0%}, truncated {s['truncated_share']:.1%},"
+                     f" {s['learner_steps_per_game']:.0f} decisions each")
+        if s["draw_when_play_legal"] >= STALL_DRAW_SHARE or s.get("truncated_share", 0) >= STALL_TRUNCATED_SHARE:
+            line += "  WARNING: the policy may be stalling (drawing instead of playing)"
+        return line
+
+
 # ---------------------------------------------------------------------- main
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -439,13 +529,17 @@ def main(argv: list[str] | None = None) -> dict:
     # --- environments ---
     def make_env() -> UnoGymEnv:
         return UnoGymEnv(rules, cfg.num_players, opponents="random", seat="random",
-                         max_learner_steps=cfg.max_learner_steps)
+                         max_learner_steps=cfg.max_learner_steps,
+                         critic_state="append" if cfg.critic == "state" else None)
 
     vec_cls = DummyVecEnv if cfg.vec_env == "dummy" else SubprocVecEnv
     wall_before, evaluation = 0.0, {}
     if args.resume:
         card = ckpt.load_card(run_dir, require_policy=False)  # format 1: a run of uno_env 0.2
         ckpt.check_card(card, rules, cfg.num_players, where=f"checkpoint {run_dir!r}")
+        trained_critic = card.get("config", {}).get("critic", "obs")
+        if trained_critic != cfg.critic:
+            sys.exit(f"--resume: {run_dir} was trained with critic: {trained_critic}, the config says {cfg.critic}")
         wall_before, evaluation = float(card.get("wall_time_s", 0.0)), card.get("evaluation", {})
         seed = cfg.seed + int(card.get("total_steps", 0))  # new games, not a replay of the first ones
     else:
@@ -459,11 +553,15 @@ def main(argv: list[str] | None = None) -> dict:
     else:
         activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[cfg.activation]
         policy_kwargs = {"net_arch": list(cfg.net_arch), "activation_fn": activation}
-        if cfg.obs_features:
-            policy_kwargs.update(features_extractor_class=sb3.ObsFeatures,
-                                 features_extractor_kwargs={"num_players": cfg.num_players})
+        if cfg.critic == "state":  # the policy on ObsFeatures, the value net on CriticFeatures
+            policy, policy_kwargs["num_players"] = sb3.AsymmetricPolicy, cfg.num_players
+        else:
+            policy = "MlpPolicy"
+            if cfg.obs_features:
+                policy_kwargs.update(features_extractor_class=sb3.ObsFeatures,
+                                     features_extractor_kwargs={"num_players": cfg.num_players})
         model = MaskablePPO(
-            "MlpPolicy", venv, learning_rate=cfg.learning_rate, n_steps=cfg.n_steps,
+            policy, venv, learning_rate=cfg.learning_rate, n_steps=cfg.n_steps,
             batch_size=cfg.batch_size, n_epochs=cfg.n_epochs, gamma=cfg.gamma,
             gae_lambda=cfg.gae_lambda, clip_range=cfg.clip_range, ent_coef=cfg.ent_coef,
             vf_coef=cfg.vf_coef, max_grad_norm=cfg.max_grad_norm, target_kl=cfg.target_kl,
@@ -516,7 +614,8 @@ def main(argv: list[str] | None = None) -> dict:
     bar = tqdm(total=cfg.total_steps, initial=model.num_timesteps, unit="step", smoothing=0.05,
                disable=args.no_progress, dynamic_ncols=True,
                mininterval=0.5 if sys.stderr.isatty() else 60)  # a log file gets a line a minute
-    callback = ProgressBar(bar)
+    play_stats = PlayStats()
+    callback = [ProgressBar(bar), play_stats]
     while progress() < 1.0:
         step, frac = model.num_timesteps, progress()
         # schedules (linear anneals) and the league's mixture, applied per rollout
@@ -545,6 +644,7 @@ def main(argv: list[str] | None = None) -> dict:
             summary = "  ".join(f"vs {o} {evaluation[o]['win_rate']:.3f}" for o in cfg.eval_opponents)
             sps = (step - start_steps) / max(1e-9, time.time() - start_time)
             bar.write(f"step {step} ({wall() / 60:.1f} min, {sps:.0f} steps/s): {summary}")
+            bar.write(f"  last rollout: {play_stats.summary()}")
             next_eval = (step // cfg.eval_every + 1) * cfg.eval_every
         if step >= next_ckpt or done:
             sb3.save_checkpoint(model, run_dir, card_for(step, wall()))
