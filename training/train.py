@@ -12,6 +12,20 @@ rotated, duplicate deals; win rate and 95% Wilson interval) -> TensorBoard and
 ``eval.csv``. At the end (``total_steps`` or ``time_limit_min``): ``final_eval_games``
 games each, written to the card, a results table, and the learning curve ``curve.png``.
 
+**The critic** (``critic``). ``obs``: SB3's policy and value networks both read the
+observation. ``state``: an asymmetric actor-critic (:class:`uno_env.agents.sb3.AsymmetricPolicy`):
+the env appends the global state seen from the learner (every hand, the DRAW pile's contents:
+``UnoGymEnv(critic_state="append")``) and only the value network reads it; the policy, the part
+the checkpoint saves, reads the observation alone, so the checkpoint is the same kind either way.
+
+**Stalling shows.** ``draw`` is always legal, so a policy can learn to draw forever. After
+every rollout, TensorBoard's ``play/*`` scalars (and a line at each evaluation) give the share
+of the learner's decisions that were ``draw``, the share of ``draw`` when it could have played
+a card, and of its finished games the share won and the share truncated by a step cap
+(``max_learner_steps``, the env's cap on the learner's decisions per game, in every shipped
+config); the line ends with a warning when it draws at least half the time it could play or
+5% of its games are truncated.
+
 Outputs: ``checkpoints/<run>/`` (card.json and the policy's safetensors weights: the
 checkpoint that ``checkpoint:<dir>`` plays, see ``uno_env.agents.checkpoint``; model.zip, the SB3
 model for ``--resume``; eval.csv, curve.png) and ``runs/<run>/`` (TensorBoard logs, self-play
@@ -35,7 +49,8 @@ learning_rate=1e-4``, checked like the YAML's own keys) or else a rule option of
 ``make_rules(config.rules, uno_call="explicit")``). No key is both; any other key is an
 error. The card records the resulting config and the full rules, so a ``--resume`` must
 repeat the same rule options (a mismatch is an error naming it). ``--total-steps`` and
-``--time-limit-min`` are applied after ``--set``.
+``--time-limit-min`` win over ``--set`` and are checked like it. The checks are
+:mod:`uno_env.tools.configs` (one per key, in ``_CONFIG_CHECKS``), shared with ``train_rllib.py``.
 """
 
 from __future__ import annotations
@@ -51,8 +66,8 @@ import sys
 import time
 from dataclasses import dataclass, field
 
+import numpy as np
 import torch
-import yaml
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.env_util import make_vec_env
@@ -66,9 +81,11 @@ import uno_env.agents.checkpoint as ckpt
 from uno_env import _atomic
 from uno_env.agents import sb3
 from uno_env.agents.policy import PolicyAgent
+from uno_env.game import actions as A
 from uno_env.tools.evaluate import evaluate
 from uno_env.envs.gym_env import UnoGymEnv
-from uno_env.game.rules import Rules, make_rules, show_value
+from uno_env.game.rules import make_rules
+from uno_env.tools import configs
 from uno_env.tools.overrides import parse_overrides
 
 
@@ -101,6 +118,11 @@ class Config:
     obs_features: bool = True
     """policy input = uno_env.agents.sb3.ObsFeatures (no empty opponent slots, scaled counts)
     instead of the raw 1254-entry vector"""
+    critic: str = "obs"
+    """obs: the value network reads what the policy reads; state: an asymmetric actor-critic,
+    the value network also reads the global state (every hand; uno_env.agents.sb3.AsymmetricPolicy,
+    the env appends the state to the observation), the policy only the observation. The
+    checkpoint is the same either way (needs obs_features)"""
     learning_rate: float = 3e-4
     learning_rate_final: float | None = None
     """linearly annealed to this by the end (None: constant)"""
@@ -137,112 +159,56 @@ class Config:
     checkpoint_every: int = 100_000
 
 
-def _number(value, low=None, high=None, low_open=False) -> bool:
-    """A finite int or float (not bool) in the range (``low`` excluded when ``low_open``)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        return False
-    if low is not None and (value <= low if low_open else value < low):
-        return False
-    return high is None or value <= high
-
-
-def _integer(low: int, high: int | None = None):
-    return (lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= low
-            and (high is None or v <= high)), f"an integer >= {low}" + (f" and <= {high}" if high else "")
-
-
-def _real(low=None, high=None, low_open=False, optional=False):
-    bound = (f" > {low}" if low_open else f" >= {low}") if low is not None else ""
-    bound += f" and <= {high}" if high is not None else ""
-    return ((lambda v: (optional and v is None) or _number(v, low, high, low_open)),
-            f"a number{bound}" + (" or null" if optional else ""))
-
-
-def _phases_ok(phases) -> bool:
-    return isinstance(phases, list) and bool(phases) and all(
-        isinstance(p, dict) and set(p) <= {"until", "opponents"} and "opponents" in p
-        and (p.get("until") is None or _number(p["until"], 0, low_open=True))
-        and isinstance(p["opponents"], dict) and bool(p["opponents"])
-        and all(isinstance(k, str) and _number(w, 0) for k, w in p["opponents"].items())
-        for p in phases)
-
-
-# what each Config key must hold: (check, description for the error message)
+# what each Config key must hold (uno_env.tools.configs: one check per key, unknown keys are errors)
 _CONFIG_CHECKS = {
-    "rules": (lambda v: isinstance(v, str) and bool(v), "a rules preset name or YAML path"),
-    "num_players": _integer(2, 10),
-    "total_steps": _integer(1),
-    "time_limit_min": _real(0, low_open=True, optional=True),
-    "seed": _integer(0),
-    "n_envs": _integer(1),
-    "vec_env": (lambda v: v in ("dummy", "subproc"), "dummy or subproc"),
-    "torch_threads": _integer(1),
-    "max_learner_steps": (lambda v: v is None or _integer(1)[0](v), "an integer >= 1 or null"),
-    "net_arch": (lambda v: isinstance(v, list) and bool(v) and all(
-        isinstance(x, int) and not isinstance(x, bool) and x >= 1 for x in v),
-        "a list of layer sizes (integers >= 1)"),
-    "activation": (lambda v: v in ("tanh", "relu"), "tanh or relu"),
-    "obs_features": (lambda v: isinstance(v, bool), "true or false"),
-    "learning_rate": _real(0, low_open=True),
-    "learning_rate_final": _real(0, optional=True),
-    "n_steps": _integer(1),
-    "batch_size": _integer(1),
-    "n_epochs": _integer(1),
-    "gamma": _real(0, 1, low_open=True),
-    "gae_lambda": _real(0, 1),
-    "clip_range": _real(0, low_open=True),
-    "ent_coef": _real(0),
-    "ent_coef_final": _real(0, optional=True),
-    "vf_coef": _real(0),
-    "max_grad_norm": _real(0, low_open=True),
-    "target_kl": _real(0, low_open=True, optional=True),
-    "phases": (_phases_ok, "a non-empty list of {until: fraction or step count (> 0) or null, "
-                           "opponents: {spec: weight >= 0}}"),
-    "snapshot_every": _integer(1),
-    "snapshot_keep": _integer(1),
-    "snapshot_sample": (lambda v: isinstance(v, bool), "true or false"),
-    "eval_every": _integer(1),
-    "eval_games": _integer(1),
-    "eval_opponents": (lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v),
-                       "a list of agent specs"),
-    "final_eval_games": _integer(1),
-    "eval_workers": _integer(1),
-    "checkpoint_every": _integer(1),
+    "rules": configs.Check(lambda v: isinstance(v, str) and bool(v), "a rules preset name or YAML path"),
+    "num_players": configs.integer(2, 10),
+    "total_steps": configs.integer(1),
+    "time_limit_min": configs.real(0, low_open=True, optional=True),
+    "seed": configs.integer(0),
+    "n_envs": configs.integer(1),
+    "vec_env": configs.choice("dummy", "subproc"),
+    "torch_threads": configs.integer(1),
+    "max_learner_steps": configs.integer(1, optional=True),
+    "net_arch": configs.layer_sizes(),
+    "activation": configs.choice("tanh", "relu"),
+    "obs_features": configs.boolean(),
+    "critic": configs.choice("obs", "state"),
+    "learning_rate": configs.real(0, low_open=True),
+    "learning_rate_final": configs.real(0, optional=True),
+    "n_steps": configs.integer(1),
+    "batch_size": configs.integer(1),
+    "n_epochs": configs.integer(1),
+    "gamma": configs.real(0, 1, low_open=True),
+    "gae_lambda": configs.real(0, 1),
+    "clip_range": configs.real(0, low_open=True),
+    "ent_coef": configs.real(0),
+    "ent_coef_final": configs.real(0, optional=True),
+    "vf_coef": configs.real(0),
+    "max_grad_norm": configs.real(0, low_open=True),
+    "target_kl": configs.real(0, low_open=True, optional=True),
+    "phases": configs.phases(),
+    "snapshot_every": configs.integer(1),
+    "snapshot_keep": configs.integer(1),
+    "snapshot_sample": configs.boolean(),
+    "eval_every": configs.integer(1),
+    "eval_games": configs.integer(1),
+    "eval_opponents": configs.specs(),
+    "final_eval_games": configs.integer(1),
+    "eval_workers": configs.integer(1),
+    "checkpoint_every": configs.integer(1),
 }
 
 
 def load_config(path: str, overrides: dict | None = None) -> Config:
-    """The :class:`Config` of a YAML file, with ``overrides`` (config keys, from ``--set``)
-    replacing its values. ``ValueError`` naming the file (or ``--set``) and the key if the file
-    cannot be read or parsed, or a key is unknown or holds a value of the wrong type or range
-    (``total_steps: abc``); the rules are checked with ``make_rules``."""
-    try:
-        with open(path, encoding="utf-8") as fh:
-            data = yaml.safe_load(fh)
-    except OSError as e:
-        raise ValueError(f"{path}: cannot read the config: {e.strerror or e}") from None
-    except UnicodeDecodeError:
-        raise ValueError(f"{path}: the config is not UTF-8 text") from None
-    except yaml.YAMLError as e:
-        raise ValueError(f"{path}: the config is not valid YAML: {str(e).splitlines()[0]}") from None
-    except RecursionError:
-        raise ValueError(f"{path}: the config is nested too deeply") from None
-    data = {} if data is None else data
-    if not isinstance(data, dict):
-        raise ValueError(f"{path}: a config must be a mapping of keys to values, got {type(data).__name__}")
-    bad_keys = [k for k in data if not isinstance(k, str)]
-    if bad_keys:
-        raise ValueError(f"{path}: config keys must be strings, got {show_value(bad_keys)}")
-    known = {f.name for f in dataclasses.fields(Config)}
-    for source, values in ((path, data), ("--set", overrides or {})):
-        unknown = sorted(str(k) for k in values if k not in known)
-        if unknown:
-            raise ValueError(f"{source}: unknown config keys {show_value(unknown)}; known: {sorted(known)}")
-        for key, value in values.items():
-            ok, what = _CONFIG_CHECKS[key]
-            if not ok(value):
-                raise ValueError(f"{source}: config key {key!r} must be {what}, got {show_value(value)}")
-    cfg = Config(**{**data, **(overrides or {})})
+    """The :class:`Config` of a YAML file, with ``overrides`` (config keys, from ``--set`` and
+    the command line) replacing its values. ``ValueError`` naming the file (or ``--set``) and
+    the key if the file cannot be read or parsed, or a key is unknown or holds a value of the
+    wrong type or range (``total_steps: abc``); the rules are checked with ``make_rules``."""
+    cfg = configs.load_config(Config, _CONFIG_CHECKS, path, overrides)
+    if cfg.critic == "state" and not cfg.obs_features:
+        raise ValueError(f"{path}: critic: state needs obs_features: true (the policy must not read "
+                         f"the global state appended to its observations)")
     try:
         make_rules(cfg.rules)
     except ValueError as e:
@@ -251,16 +217,8 @@ def load_config(path: str, overrides: dict | None = None) -> Config:
 
 
 def split_overrides(sets: dict) -> tuple[dict, dict]:
-    """``--set`` values split into (training-config keys, rule options); ``ValueError``
-    naming a key that is neither."""
-    config_keys = {f.name for f in dataclasses.fields(Config)}
-    rule_keys = {f.name for f in dataclasses.fields(Rules)}
-    unknown = sorted(k for k in sets if k not in config_keys and k not in rule_keys)
-    if unknown:
-        raise ValueError(f"--set: {unknown} are neither training-config keys ({sorted(config_keys)}) "
-                         f"nor rule options ({sorted(rule_keys)})")
-    return ({k: v for k, v in sets.items() if k in config_keys},
-            {k: v for k, v in sets.items() if k not in config_keys})
+    """``--set`` values split into (training-config keys, rule options)."""
+    return configs.split_overrides(Config, sets)
 
 
 # ---------------------------------------------------------------------- league
@@ -389,6 +347,71 @@ class ProgressBar(BaseCallback):
         return True
 
 
+STALL_DRAW_SHARE = 0.5  # warn when the learner draws this often while it could play
+STALL_TRUNCATED_SHARE = 0.05  # or when this share of its games is cut by a step cap
+
+
+class PlayStats(BaseCallback):
+    """How the learner plays, per rollout, to TensorBoard (``play/*``) and :meth:`summary`:
+    the share of its decisions that are ``draw``, the share of ``draw`` among the decisions
+    where it could play a card (a stalling policy draws forever: this shows it), and of the
+    games that ended: won, truncated (a step cap: ``max_learner_steps`` or ``rules.max_steps``),
+    learner decisions per game."""
+
+    def __init__(self):
+        super().__init__()
+        self._reset()
+        self.last: dict[str, float] = {}
+
+    def _reset(self) -> None:
+        self.decisions = self.draws = self.could_play = self.draws_could_play = 0
+        self.games = self.wins = self.truncated = self.game_steps = 0
+
+    def _on_step(self) -> bool:
+        actions = np.asarray(self.locals["actions"]).reshape(-1)
+        masks = self.locals.get("action_masks")
+        draw = actions == A.DRAW
+        self.decisions += len(actions)
+        self.draws += int(draw.sum())
+        if masks is not None:
+            playable = np.asarray(masks)[:, :A.PLAY_END].any(axis=1)
+            self.could_play += int(playable.sum())
+            self.draws_could_play += int((draw & playable).sum())
+        for done, info in zip(self.locals["dones"], self.locals["infos"]):
+            if done:
+                self.games += 1
+                self.wins += int(info.get("winner") == info.get("seat"))
+                self.truncated += int("truncated_reason" in info)
+                self.game_steps += int(info.get("learner_steps", 0))
+        return True
+
+    def _on_rollout_end(self) -> None:
+        stats = {"draw_share": self.draws / max(1, self.decisions),
+                 "draw_when_play_legal": self.draws_could_play / max(1, self.could_play)}
+        if self.games:
+            stats.update(games=self.games, win_rate=self.wins / self.games,
+                         truncated_share=self.truncated / self.games,
+                         learner_steps_per_game=self.game_steps / self.games)
+        for key, value in stats.items():
+            self.logger.record(f"play/{key}", value)
+        self.last = stats
+        self._reset()
+
+    def summary(self) -> str:
+        """One line on the last rollout, with a warning when the policy looks stalled."""
+        s = self.last
+        if not s:
+            return ""
+        line = (f"draws {s['draw_share']:.0%} of decisions ({s['draw_when_play_legal']:.0%} when it "
+                f"could play)")
+        if "games" in s:
+            line += (f", {s['games']} games: won {s['win_rate']:.0%}, truncated {s['truncated_share']:.1%},"
+                     f" {s['learner_steps_per_game']:.0f} decisions each")
+        if s["draw_when_play_legal"] >= STALL_DRAW_SHARE or s.get("truncated_share", 0) >= STALL_TRUNCATED_SHARE:
+            line += "  WARNING: the policy may be stalling (drawing instead of playing)"
+        return line
+
+
 # ---------------------------------------------------------------------- main
 def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
@@ -408,11 +431,8 @@ def main(argv: list[str] | None = None) -> dict:
 
     try:
         config_sets, rule_sets = split_overrides(parse_overrides(args.overrides))
-        cfg = load_config(args.config, config_sets)
-        if args.total_steps is not None:
-            cfg.total_steps = args.total_steps
-        if args.time_limit_min is not None:
-            cfg.time_limit_min = args.time_limit_min
+        flags = {"total_steps": args.total_steps, "time_limit_min": args.time_limit_min}
+        cfg = load_config(args.config, {**config_sets, **{k: v for k, v in flags.items() if v is not None}})
         rules = make_rules(cfg.rules, **rule_sets)
     except ValueError as exc:
         parser.error(str(exc))
@@ -439,13 +459,17 @@ def main(argv: list[str] | None = None) -> dict:
     # --- environments ---
     def make_env() -> UnoGymEnv:
         return UnoGymEnv(rules, cfg.num_players, opponents="random", seat="random",
-                         max_learner_steps=cfg.max_learner_steps)
+                         max_learner_steps=cfg.max_learner_steps,
+                         critic_state="append" if cfg.critic == "state" else None)
 
     vec_cls = DummyVecEnv if cfg.vec_env == "dummy" else SubprocVecEnv
     wall_before, evaluation = 0.0, {}
     if args.resume:
         card = ckpt.load_card(run_dir, require_policy=False)  # format 1: a run of uno_env 0.2
         ckpt.check_card(card, rules, cfg.num_players, where=f"checkpoint {run_dir!r}")
+        trained_critic = card.get("config", {}).get("critic", "obs")
+        if trained_critic != cfg.critic:
+            sys.exit(f"--resume: {run_dir} was trained with critic: {trained_critic}, the config says {cfg.critic}")
         wall_before, evaluation = float(card.get("wall_time_s", 0.0)), card.get("evaluation", {})
         seed = cfg.seed + int(card.get("total_steps", 0))  # new games, not a replay of the first ones
     else:
@@ -459,11 +483,15 @@ def main(argv: list[str] | None = None) -> dict:
     else:
         activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[cfg.activation]
         policy_kwargs = {"net_arch": list(cfg.net_arch), "activation_fn": activation}
-        if cfg.obs_features:
-            policy_kwargs.update(features_extractor_class=sb3.ObsFeatures,
-                                 features_extractor_kwargs={"num_players": cfg.num_players})
+        if cfg.critic == "state":  # the policy on ObsFeatures, the value net on CriticFeatures
+            policy, policy_kwargs["num_players"] = sb3.AsymmetricPolicy, cfg.num_players
+        else:
+            policy = "MlpPolicy"
+            if cfg.obs_features:
+                policy_kwargs.update(features_extractor_class=sb3.ObsFeatures,
+                                     features_extractor_kwargs={"num_players": cfg.num_players})
         model = MaskablePPO(
-            "MlpPolicy", venv, learning_rate=cfg.learning_rate, n_steps=cfg.n_steps,
+            policy, venv, learning_rate=cfg.learning_rate, n_steps=cfg.n_steps,
             batch_size=cfg.batch_size, n_epochs=cfg.n_epochs, gamma=cfg.gamma,
             gae_lambda=cfg.gae_lambda, clip_range=cfg.clip_range, ent_coef=cfg.ent_coef,
             vf_coef=cfg.vf_coef, max_grad_norm=cfg.max_grad_norm, target_kl=cfg.target_kl,
@@ -516,7 +544,8 @@ def main(argv: list[str] | None = None) -> dict:
     bar = tqdm(total=cfg.total_steps, initial=model.num_timesteps, unit="step", smoothing=0.05,
                disable=args.no_progress, dynamic_ncols=True,
                mininterval=0.5 if sys.stderr.isatty() else 60)  # a log file gets a line a minute
-    callback = ProgressBar(bar)
+    play_stats = PlayStats()
+    callback = [ProgressBar(bar), play_stats]
     while progress() < 1.0:
         step, frac = model.num_timesteps, progress()
         # schedules (linear anneals) and the league's mixture, applied per rollout
@@ -545,6 +574,7 @@ def main(argv: list[str] | None = None) -> dict:
             summary = "  ".join(f"vs {o} {evaluation[o]['win_rate']:.3f}" for o in cfg.eval_opponents)
             sps = (step - start_steps) / max(1e-9, time.time() - start_time)
             bar.write(f"step {step} ({wall() / 60:.1f} min, {sps:.0f} steps/s): {summary}")
+            bar.write(f"  last rollout: {play_stats.summary()}")
             next_eval = (step // cfg.eval_every + 1) * cfg.eval_every
         if step >= next_ckpt or done:
             sb3.save_checkpoint(model, run_dir, card_for(step, wall()))

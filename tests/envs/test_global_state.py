@@ -50,3 +50,29 @@ def test_pettingzoo_state_test(rules, n):
 def test_state_before_reset_is_a_clear_error():
     with pytest.raises(RuntimeError, match="reset"):
         uno_env.raw_env().state()
+
+
+@pytest.mark.parametrize("n", [2, 3, 5])
+def test_global_state_seen_from_a_seat_rotates_every_seat_block(n):
+    """Seen from seat p, slot j is the player j seats to p's left; the rest is unchanged."""
+    e = uno_env.raw_env(num_players=n)
+    e.reset(seed=n)
+    for _ in range(7):  # a few moves in, so that sizes and turn differ between seats
+        e.step(int(np.flatnonzero(e.observe(e.agent_selection)["action_mask"])[0]))
+    enc = G.GlobalStateEncoder(e.engine)
+    s = e.game_state
+    absolute = enc.encode(s)
+    assert (absolute == e.state()).all()
+    seat_blocks = [(G.HANDS, C.NUM_KINDS), (G.ACTOR, 1), (G.TURN, 1), (G.SIZES, 1), (G.SCORES, 1), (G.UNO, 1)]
+    for p in range(n):
+        rel = enc.encode(s, p)
+        for start, width in seat_blocks:
+            for j in range(n):
+                q = (p + j) % n
+                assert (rel[start + j * width:start + (j + 1) * width]
+                        == absolute[start + q * width:start + (q + 1) * width]).all(), (start, p, j)
+        outside = np.ones(G.GLOBAL_STATE_SIZE, bool)
+        for start, width in seat_blocks:
+            outside[start:start + G.MAX_PLAYERS * width] = False
+        assert (rel[outside] == absolute[outside]).all()
+    assert (enc.encode(s, 0) == absolute).all()

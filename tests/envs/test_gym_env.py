@@ -232,3 +232,34 @@ def test_step_before_reset_is_refused_without_gymnasium_order_enforcing():
     env = gymnasium.make("uno_env/Uno-v0", opponents=["random"])
     with pytest.raises(RuntimeError, match="reset"):
         env.step(0)
+
+
+# ---------------------------------------------------------------------- critic_state
+@pytest.mark.parametrize("mode", ["info", "append"])
+def test_critic_state_is_the_global_state_seen_from_the_learner(mode):
+    from uno_env.game.global_state import GLOBAL_STATE_SIZE, GlobalStateEncoder
+    from uno_env.game.observation import OBS_SIZE
+
+    env = UnoGymEnv("classic", 3, opponents="random", critic_state=mode)
+    plain = UnoGymEnv("classic", 3, opponents="random")
+    assert env.observation_space.shape == ((OBS_SIZE + GLOBAL_STATE_SIZE,) if mode == "append" else (OBS_SIZE,))
+    enc = GlobalStateEncoder(env.engine)
+    obs, info = env.reset(seed=4)
+    ref, _ = plain.reset(seed=4)
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        state = info["state"] if mode == "info" else obs[OBS_SIZE:]
+        assert (state == enc.encode(env.game_state, env.seat)).all()
+        assert (obs[:OBS_SIZE] == ref).all()  # the observation itself is unchanged
+        assert env.observation_space.contains(obs)
+        a = int(rng.choice(np.flatnonzero(info["action_mask"])))
+        obs, _, term, trunc, info = env.step(a)
+        ref, *_ = plain.step(a)
+        if term or trunc:
+            break
+
+
+@pytest.mark.parametrize("bad", ["state", True, 1])
+def test_bad_critic_state_is_named(bad):
+    with pytest.raises(ValueError, match="critic_state"):
+        UnoGymEnv(critic_state=bad)

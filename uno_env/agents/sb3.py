@@ -6,6 +6,9 @@ of :class:`ObsFeatures`), so importing this module costs nothing.
 ==========================  ===================================================================
 :class:`ObsFeatures`        the policy input layer ``training/train.py`` uses (the card's
                             ``obs_features`` input, :func:`uno_env.agents.checkpoint.obs_features_layout`)
+:class:`AsymmetricPolicy`   the asymmetric actor-critic of ``critic: state``: the policy reads
+                            :class:`ObsFeatures` (the observation only), the value network
+                            :class:`CriticFeatures` (the observation and the global state)
 :func:`actor_tensors`       the actor of a MaskablePPO model as a card's ``policy`` description
                             and its tensors (an MLP on the raw or ``obs_features`` input)
 :func:`masked_policy`       that actor as a numpy :class:`~uno_env.agents.policy.MaskedPolicy`
@@ -19,6 +22,17 @@ of :class:`ObsFeatures`), so importing this module costs nothing.
 ``MaskablePPO.load`` runs whatever code it contains. :func:`load_model` and the converter load it,
 so use them only on files you made or trust; everything that plays a checkpoint
 (``checkpoint:<dir>``) reads only the safe files (:mod:`uno_env.agents.checkpoint`).
+
+**The asymmetric critic.** With ``UnoGymEnv(critic_state="append")`` an observation is the
+1254 entries of the observation followed by the 807 of the global state seen from the learner
+(:mod:`uno_env.game.global_state`: every hand and the DRAW pile). :class:`AsymmetricPolicy`
+(``training/train.py`` with ``critic: state``) keeps SB3's separate policy and value networks
+but gives them different inputs: the policy's :class:`ObsFeatures` selects entries of the
+observation only (its indices all lie below 1254), the value network's :class:`CriticFeatures`
+(:func:`critic_features_layout`) reads those and the global state. So the actor, the part a
+checkpoint saves, is the same MLP on the same ``obs_features`` input as with a symmetric
+critic and acts without the state; the hidden cards reach only the value estimates (the
+baseline of the advantages), as in PerfectDou and Suphx.
 
 Models saved by uno_env 0.1-0.2 pickled the input layer as ``uno_env.checkpoint.ObsFeatures`` or
 ``uno_env.agents.checkpoint.ObsFeatures``; both names resolve to :class:`ObsFeatures`, so
@@ -37,6 +51,8 @@ import numpy as np
 from uno_env.agents import checkpoint as ckpt
 from uno_env.agents.policy import MaskedPolicy, PolicyAgent, load_policy
 from uno_env.game import actions as A
+from uno_env.game import cards as C
+from uno_env.game import global_state as G
 from uno_env.game import observation as O
 from uno_env.game.rules import Rules, make_rules
 
@@ -68,12 +84,106 @@ def _build_obs_features():
     return ObsFeatures
 
 
+CRITIC_INPUT_SIZE = O.OBS_SIZE + G.GLOBAL_STATE_SIZE  # an observation with the state appended
+OBSERVATION_SHAPES = ((O.OBS_SIZE,), (CRITIC_INPUT_SIZE,))  # of the models this module saves
+
+
+def critic_features_layout(num_players: int) -> tuple[np.ndarray, np.ndarray]:
+    """``(keep, scale)`` of the asymmetric critic's input, ``x[keep] * scale`` where ``x`` is an
+    observation with the global state appended (``critic_state="append"``): the ``obs_features``
+    entries, then the global state without its empty seat slots, the pending count and hand
+    sizes scaled as in ``obs_features`` (2 players: 326 + 329 entries)."""
+    obs_keep, obs_scale = ckpt.obs_features_layout(num_players)
+    n = num_players
+    state_keep = np.concatenate([
+        np.arange(G.HANDS, G.HANDS + n * C.NUM_KINDS),
+        np.arange(G.DRAW, G.ACTOR),  # DRAW, TOP, COLOR, PHASE
+        np.arange(G.ACTOR, G.ACTOR + n), np.arange(G.TURN, G.TURN + n),
+        np.arange(G.PENDING, G.SIZES),  # PENDING, DIRECTION, PLAYED
+        np.arange(G.SIZES, G.SIZES + n), np.arange(G.SCORES, G.SCORES + n), np.arange(G.UNO, G.UNO + n),
+        np.arange(G.RULES, G.GLOBAL_STATE_SIZE)])
+    scale = np.ones(G.GLOBAL_STATE_SIZE, np.float32)
+    scale[G.PENDING] = ckpt.PENDING_SCALE
+    scale[G.SIZES:G.SCORES] = ckpt.HAND_SIZE_SCALE
+    keep = np.r_[obs_keep, O.OBS_SIZE + state_keep].astype(np.int64)
+    return keep, np.r_[obs_scale, scale[state_keep]].astype(np.float32)
+
+
+def _build_asymmetric() -> dict[str, type]:
+    import torch
+    import torch.nn as nn
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+    from stable_baselines3.common.torch_layers import BaseFeaturesExtractor, MlpExtractor
+
+    obs_features = __getattr__("ObsFeatures")
+
+    class CriticFeatures(BaseFeaturesExtractor):
+        """The value network's input: :func:`critic_features_layout` of an observation with
+        the global state appended."""
+
+        def __init__(self, observation_space, num_players: int):
+            keep, scale = critic_features_layout(num_players)
+            super().__init__(observation_space, features_dim=len(keep))
+            self.register_buffer("keep", torch.as_tensor(keep, dtype=torch.long), persistent=False)
+            self.register_buffer("scale", torch.as_tensor(scale), persistent=False)
+
+        def forward(self, observations):
+            return observations.index_select(1, self.keep) * self.scale
+
+    class AsymmetricMlpExtractor(MlpExtractor):
+        """SB3's separate policy and value MLPs, the value MLP on an input of its own size."""
+
+        def __init__(self, feature_dim: int, critic_dim: int, net_arch, activation_fn, device):
+            super().__init__(feature_dim, net_arch, activation_fn, device)
+            vf_arch = net_arch.get("vf", []) if isinstance(net_arch, dict) else net_arch
+            layers, last = [], critic_dim
+            for size in vf_arch:
+                layers += [nn.Linear(last, size), activation_fn()]
+                last = size
+            self.value_net = nn.Sequential(*layers).to(device)
+            self.latent_dim_vf = last
+
+    class AsymmetricPolicy(MaskableActorCriticPolicy):
+        """MaskablePPO's policy with the policy on :class:`ObsFeatures` (the observation
+        only) and the value network on :class:`CriticFeatures` (observation + global state).
+        ``policy_kwargs``: ``num_players`` and SB3's own (``net_arch``, ``activation_fn`` ...);
+        the features extractors are fixed."""
+
+        def __init__(self, observation_space, action_space, lr_schedule, *args, num_players: int = 2, **kwargs):
+            if observation_space.shape != (CRITIC_INPUT_SIZE,):
+                raise ValueError(f"AsymmetricPolicy needs observations with the global state appended "
+                                 f"(UnoGymEnv(critic_state='append'), shape ({CRITIC_INPUT_SIZE},)), "
+                                 f"got shape {observation_space.shape}")
+            self.num_players = num_players
+            kwargs.update(share_features_extractor=False, features_extractor_class=obs_features,
+                          features_extractor_kwargs={"num_players": num_players})
+            super().__init__(observation_space, action_space, lr_schedule, *args, **kwargs)
+
+        def _build_mlp_extractor(self) -> None:
+            self.vf_features_extractor = CriticFeatures(self.observation_space, self.num_players)
+            self.mlp_extractor = AsymmetricMlpExtractor(
+                self.features_dim, self.vf_features_extractor.features_dim, self.net_arch,
+                self.activation_fn, self.device)
+
+        def _get_constructor_parameters(self) -> dict[str, Any]:
+            return dict(super()._get_constructor_parameters(), num_players=self.num_players)
+
+    built = {"CriticFeatures": CriticFeatures, "AsymmetricMlpExtractor": AsymmetricMlpExtractor,
+             "AsymmetricPolicy": AsymmetricPolicy}
+    for name, cls in built.items():
+        cls.__module__, cls.__qualname__ = __name__, name
+    return built
+
+
 def __getattr__(name: str):
-    # ``ObsFeatures`` subclasses an SB3 (torch) class, so it is built on first use; pickles
-    # find it by this name (and by the old names, through uno_env.agents.checkpoint).
+    # The classes below subclass SB3 (torch) classes, so they are built on first use; pickles
+    # find them by these names (ObsFeatures also by its old names, through uno_env.agents.checkpoint).
     if name == "ObsFeatures":
         cls = globals()["ObsFeatures"] = _build_obs_features()
         return cls
+    if name in ("CriticFeatures", "AsymmetricMlpExtractor", "AsymmetricPolicy"):
+        globals().update(_build_asymmetric())
+        return globals()[name]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -84,11 +194,15 @@ def actor_tensors(model: Any, num_players: int) -> tuple[dict[str, Any], dict[st
     from stable_baselines3.common.torch_layers import FlattenExtractor
 
     shape, n = model.observation_space.shape, getattr(model.action_space, "n", None)
-    if shape != (O.OBS_SIZE,) or n != A.NUM_ACTIONS:
+    if shape not in OBSERVATION_SHAPES or n != A.NUM_ACTIONS:
         raise ValueError(f"the model has observation shape {shape} and {n} actions; this uno_env "
-                         f"has ({O.OBS_SIZE},) and {A.NUM_ACTIONS}")
+                         f"has ({O.OBS_SIZE},) (or ({CRITIC_INPUT_SIZE},) with the global state) "
+                         f"and {A.NUM_ACTIONS}")
     policy = model.policy
     fx = policy.pi_features_extractor
+    if shape != (O.OBS_SIZE,) and type(fx).__name__ != "ObsFeatures":
+        raise ValueError("the model's observations hold the global state and its actor does not "
+                         "read them through ObsFeatures: it may have seen hidden cards")
     if type(fx).__name__ == "ObsFeatures":
         keep, scale = ckpt.obs_features_layout(num_players)
         if not (np.array_equal(fx.keep.cpu().numpy(), keep)
@@ -136,8 +250,11 @@ def sb3_logits(model: Any, observations: np.ndarray) -> np.ndarray:
     policy = model.policy
     policy.set_training_mode(False)
     with torch.inference_mode():
-        x = torch.as_tensor(np.asarray(observations, np.float32).reshape(-1, O.OBS_SIZE))
-        features = policy.extract_features(x, policy.pi_features_extractor)
+        x = np.asarray(observations, np.float32).reshape(-1, O.OBS_SIZE)
+        if model.observation_space.shape != (O.OBS_SIZE,):  # state appended: zeros (the actor ignores it)
+            x = np.pad(x, ((0, 0), (0, model.observation_space.shape[0] - O.OBS_SIZE)))
+        x = torch.as_tensor(x)
+        features = policy.pi_features_extractor(x)  # float32 Box: SB3's preprocessing is the identity
         return policy.action_net(policy.mlp_extractor.forward_actor(features)).numpy()
 
 
@@ -178,7 +295,7 @@ def _load_zip(model_path: str, env: Any = None, device: str = "cpu") -> Any:
         raise ckpt.CheckpointError(f"checkpoint model {model_path!r} is corrupt or not a MaskablePPO "
                                    f"model: {type(e).__name__}: {e}") from None
     shape, n = model.observation_space.shape, getattr(model.action_space, "n", None)
-    if shape != (O.OBS_SIZE,) or n != A.NUM_ACTIONS:
+    if shape not in OBSERVATION_SHAPES or n != A.NUM_ACTIONS:
         raise ckpt.CheckpointError(f"checkpoint model {model_path!r} has observation shape {shape} "
                                    f"and {n} actions; this uno_env has ({O.OBS_SIZE},) and {A.NUM_ACTIONS}")
     return model

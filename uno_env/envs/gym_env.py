@@ -72,13 +72,30 @@ move by an *opponent* is a bug in that agent: :class:`~uno_env.agents.arena.Ille
 (a ``ValueError``). The opponents play through :func:`uno_env.agents.arena.play_until`, the
 loop every tool shares.
 
+**A global state for centralised critics** (``critic_state``; training only). The global
+state of :mod:`uno_env.game.global_state` seen from the learner's seat (every hand, the DRAW
+pile's contents: hidden information) for an asymmetric actor-critic, whose value network
+reads it while the policy reads only the observation (PerfectDou, Suphx):
+
+==============  ===================================================================
+``None``        (default) nothing
+``"info"``      ``info["state"]``, shape ``(807,)``, after every ``reset`` and ``step``
+                (for trainers that read infos, e.g. a CleanRL-style loop)
+``"append"``    the observation becomes ``Box(0, inf, (1254 + 807,))``: the observation,
+                then the state (for trainers that store only observations, e.g. SB3:
+                ``training/train.py`` with ``critic: state``). The policy must read only
+                the first 1254 entries (the ``obs_features`` input does); one that reads
+                the whole vector sees the hidden cards.
+==============  ===================================================================
+
 **Reset.** ``reset(seed=..., options={"deck": [card strings, top first], "dealer": seat})``
 as in the AEC env. The learner's seat is drawn with the env RNG when ``seat="random"``.
 If a round ends before the learner's first decision (an opponent playing out its whole
 hand on skips), the cards are dealt again.
 
 Version history: v0 (first release); ``max_learner_steps`` (default 1000) and
-``info["truncated_reason"]`` added in 0.2 (episodes that end on their own are unchanged).
+``info["truncated_reason"]`` added in 0.2 (episodes that end on their own are unchanged);
+``critic_state`` added in 0.2 (off by default).
 """
 
 from __future__ import annotations
@@ -94,6 +111,7 @@ from uno_env.game import cards as C
 from uno_env.agents.arena import play_until
 from uno_env.agents.base import Agent, make_agent
 from uno_env.game.engine import Engine
+from uno_env.game.global_state import GLOBAL_STATE_SIZE, GlobalStateEncoder
 from uno_env.game.observation import OBS_SIZE, ObservationEncoder
 from uno_env.envs import checks
 from uno_env.envs.render import RENDER_MODES, render_for_mode
@@ -103,6 +121,7 @@ ILLEGAL_REWARD = -1.0
 DEFAULT_MAX_LEARNER_STEPS = 1000  # the learner's decisions per episode (see the docstring's table)
 TRUNCATED_LEARNER = "max_learner_steps"  # info["truncated_reason"] values
 TRUNCATED_ENGINE = "max_steps"
+CRITIC_STATE_MODES = (None, "info", "append")
 
 
 class UnoGymEnv(gym.Env):
@@ -111,14 +130,19 @@ class UnoGymEnv(gym.Env):
     def __init__(self, rules: Any = "classic", num_players: int = 2,
                  opponents: Any = ("heuristic",), seat: "str | int" = "random",
                  render_mode: str | None = None, opponent_pool: Any = None,
-                 max_learner_steps: int | None = DEFAULT_MAX_LEARNER_STEPS, **rule_overrides: Any):
+                 max_learner_steps: int | None = DEFAULT_MAX_LEARNER_STEPS,
+                 critic_state: str | None = None, **rule_overrides: Any):
         if max_learner_steps is not None and not (checks.is_integer(max_learner_steps) and max_learner_steps >= 1):
             raise ValueError(f"max_learner_steps must be a positive integer or None, "
                              f"got {checks.show(max_learner_steps)}")
         self.max_learner_steps = None if max_learner_steps is None else int(max_learner_steps)
+        if not (critic_state is None or (isinstance(critic_state, str) and critic_state in CRITIC_STATE_MODES)):
+            raise ValueError(f"critic_state must be one of {list(CRITIC_STATE_MODES)}, got {checks.show(critic_state)}")
+        self.critic_state = critic_state
         self.rules = make_rules(rules, **rule_overrides)
         self.engine = Engine(self.rules, num_players)
         self.encoder = ObservationEncoder(self.engine)
+        self.state_encoder = GlobalStateEncoder(self.engine) if critic_state else None
         self.n = self.engine.n
         if seat != "random" and not (isinstance(seat, (int, np.integer)) and 0 <= seat < self.n):
             raise ValueError(f"seat must be 'random' or a seat in 0..{self.n - 1}, got {seat!r}")
@@ -127,7 +151,8 @@ class UnoGymEnv(gym.Env):
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, "
                              f"got {render_mode!r}")
         self.render_mode = render_mode
-        self.observation_space = spaces.Box(0.0, np.inf, (OBS_SIZE,), np.float32)
+        size = OBS_SIZE + (GLOBAL_STATE_SIZE if critic_state == "append" else 0)
+        self.observation_space = spaces.Box(0.0, np.inf, (size,), np.float32)
         self.action_space = spaces.Discrete(A.NUM_ACTIONS)
         # names used by render_table and by people reading trajectories
         self.colors = self.rules.color_names
@@ -263,7 +288,10 @@ class UnoGymEnv(gym.Env):
         play_until(self.engine, self.game_state, self.seat_agents, self.seat, encoder=self.encoder)
 
     def _observe(self) -> np.ndarray:
-        return self.encoder.encode(self.game_state, self.seat)
+        obs = self.encoder.encode(self.game_state, self.seat)
+        if self.critic_state == "append":
+            return np.concatenate([obs, self.state_encoder.encode(self.game_state, self.seat)])
+        return obs
 
     def _mask(self) -> np.ndarray:
         if self.done:
@@ -272,6 +300,8 @@ class UnoGymEnv(gym.Env):
 
     def _info(self, done: bool = False) -> dict[str, Any]:
         info: dict[str, Any] = {"action_mask": self._mask(), "seat": self.seat}
+        if self.critic_state == "info":
+            info["state"] = self.state_encoder.encode(self.game_state, self.seat)
         if done:
             info["winner"] = int(self.game_state.winner)
             info["steps"] = int(self.game_state.steps)

@@ -5,7 +5,11 @@ A flat float32 vector, the same layout for every ruleset and player count (seat 
 **hidden information**: every hand and the DRAW pile's contents (as counts: the order of the
 pile is not included). It is what PettingZoo's ``state()`` returns and what an asymmetric
 actor-critic's value network may read during training; a policy that acts must never read it.
-Seats are absolute (slot i = seat i), not relative to a player. ``GLOBAL_STATE_SIZE`` = 807.
+Seats are absolute (slot i = seat i) by default; ``encode(state, seat=p)`` gives the same
+vector seen from seat ``p``: every seat block (HANDS, ACTOR, TURN, SIZES, SCORES, UNO) is
+rotated so that slot j is the player j seats to ``p``'s left (slot 0 = ``p``), as in the
+observation. That is the form a learner's critic reads (:class:`uno_env.envs.gym_env.UnoGymEnv`
+with ``critic_state``). ``GLOBAL_STATE_SIZE`` = 807.
 
 ===========  =====  =============================================================
 offset       size   content
@@ -27,7 +31,8 @@ UNO 787      10     UNO called flag per seat
 RULES 797    10     the observation's rule flags (same order as its RULES block)
 ===========  =====  =============================================================
 
-Version history: 0 (first version, uno_env 0.2).
+Version history: 0 (first version, uno_env 0.2; the seat-relative form added later in 0.2,
+the absolute one unchanged).
 """
 
 from __future__ import annotations
@@ -64,11 +69,15 @@ class GlobalStateEncoder:
         self.target = float(engine.rules.target_score)
         self._template = np.zeros(GLOBAL_STATE_SIZE, np.float32)
         self._template[RULES:] = ObservationEncoder(engine).rule_flags
+        self._orders = [np.array([(p + j) % self.n for j in range(self.n)], np.intp) for p in range(self.n)]
 
-    def encode(self, s: State) -> np.ndarray:
+    def encode(self, s: State, seat: int | None = None) -> np.ndarray:
+        """The global state with absolute seats, or seen from ``seat`` (slot 0 = ``seat``)."""
         n = self.n
         out = self._template.copy()
-        out[HANDS:HANDS + n * C.NUM_KINDS] = s.hands.reshape(-1)
+        order = self._orders[0 if seat is None else seat]  # order[j]: the seat in slot j
+        first = int(order[0])  # slot of seat q: (q - first) % n
+        out[HANDS:HANDS + n * C.NUM_KINDS] = s.hands[order].reshape(-1)
         if s.draw_pile:
             out[DRAW:DRAW + C.NUM_KINDS] = np.bincount(s.draw_pile, minlength=C.NUM_KINDS)
         out[TOP + s.discard[-1]] = 1.0
@@ -76,15 +85,15 @@ class GlobalStateEncoder:
             out[COLOR + s.color] = 1.0
         out[PHASE + s.phase] = 1.0
         if s.actor >= 0:
-            out[ACTOR + s.actor] = 1.0
-        out[TURN + s.turn] = 1.0
+            out[ACTOR + (s.actor - first) % n] = 1.0
+        out[TURN + (s.turn - first) % n] = 1.0
         if s.pending:
             out[PENDING] = s.pending
             out[PENDING + 1 + s.pending_kind] = 1.0
         if s.direction < 0:
             out[DIRECTION] = 1.0
         out[PLAYED:PLAYED + C.NUM_KINDS] = s.played
-        out[SIZES:SIZES + n] = s.hand_size
-        out[SCORES:SCORES + n] = [x / self.target for x in s.scores]
-        out[UNO:UNO + n] = s.uno_called
+        out[SIZES:SIZES + n] = [s.hand_size[q] for q in order]
+        out[SCORES:SCORES + n] = [s.scores[q] / self.target for q in order]
+        out[UNO:UNO + n] = [s.uno_called[q] for q in order]
         return out
