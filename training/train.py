@@ -80,6 +80,7 @@ import uno_env
 import uno_env.agents.checkpoint as ckpt
 from uno_env import _atomic
 from uno_env.agents import sb3
+from uno_env.agents.imitation import collect_demonstrations
 from uno_env.agents.policy import PolicyAgent
 from uno_env.game import actions as A
 from uno_env.tools.evaluate import evaluate
@@ -110,6 +111,13 @@ class Config:
     max_learner_steps: int | None = 1000
     """truncate an episode after this many learner decisions (UnoGymEnv's cap; None: only
     the engine's rules.max_steps). Ends the endless games of two untrained policies"""
+    # --- behaviour cloning warm start ---
+    imitate_decisions: int = 0
+    """before PPO, fit the policy to this many decisions of imitate_teacher playing every seat
+    (and the value net to their outcomes): uno_env.agents.imitation; 0: start at random"""
+    imitate_teacher: str = "heuristic"
+    imitate_epochs: int = 4
+    imitate_learning_rate: float = 1e-3
     # --- MaskablePPO ---
     net_arch: list = field(default_factory=lambda: [256, 256])
     """hidden layers of the policy and the value net (separate nets)"""
@@ -174,6 +182,10 @@ _CONFIG_CHECKS = {
     "activation": configs.choice("tanh", "relu"),
     "obs_features": configs.boolean(),
     "critic": configs.choice("obs", "state"),
+    "imitate_decisions": configs.integer(0),
+    "imitate_teacher": configs.text(),
+    "imitate_epochs": configs.integer(1),
+    "imitate_learning_rate": configs.real(0, low_open=True),
     "learning_rate": configs.real(0, low_open=True),
     "learning_rate_final": configs.real(0, optional=True),
     "n_steps": configs.integer(1),
@@ -498,6 +510,20 @@ def main(argv: list[str] | None = None) -> dict:
             policy_kwargs=policy_kwargs,
             seed=cfg.seed, device="cpu", verbose=0)
     model.set_logger(configure(os.path.join(log_dir, "tb"), ["tensorboard"]))
+
+    # --- behaviour cloning warm start (a new run only) ---
+    if cfg.imitate_decisions and not args.resume:
+        began = time.time()
+        demos = collect_demonstrations(rules, cfg.num_players, cfg.imitate_decisions, seed=cfg.seed,
+                                       teacher=cfg.imitate_teacher, critic_state=cfg.critic == "state")
+        fit = sb3.imitate(model, demos, epochs=cfg.imitate_epochs, learning_rate=cfg.imitate_learning_rate,
+                          seed=cfg.seed)
+        wall_before += time.time() - began  # part of the run's wall time
+        for key, value in fit.items():
+            model.logger.record(f"imitation/{key}", value)
+        print(f"imitation: {len(demos)} decisions of {cfg.imitate_teacher} ({demos.games} games), "
+              f"{time.time() - began:.0f} s; the policy now picks the teacher's move {fit['agreement']:.1%} "
+              f"of the time (policy loss {fit['policy_loss']:.3f}, value loss {fit['value_loss']:.3f})")
     rollout = cfg.n_steps * cfg.n_envs
 
     snapshots = sync_outputs(eval_csv, snap_dir, model.num_timesteps)

@@ -258,6 +258,52 @@ def sb3_logits(model: Any, observations: np.ndarray) -> np.ndarray:
         return policy.action_net(policy.mlp_extractor.forward_actor(features)).numpy()
 
 
+# ---------------------------------------------------------------------- imitation
+def imitate(model: Any, demos: Any, epochs: int = 4, batch_size: int = 1024, learning_rate: float = 1e-3,
+            seed: int = 0) -> dict[str, float]:
+    """Behaviour cloning warm start: fit the policy of a MaskablePPO ``model`` to the teacher's
+    actions of ``demos`` (:class:`uno_env.agents.imitation.Demonstrations`; masked
+    cross-entropy) and its value network to their returns (squared error), ``epochs`` passes
+    of Adam over shuffled minibatches. Models on observations with the global state appended
+    (:class:`AsymmetricPolicy`) need ``demos.states``. Returns the last epoch's mean losses and
+    the share of demonstrated actions the policy then picks (greedy)."""
+    import torch
+
+    policy = model.policy
+    x = demos.observations
+    if model.observation_space.shape == (CRITIC_INPUT_SIZE,):
+        if demos.states is None:
+            raise ValueError("the model's observations hold the global state: collect the "
+                             "demonstrations with critic_state=True")
+        x = np.concatenate([x, demos.states], axis=1)
+    elif model.observation_space.shape != x.shape[1:]:
+        raise ValueError(f"demonstrations of shape {x.shape[1:]} for a model of {model.observation_space.shape}")
+    obs, masks = torch.as_tensor(x), torch.as_tensor(demos.masks)
+    actions, returns = torch.as_tensor(demos.actions), torch.as_tensor(demos.returns)
+    optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
+    generator = torch.Generator().manual_seed(seed)
+    policy.set_training_mode(True)
+    n = len(actions)
+    for _ in range(epochs):
+        totals = {"policy_loss": 0.0, "value_loss": 0.0}
+        for idx in torch.randperm(n, generator=generator).split(batch_size):
+            dist = policy.get_distribution(obs[idx], action_masks=masks[idx].numpy())
+            policy_loss = -dist.log_prob(actions[idx]).mean()
+            value_loss = torch.nn.functional.mse_loss(policy.predict_values(obs[idx]).flatten(), returns[idx])
+            loss = policy_loss + 0.5 * value_loss
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
+            optimizer.step()
+            totals["policy_loss"] += policy_loss.item() * len(idx) / n
+            totals["value_loss"] += value_loss.item() * len(idx) / n
+    policy.set_training_mode(False)
+    with torch.no_grad():
+        agree = sum(int((policy.get_distribution(obs[i], action_masks=masks[i].numpy()).mode()
+                         == actions[i]).sum()) for i in torch.arange(n).split(4096))
+    return dict(totals, agreement=agree / n)
+
+
 # ---------------------------------------------------------------------- save and resume
 def save_checkpoint(model: Any, directory: str, card: dict[str, Any], resumable: bool = True) -> dict:
     """Write the checkpoint of ``model`` into ``directory``: ``model.zip`` first (when
