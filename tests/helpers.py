@@ -203,6 +203,7 @@ def _perturbed(s, observer: int, rng: np.random.Generator):
     t.hands = s.hands.copy()
     t.held = list(s.held)
     t.draw_pile = list(s.draw_pile)
+    t.history = s.history.copy()  # public: the same, but not shared
     t.legal_cache = None
     changed = False
     others = [q for q in range(s.n) if q != observer]

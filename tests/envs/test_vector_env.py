@@ -17,7 +17,8 @@ import uno_env  # noqa: E402,F401  (registers the ids)
 from uno_env.game import actions as A  # noqa: E402
 from uno_env.game.batched import state_dict  # noqa: E402
 from uno_env.game.engine import Engine  # noqa: E402
-from uno_env.game.observation import OBS_SIZE, ObservationEncoder  # noqa: E402
+from uno_env.game.observation import V0_SIZE as OBS_SIZE  # noqa: E402  (the batched engine: layout 0)
+from uno_env.game.observation import ObservationEncoder  # noqa: E402
 
 
 def make(n_envs=8, **kwargs):
@@ -60,7 +61,7 @@ def test_observations_equal_the_scalar_encoder_for_the_learner_seat():
             # rebuild the scalar state of game b from the batched one and encode it
             s = engine.new_state(np.random.default_rng(0))
             _load(s, env.engine.game_state(b))
-            np.testing.assert_array_equal(obs[b], encoder.encode(s, int(env.seats[b])))
+            np.testing.assert_array_equal(obs[b], encoder.encode(s, int(env.seats[b]))[:OBS_SIZE])
             assert state_dict(s) == env.engine.game_state(b)
         obs, _, _, _, info = env.step(random_legal(rng, info["action_mask"]))
 
