@@ -95,7 +95,7 @@ def critic_features_layout(num_players: int) -> tuple[np.ndarray, np.ndarray]:
     """``(keep, scale)`` of the asymmetric critic's input, ``x[keep] * scale`` where ``x`` is an
     observation with the global state appended (``critic_state="append"``): the ``obs_features``
     entries, then the global state without its empty seat slots, the pending count and hand
-    sizes scaled as in ``obs_features`` (2 players: 326 + 329 entries)."""
+    sizes scaled as in ``obs_features`` (2 players: 361 + 329 entries)."""
     obs_keep, obs_scale = ckpt.obs_features_layout(num_players)
     n = num_players
     state_keep = np.concatenate([
