@@ -85,7 +85,8 @@ self-play; ``"snapshots"`` splits its weight over the snapshot modules filled so
 Phases switch by training progress, which the driver sets on every env runner
 (:meth:`LeagueMapping.update`, through ``EnvRunnerGroup.foreach_env_runner``).
 
-Version history: 1 (first release, uno_env 0.2, RLlib 2.60).
+Version history: 1 (first release, uno_env 0.2, RLlib 2.60); observation layout 1 (1537
+entries) in uno_env 0.3, checkpoint opponents of layout 0 read its prefix.
 """
 
 from __future__ import annotations
