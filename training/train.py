@@ -49,7 +49,8 @@ learning_rate=1e-4``, checked like the YAML's own keys) or else a rule option of
 ``make_rules(config.rules, uno_call="explicit")``). No key is both; any other key is an
 error. The card records the resulting config and the full rules, so a ``--resume`` must
 repeat the same rule options (a mismatch is an error naming it). ``--total-steps`` and
-``--time-limit-min`` are applied after ``--set``.
+``--time-limit-min`` win over ``--set`` and are checked like it. The checks are
+:mod:`uno_env.tools.configs` (one per key, in ``_CONFIG_CHECKS``), shared with ``train_rllib.py``.
 """
 
 from __future__ import annotations
@@ -67,7 +68,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import torch
-import yaml
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.env_util import make_vec_env
@@ -84,7 +84,8 @@ from uno_env.agents.policy import PolicyAgent
 from uno_env.game import actions as A
 from uno_env.tools.evaluate import evaluate
 from uno_env.envs.gym_env import UnoGymEnv
-from uno_env.game.rules import Rules, make_rules, show_value
+from uno_env.game.rules import make_rules
+from uno_env.tools import configs
 from uno_env.tools.overrides import parse_overrides
 
 
@@ -158,113 +159,53 @@ class Config:
     checkpoint_every: int = 100_000
 
 
-def _number(value, low=None, high=None, low_open=False) -> bool:
-    """A finite int or float (not bool) in the range (``low`` excluded when ``low_open``)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        return False
-    if low is not None and (value <= low if low_open else value < low):
-        return False
-    return high is None or value <= high
-
-
-def _integer(low: int, high: int | None = None):
-    return (lambda v: isinstance(v, int) and not isinstance(v, bool) and v >= low
-            and (high is None or v <= high)), f"an integer >= {low}" + (f" and <= {high}" if high else "")
-
-
-def _real(low=None, high=None, low_open=False, optional=False):
-    bound = (f" > {low}" if low_open else f" >= {low}") if low is not None else ""
-    bound += f" and <= {high}" if high is not None else ""
-    return ((lambda v: (optional and v is None) or _number(v, low, high, low_open)),
-            f"a number{bound}" + (" or null" if optional else ""))
-
-
-def _phases_ok(phases) -> bool:
-    return isinstance(phases, list) and bool(phases) and all(
-        isinstance(p, dict) and set(p) <= {"until", "opponents"} and "opponents" in p
-        and (p.get("until") is None or _number(p["until"], 0, low_open=True))
-        and isinstance(p["opponents"], dict) and bool(p["opponents"])
-        and all(isinstance(k, str) and _number(w, 0) for k, w in p["opponents"].items())
-        for p in phases)
-
-
-# what each Config key must hold: (check, description for the error message)
+# what each Config key must hold (uno_env.tools.configs: one check per key, unknown keys are errors)
 _CONFIG_CHECKS = {
-    "rules": (lambda v: isinstance(v, str) and bool(v), "a rules preset name or YAML path"),
-    "num_players": _integer(2, 10),
-    "total_steps": _integer(1),
-    "time_limit_min": _real(0, low_open=True, optional=True),
-    "seed": _integer(0),
-    "n_envs": _integer(1),
-    "vec_env": (lambda v: v in ("dummy", "subproc"), "dummy or subproc"),
-    "torch_threads": _integer(1),
-    "max_learner_steps": (lambda v: v is None or _integer(1)[0](v), "an integer >= 1 or null"),
-    "net_arch": (lambda v: isinstance(v, list) and bool(v) and all(
-        isinstance(x, int) and not isinstance(x, bool) and x >= 1 for x in v),
-        "a list of layer sizes (integers >= 1)"),
-    "activation": (lambda v: v in ("tanh", "relu"), "tanh or relu"),
-    "obs_features": (lambda v: isinstance(v, bool), "true or false"),
-    "critic": (lambda v: v in ("obs", "state"), "obs or state"),
-    "learning_rate": _real(0, low_open=True),
-    "learning_rate_final": _real(0, optional=True),
-    "n_steps": _integer(1),
-    "batch_size": _integer(1),
-    "n_epochs": _integer(1),
-    "gamma": _real(0, 1, low_open=True),
-    "gae_lambda": _real(0, 1),
-    "clip_range": _real(0, low_open=True),
-    "ent_coef": _real(0),
-    "ent_coef_final": _real(0, optional=True),
-    "vf_coef": _real(0),
-    "max_grad_norm": _real(0, low_open=True),
-    "target_kl": _real(0, low_open=True, optional=True),
-    "phases": (_phases_ok, "a non-empty list of {until: fraction or step count (> 0) or null, "
-                           "opponents: {spec: weight >= 0}}"),
-    "snapshot_every": _integer(1),
-    "snapshot_keep": _integer(1),
-    "snapshot_sample": (lambda v: isinstance(v, bool), "true or false"),
-    "eval_every": _integer(1),
-    "eval_games": _integer(1),
-    "eval_opponents": (lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v),
-                       "a list of agent specs"),
-    "final_eval_games": _integer(1),
-    "eval_workers": _integer(1),
-    "checkpoint_every": _integer(1),
+    "rules": configs.Check(lambda v: isinstance(v, str) and bool(v), "a rules preset name or YAML path"),
+    "num_players": configs.integer(2, 10),
+    "total_steps": configs.integer(1),
+    "time_limit_min": configs.real(0, low_open=True, optional=True),
+    "seed": configs.integer(0),
+    "n_envs": configs.integer(1),
+    "vec_env": configs.choice("dummy", "subproc"),
+    "torch_threads": configs.integer(1),
+    "max_learner_steps": configs.integer(1, optional=True),
+    "net_arch": configs.layer_sizes(),
+    "activation": configs.choice("tanh", "relu"),
+    "obs_features": configs.boolean(),
+    "critic": configs.choice("obs", "state"),
+    "learning_rate": configs.real(0, low_open=True),
+    "learning_rate_final": configs.real(0, optional=True),
+    "n_steps": configs.integer(1),
+    "batch_size": configs.integer(1),
+    "n_epochs": configs.integer(1),
+    "gamma": configs.real(0, 1, low_open=True),
+    "gae_lambda": configs.real(0, 1),
+    "clip_range": configs.real(0, low_open=True),
+    "ent_coef": configs.real(0),
+    "ent_coef_final": configs.real(0, optional=True),
+    "vf_coef": configs.real(0),
+    "max_grad_norm": configs.real(0, low_open=True),
+    "target_kl": configs.real(0, low_open=True, optional=True),
+    "phases": configs.phases(),
+    "snapshot_every": configs.integer(1),
+    "snapshot_keep": configs.integer(1),
+    "snapshot_sample": configs.boolean(),
+    "eval_every": configs.integer(1),
+    "eval_games": configs.integer(1),
+    "eval_opponents": configs.specs(),
+    "final_eval_games": configs.integer(1),
+    "eval_workers": configs.integer(1),
+    "checkpoint_every": configs.integer(1),
 }
 
 
 def load_config(path: str, overrides: dict | None = None) -> Config:
-    """The :class:`Config` of a YAML file, with ``overrides`` (config keys, from ``--set``)
-    replacing its values. ``ValueError`` naming the file (or ``--set``) and the key if the file
-    cannot be read or parsed, or a key is unknown or holds a value of the wrong type or range
-    (``total_steps: abc``); the rules are checked with ``make_rules``."""
-    try:
-        with open(path, encoding="utf-8") as fh:
-            data = yaml.safe_load(fh)
-    except OSError as e:
-        raise ValueError(f"{path}: cannot read the config: {e.strerror or e}") from None
-    except UnicodeDecodeError:
-        raise ValueError(f"{path}: the config is not UTF-8 text") from None
-    except yaml.YAMLError as e:
-        raise ValueError(f"{path}: the config is not valid YAML: {str(e).splitlines()[0]}") from None
-    except RecursionError:
-        raise ValueError(f"{path}: the config is nested too deeply") from None
-    data = {} if data is None else data
-    if not isinstance(data, dict):
-        raise ValueError(f"{path}: a config must be a mapping of keys to values, got {type(data).__name__}")
-    bad_keys = [k for k in data if not isinstance(k, str)]
-    if bad_keys:
-        raise ValueError(f"{path}: config keys must be strings, got {show_value(bad_keys)}")
-    known = {f.name for f in dataclasses.fields(Config)}
-    for source, values in ((path, data), ("--set", overrides or {})):
-        unknown = sorted(str(k) for k in values if k not in known)
-        if unknown:
-            raise ValueError(f"{source}: unknown config keys {show_value(unknown)}; known: {sorted(known)}")
-        for key, value in values.items():
-            ok, what = _CONFIG_CHECKS[key]
-            if not ok(value):
-                raise ValueError(f"{source}: config key {key!r} must be {what}, got {show_value(value)}")
-    cfg = Config(**{**data, **(overrides or {})})
+    """The :class:`Config` of a YAML file, with ``overrides`` (config keys, from ``--set`` and
+    the command line) replacing its values. ``ValueError`` naming the file (or ``--set``) and
+    the key if the file cannot be read or parsed, or a key is unknown or holds a value of the
+    wrong type or range (``total_steps: abc``); the rules are checked with ``make_rules``."""
+    cfg = configs.load_config(Config, _CONFIG_CHECKS, path, overrides)
     if cfg.critic == "state" and not cfg.obs_features:
         raise ValueError(f"{path}: critic: state needs obs_features: true (the policy must not read "
                          f"the global state appended to its observations)")
@@ -276,16 +217,8 @@ def load_config(path: str, overrides: dict | None = None) -> Config:
 
 
 def split_overrides(sets: dict) -> tuple[dict, dict]:
-    """``--set`` values split into (training-config keys, rule options); ``ValueError``
-    naming a key that is neither."""
-    config_keys = {f.name for f in dataclasses.fields(Config)}
-    rule_keys = {f.name for f in dataclasses.fields(Rules)}
-    unknown = sorted(k for k in sets if k not in config_keys and k not in rule_keys)
-    if unknown:
-        raise ValueError(f"--set: {unknown} are neither training-config keys ({sorted(config_keys)}) "
-                         f"nor rule options ({sorted(rule_keys)})")
-    return ({k: v for k, v in sets.items() if k in config_keys},
-            {k: v for k, v in sets.items() if k not in config_keys})
+    """``--set`` values split into (training-config keys, rule options)."""
+    return configs.split_overrides(Config, sets)
 
 
 # ---------------------------------------------------------------------- league
@@ -498,11 +431,8 @@ def main(argv: list[str] | None = None) -> dict:
 
     try:
         config_sets, rule_sets = split_overrides(parse_overrides(args.overrides))
-        cfg = load_config(args.config, config_sets)
-        if args.total_steps is not None:
-            cfg.total_steps = args.total_steps
-        if args.time_limit_min is not None:
-            cfg.time_limit_min = args.time_limit_min
+        flags = {"total_steps": args.total_steps, "time_limit_min": args.time_limit_min}
+        cfg = load_config(args.config, {**config_sets, **{k: v for k, v in flags.items() if v is not None}})
         rules = make_rules(cfg.rules, **rule_sets)
     except ValueError as exc:
         parser.error(str(exc))

@@ -41,8 +41,9 @@ slots); ``eval.csv`` and ``curve.png``. ``runs/<run>/``: TensorBoard logs. Check
 ``checkpoint_every`` steps and at the end.
 
 ``--set KEY=VALUE`` overrides a config key or a rule option, as in ``training/train.py``;
-``--total-steps`` and ``--time-limit-min`` are applied after it. The config YAML is checked:
-an unknown key or a bad value is an error naming it.
+``--total-steps`` and ``--time-limit-min`` win over it. The config YAML is checked like
+``train.py``'s (:mod:`uno_env.tools.configs`): an unknown key or a bad value is an error naming
+the file and the key.
 """
 
 from __future__ import annotations
@@ -55,12 +56,9 @@ import json
 import math
 import os
 import shutil
-import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any
-
-import yaml
 
 import uno_env
 from uno_env import _atomic
@@ -69,6 +67,7 @@ from uno_env.agents.base import make_agent
 from uno_env.agents.policy import PolicyAgent
 from uno_env.game.rules import Rules, make_rules
 from uno_env.tools.evaluate import evaluate
+from uno_env.tools import configs
 from uno_env.tools.overrides import parse_overrides
 
 SELF = "self"  # league entry: the learner itself (another seat of the shared policy)
@@ -149,87 +148,62 @@ class Config:
     """seconds between console progress lines"""
 
 
-POSITIVE_INT = ("num_players", "total_steps", "num_envs_per_env_runner", "num_cpus_per_env_runner",
-                "torch_threads", "object_store_mb", "train_batch_size", "minibatch_size", "num_epochs",
-                "snapshot_every", "snapshot_keep", "eval_every", "eval_games", "final_eval_games",
-                "eval_workers", "checkpoint_every")
+# what each Config key must hold (uno_env.tools.configs: one check per key, unknown keys are errors)
+_CONFIG_CHECKS = {
+    "rules": configs.Check(lambda v: isinstance(v, str) and bool(v), "a rules preset name or YAML path"),
+    "num_players": configs.integer(2, 10),
+    "total_steps": configs.integer(1),
+    "time_limit_min": configs.real(0, low_open=True, optional=True),
+    "seed": configs.integer(0),
+    "num_env_runners": configs.integer(0),
+    "num_envs_per_env_runner": configs.integer(1),
+    "num_cpus_per_env_runner": configs.integer(1),
+    "num_learners": configs.integer(0),
+    "torch_threads": configs.integer(1),
+    "ray_num_cpus": configs.integer(1, optional=True),
+    "object_store_mb": configs.integer(1),
+    "net_arch": configs.layer_sizes(),
+    "activation": configs.choice("tanh", "relu"),
+    "obs_features": configs.boolean(),
+    "learning_rate": configs.real(0, low_open=True),
+    "learning_rate_final": configs.real(0, optional=True),
+    "train_batch_size": configs.integer(1),
+    "minibatch_size": configs.integer(1),
+    "num_epochs": configs.integer(1),
+    "gamma": configs.real(0, 1, low_open=True),
+    "gae_lambda": configs.real(0, 1),
+    "clip_range": configs.real(0, low_open=True),
+    "ent_coef": configs.real(0),
+    "ent_coef_final": configs.real(0, optional=True),
+    "vf_coef": configs.real(0),
+    "max_grad_norm": configs.real(0, low_open=True),
+    "kl_coef": configs.real(0),
+    "phases": configs.phases(),
+    "snapshot_every": configs.integer(1),
+    "snapshot_keep": configs.integer(1),
+    "eval_every": configs.integer(1),
+    "eval_games": configs.integer(1),
+    "eval_opponents": configs.specs(),
+    "final_eval_games": configs.integer(1),
+    "eval_workers": configs.integer(1),
+    "checkpoint_every": configs.integer(1),
+    "progress_every_s": configs.real(0),
+}
 
 
 def load_config(path: str, overrides: dict | None = None) -> Config:
-    """The config of a YAML file with ``overrides`` applied; ``ValueError`` naming any
-    unknown key or bad value."""
-    with open(path, encoding="utf-8") as fh:
-        data = yaml.safe_load(fh) or {}
-    if not isinstance(data, dict):
-        raise ValueError(f"{path}: a config is a mapping of keys to values")
-    data.update(overrides or {})
-    return make_config(data, where=path)
-
-
-def make_config(data: dict, where: str = "config") -> Config:
-    known = {f.name: f for f in dataclasses.fields(Config)}
-    unknown = sorted(set(data) - set(known))
-    if unknown:
-        raise ValueError(f"{where}: unknown config keys {unknown}; known: {sorted(known)}")
-    cfg = Config(**data)
-    problems = []
-    for name in POSITIVE_INT:
-        value = getattr(cfg, name)
-        if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-            problems.append(f"{name} must be an integer >= 1, got {value!r}")
-    for name in ("num_env_runners", "num_learners"):
-        value = getattr(cfg, name)
-        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-            problems.append(f"{name} must be an integer >= 0, got {value!r}")
-    if not 2 <= (cfg.num_players if isinstance(cfg.num_players, int) else 0) <= 10:
-        problems.append(f"num_players must be in 2..10, got {cfg.num_players!r}")
-    if cfg.activation not in ("tanh", "relu"):
-        problems.append(f"activation must be tanh or relu, got {cfg.activation!r}")
-    if not isinstance(cfg.net_arch, list) or not cfg.net_arch or not all(
-            isinstance(h, int) and h >= 1 for h in cfg.net_arch):
-        problems.append(f"net_arch must be a list of layer widths, got {cfg.net_arch!r}")
-    if isinstance(cfg.minibatch_size, int) and isinstance(cfg.train_batch_size, int) \
-            and cfg.minibatch_size > cfg.train_batch_size:
-        problems.append(f"minibatch_size {cfg.minibatch_size} exceeds train_batch_size {cfg.train_batch_size}")
-    if not isinstance(cfg.eval_opponents, list) or not all(isinstance(o, str) for o in cfg.eval_opponents):
-        problems.append(f"eval_opponents must be a list of agent specs, got {cfg.eval_opponents!r}")
-    problems += phase_problems(cfg.phases)
-    if problems:
-        raise ValueError(f"{where}: " + "; ".join(problems))
+    """The config of a YAML file with ``overrides`` (``--set`` and command-line flags) applied;
+    ``ValueError`` naming the file (or ``--set``) and any unknown key or bad value."""
+    cfg = configs.load_config(Config, _CONFIG_CHECKS, path, overrides)
+    if cfg.minibatch_size > cfg.train_batch_size:
+        raise ValueError(f"{path}: minibatch_size {cfg.minibatch_size} exceeds train_batch_size "
+                         f"{cfg.train_batch_size}")
     return cfg
 
 
-def phase_problems(phases: Any) -> list[str]:
-    if not isinstance(phases, list) or not phases:
-        return [f"phases must be a non-empty list of {{until, opponents}}, got {phases!r}"]
-    out = []
-    for i, p in enumerate(phases):
-        if not isinstance(p, dict) or set(p) - {"until", "opponents"} or "opponents" not in p:
-            out.append(f"phases[{i}] must be {{until: ..., opponents: {{entry: weight}}}}, got {p!r}")
-            continue
-        until, opponents = p.get("until"), p["opponents"]
-        if until is not None and (not isinstance(until, (int, float)) or isinstance(until, bool) or until <= 0):
-            out.append(f"phases[{i}].until must be a fraction (<= 1), a step count or null, got {until!r}")
-        if (not isinstance(opponents, dict) or not opponents
-                or not all(isinstance(k, str) for k in opponents)
-                or not all(isinstance(w, (int, float)) and not isinstance(w, bool) and w >= 0
-                           for w in opponents.values())
-                or sum(opponents.values()) <= 0):
-            out.append(f"phases[{i}].opponents must map entries to weights >= 0 (not all 0), got {opponents!r}")
-    return out
-
-
 def split_overrides(sets: dict) -> tuple[dict, dict]:
-    """``--set`` values split into (config keys, rule options); ``ValueError`` naming a key that
-    is neither."""
-    config_keys = {f.name for f in dataclasses.fields(Config)}
-    rule_keys = {f.name for f in dataclasses.fields(Rules)}
-    unknown = sorted(k for k in sets if k not in config_keys and k not in rule_keys)
-    if unknown:
-        raise ValueError(f"--set: {unknown} are neither config keys ({sorted(config_keys)}) "
-                         f"nor rule options ({sorted(rule_keys)})")
-    return ({k: v for k, v in sets.items() if k in config_keys},
-            {k: v for k, v in sets.items() if k not in config_keys})
+    """``--set`` values split into (config keys, rule options)."""
+    return configs.split_overrides(Config, sets)
 
 
 # ---------------------------------------------------------------------- the league
@@ -418,12 +392,8 @@ def main(argv: list[str] | None = None) -> dict:
     args = parser.parse_args(argv)
     try:
         config_sets, rule_sets = split_overrides(parse_overrides(args.overrides))
-        cfg = load_config(args.config, config_sets)
-        if args.total_steps is not None:
-            cfg.total_steps = args.total_steps
-        if args.time_limit_min is not None:
-            cfg.time_limit_min = args.time_limit_min
-        cfg = make_config(dataclasses.asdict(cfg), where=args.config)
+        flags = {"total_steps": args.total_steps, "time_limit_min": args.time_limit_min}
+        cfg = load_config(args.config, {**config_sets, **{k: v for k, v in flags.items() if v is not None}})
         rules = make_rules(cfg.rules, **rule_sets)
         check_league(cfg, rules)
     except (ValueError, OSError) as exc:

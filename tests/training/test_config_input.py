@@ -64,8 +64,8 @@ def test_unreadable_config_files_name_the_file(tmp_path, content, message):
 def test_every_config_key_is_checked_and_the_defaults_pass():
     assert set(train._CONFIG_CHECKS) == {f.name for f in dataclasses.fields(train.Config)}
     defaults = train.Config()
-    for key, (ok, what) in train._CONFIG_CHECKS.items():
-        assert ok(getattr(defaults, key)), (key, what)
+    for key, check in train._CONFIG_CHECKS.items():
+        assert check.problem(key, getattr(defaults, key)) is None, (key, check.what)
 
 
 def test_train_cli_bad_config_is_a_one_line_error_with_exit_2(tmp_path):

@@ -41,14 +41,14 @@ def test_every_shipped_rllib_config_loads(train, path):
 @pytest.mark.parametrize("overrides,named", [
     ({"num_env_runner": 2}, "unknown config keys ['num_env_runner']"),
     ({"net_arch": [64, 0]}, "net_arch"),
-    ({"num_env_runners": -1}, "num_env_runners must be an integer >= 0"),
-    ({"num_players": 11}, "num_players must be in 2..10"),
+    ({"num_env_runners": -1}, "config key 'num_env_runners' must be an integer >= 0"),
+    ({"num_players": 11}, "config key 'num_players' must be an integer >= 2 and <= 10"),
     ({"minibatch_size": 4096}, "minibatch_size 4096 exceeds train_batch_size 256"),
-    ({"activation": "gelu"}, "activation must be tanh or relu"),
+    ({"activation": "gelu"}, "config key 'activation' must be tanh or relu"),
     ({"phases": [{"until": 1.0, "opponent": {"self": 1.0}}]}, "phases[0] must be"),
     ({"phases": [{"until": 1.0, "opponents": {"self": 0}}]}, "phases[0].opponents"),
     ({"phases": [{"until": -1, "opponents": {"self": 1}}]}, "phases[0].until"),
-    ({"eval_opponents": "random"}, "eval_opponents must be a list"),
+    ({"eval_opponents": "random"}, "config key 'eval_opponents' must be a list of agent specs"),
 ])
 def test_a_bad_config_is_an_error_naming_the_key(train, overrides, named):
     with pytest.raises(ValueError) as exc:

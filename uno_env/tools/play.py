@@ -48,18 +48,17 @@ from typing import Any, Callable, Sequence
 
 from uno_env.game import actions as A
 from uno_env.game import cards as C
-from uno_env.game.engine import (CATCH, CHALLENGE, COLOR, DISCARD, DRAWN, JUMP, OFFER, PENDING_DRAW2,
-                            PENDING_DRAW4, PENDING_SEWERS, PHASE_NAMES, TAKE, TURN)
+from uno_env.game.engine import (CATCH, CHALLENGE, COLOR, DISCARD, DRAWN, JUMP, OFFER, PENDING_SEWERS,
+                                 PHASE_NAMES, TAKE, TURN)
 from uno_env.game import events as E
 from uno_env.tools.gamelog import GameRecorder, reset_env
 from uno_env.tools.narrate import Narrator
 from uno_env.tools.overrides import parse_overrides
+from uno_env.tools.prompts import PENDING_TEXT, situation
 from uno_env.envs.render import paint
 
 HUMAN = "human"
 MAX_SEED = 2**63 - 1  # --seed range (the agents' seeds are seed + 1 + seat)
-_PENDING_NAMES = {PENDING_DRAW2: "Draw Two", PENDING_DRAW4: "Wild Draw Four",
-                  PENDING_SEWERS: "FROM THE SEWERS"}
 _WINDOW_NAMES = {CATCH: "UNO catch window", JUMP: "jump-in window", OFFER: "offers"}
 
 _NUMBER = re.compile(r"-?[0-9]+")
@@ -150,7 +149,7 @@ class TerminalGame:
                  f"Top card: {self.card(s.discard[-1])}   colour: {paint(colour, self.color)}   "
                  f"draw pile: {len(s.draw_pile)}"]
         if s.pending:
-            what = _PENDING_NAMES.get(s.pending_kind, "penalty")
+            what = PENDING_TEXT.get(s.pending_kind, "penalty")
             amount = f"{s.pending} stacked" if s.pending_kind == PENDING_SEWERS else f"+{s.pending} cards"
             lines.append(f"Pending penalty: {amount} ({what})")
         width = max(len(t) for t in self.titles)
@@ -168,37 +167,8 @@ class TerminalGame:
         return "\n".join(lines)
 
     def situation(self) -> str:
-        """What the human is asked, in words."""
-        u, s = self.u, self.u.game_state
-        ph = s.phase
-        if ph == TURN:
-            if s.pending:
-                return (f"A penalty of +{s.pending} ({_PENDING_NAMES.get(s.pending_kind, '')}) is on you: "
-                        "stack a matching card or draw (take it all).")
-            return "Your turn: play a card or draw."
-        if ph == DRAWN:
-            if s.drawn_from_offer:
-                return f"You took {self.card(s.drawn)}: play it, or draw."
-            return f"You drew {self.card(s.drawn)}: play it, or pass to keep it."
-        if ph == CHALLENGE:
-            return (f"{self.labels[s.wd4_player] if s.wd4_player >= 0 else 'Someone'} played a Wild "
-                    f"Draw Four on you: challenge it, or draw {s.pending}.")
-        if ph == COLOR:
-            return f"The first card is {self.card(s.discard[-1])}: choose the colour."
-        if ph == DISCARD:
-            return f"Team Attack: discard a villain card ({s.discards_left} more at most) or pass."
-        if ph == CATCH:
-            return (f"{self.labels[s.offender]} has one card left and did not call UNO: "
-                    f"catch them (+{u.rules.uno_penalty} cards for them) or pass.")
-        if ph == JUMP:
-            return f"You hold the same card as the top card, {self.card(s.discard[-1])}: jump in or pass."
-        if ph == OFFER:
-            return f"{self.labels[s.turn]} asks for a card: offer one of yours or pass."
-        if ph == TAKE:
-            offers = [f"take {k}: {self.labels[(s.actor + k) % s.n]}'s {self.card(s.offers[(s.actor + k) % s.n])}"
-                      for k in range(1, s.n) if s.offers[(s.actor + k) % s.n] >= 0]
-            return "Offers: " + "; ".join(offers) + ". Take one, or pass (draw)."
-        return PHASE_NAMES[ph]
+        """What the human is asked, in words (:func:`uno_env.tools.prompts.situation`)."""
+        return situation(self.u.game_state, self.u.rules.uno_penalty, self.card, self.labels.__getitem__)
 
     # ------------------------------------------------------------------ events
     def apply(self, action: int) -> None:

@@ -44,15 +44,15 @@ from typing import Any, Sequence
 from uno_env.agents.view import PENDING_NAMES, View, decode
 from uno_env.game import actions as A
 from uno_env.game import cards as C
-from uno_env.game.engine import (CATCH, CHALLENGE, COLOR, DISCARD, DRAWN, JUMP, NO_PENDING,
-                                 OFFER, PHASE_NAMES, TAKE, TURN)
+from uno_env.game.engine import (CATCH, CHALLENGE, DISCARD, DRAWN, JUMP, NO_PENDING, OFFER,
+                                 PHASE_NAMES, TAKE, TURN)
 from uno_env.game.events import EVENT_NAMES, JUMPED_IN, PLAYED, describe
+from uno_env.tools.prompts import situation
 
 VIEW_VERSION = 1  # bump on any change to the view's fields (the page reads them)
 DIRECTION_NAMES = {1: "clockwise", -1: "counter-clockwise"}
 # event kinds whose ``value`` is a colour index
 _COLOR_VALUED = {PLAYED, JUMPED_IN}
-_PENDING_TEXT = {"draw2": "Draw Two", "draw4": "Wild Draw Four", "sewers": "FROM THE SEWERS"}
 PHASE_TEXT = {"turn": "turn", "drawn": "drawn card", "challenge": "challenge", "color": "colour choice",
               "discard": "Team Attack discard", "catch": "UNO catch window", "jump": "jump-in window",
               "offer": "offer window", "take": "take an offer", "over": "over"}
@@ -189,38 +189,13 @@ def choices(u: Any, v: View, seat: int, state: Any = None) -> list[dict[str, Any
 
 
 def prompt(u: Any, v: View, seat: int, state: Any = None) -> str:
-    """The question the seat must answer now, in words ("" while others decide)."""
-    s = u.game_state if state is None else state
-    names = u.card_names
-    ph = v.phase
-    if ph < 0:
+    """The question the seat must answer now, in words ("" while others decide):
+    :func:`uno_env.tools.prompts.situation`, the terminal game's text."""
+    if v.phase < 0:
         return ""
-    if ph == TURN:
-        if v.pending:
-            kind = _PENDING_TEXT.get(PENDING_NAMES[v.pending_kind], "penalty")
-            return f"A {kind} penalty of {v.pending} is on you: stack a matching card or take it."
-        return "Your turn: play a card or draw."
-    if ph == DRAWN:
-        card = next((names[A.played_kind(a)] for a in v.legal if a < A.DRAW), "the card")
-        return f"You got {card}: play it now, or keep it."
-    if ph == CHALLENGE:
-        who = f"player_{s.wd4_player}" if s.wd4_player >= 0 else "Someone"
-        return f"{who} played a Wild Draw Four on you: challenge it, or draw {v.pending}."
-    if ph == COLOR:
-        return f"The first card is {names[v.top]}: choose the colour."
-    if ph == DISCARD:
-        return "Team Attack: discard a villain card, or stop."
-    if ph == CATCH:
-        who = f"player_{s.offender}" if s.offender >= 0 else "A player"
-        return (f"{who} has one card left and did not call UNO: catch them "
-                f"(+{u.rules.uno_penalty} cards) or let it go.")
-    if ph == JUMP:
-        return f"You hold a card identical to {names[v.top]}: jump in, or let it go."
-    if ph == OFFER:
-        return f"player_{(seat + v.turn_offset) % v.num_players} asks for a card: offer one, or not."
-    if ph == TAKE:
-        return "Offers were made: take one, or take none and draw."
-    return PHASE_NAMES[ph]
+    names = u.card_names
+    return situation(u.game_state if state is None else state, u.rules.uno_penalty,
+                     names.__getitem__, lambda q: f"player_{q}")
 
 
 # ---------------------------------------------------------------------------- views

@@ -1,0 +1,185 @@
+"""Typed, validated YAML configs: one dataclass per concern, every key checked, unknown keys errors.
+
+The training scripts (``training/train.py``: SB3; ``training/train_rllib.py``: RLlib) each keep
+their config as a dataclass and a table ``{key: Check}`` next to it; this module reads and
+checks them the same way:
+
+=========================  =================================================================
+:func:`load_config`        a YAML file (+ ``--set`` overrides) -> the dataclass, every key checked
+:func:`split_overrides`    ``--set`` values -> (config keys, rule options of ``Rules``)
+:class:`Check`             one key's test and its description for the error message;
+                           built by :func:`integer`, :func:`real`, :func:`choice`,
+                           :func:`boolean`, :func:`layer_sizes`, :func:`specs`, :func:`phases`
+=========================  =================================================================
+
+Decisions:
+
+* Errors are ``ValueError`` naming the source (the file, or ``--set``) and the key, with the
+  value shown short (``bad.yaml: config key 'total_steps' must be an integer >= 1, got 'abc'``);
+  a script turns them into one line and exit code 2. The file is read with ``yaml.safe_load``
+  (never runs code); a file that cannot be read, is not UTF-8 or not YAML, nests too deeply,
+  or is not a mapping of string keys is named as such.
+* The checks are exact: ``true`` is not an integer, ``1.5`` is not an integer, ``.nan`` is not
+  a number; a key whose value may be absent says ``or null``.
+* ``phases`` (the league's curriculum, shared by both scripts) is checked entry by entry and
+  the message names the entry (``phases[0].until must be ...``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping
+
+import yaml
+
+from uno_env.game.rules import Rules, show_value
+
+
+@dataclass(frozen=True)
+class Check:
+    """What one config key must hold: ``ok(value)`` and its description ``what``; ``detail``,
+    if given, explains a failure more precisely (``phases``) or returns None."""
+
+    ok: Callable[[Any], bool]
+    what: str
+    detail: Callable[[Any], str | None] | None = None
+
+    def problem(self, key: str, value: Any) -> str | None:
+        """None if ``value`` passes, else the error message (without its source)."""
+        if self.ok(value):
+            return None
+        detail = self.detail(value) if self.detail is not None else None
+        return detail or f"config key {key!r} must be {self.what}, got {show_value(value)}"
+
+
+def is_number(value: Any, low: float | None = None, high: float | None = None, low_open: bool = False) -> bool:
+    """A finite int or float (not bool) in the range (``low`` excluded when ``low_open``)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return False
+    if low is not None and (value <= low if low_open else value < low):
+        return False
+    return high is None or value <= high
+
+
+def is_integer(value: Any, low: int, high: int | None = None) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= low and (high is None or value <= high)
+
+
+def integer(low: int, high: int | None = None, optional: bool = False) -> Check:
+    what = f"an integer >= {low}" + (f" and <= {high}" if high is not None else "") + (" or null" if optional else "")
+    return Check(lambda v: (optional and v is None) or is_integer(v, low, high), what)
+
+
+def real(low: float | None = None, high: float | None = None, low_open: bool = False, optional: bool = False) -> Check:
+    bound = (f" > {low}" if low_open else f" >= {low}") if low is not None else ""
+    bound += f" and <= {high}" if high is not None else ""
+    return Check(lambda v: (optional and v is None) or is_number(v, low, high, low_open),
+                 f"a number{bound}" + (" or null" if optional else ""))
+
+
+def choice(*values: Any) -> Check:
+    return Check(lambda v: isinstance(v, str) and v in values, " or ".join(map(str, values)))
+
+
+def boolean() -> Check:
+    return Check(lambda v: isinstance(v, bool), "true or false")
+
+
+def layer_sizes() -> Check:
+    return Check(lambda v: isinstance(v, list) and bool(v) and all(is_integer(x, 1) for x in v),
+                 "a list of layer sizes (integers >= 1)")
+
+
+def specs() -> Check:
+    return Check(lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v), "a list of agent specs")
+
+
+def text() -> Check:
+    return Check(lambda v: isinstance(v, str) and bool(v), "a non-empty string")
+
+
+def phase_problems(value: Any) -> list[str]:
+    """What is wrong with the entries of a ``phases`` list (empty: nothing, or not a list)."""
+    out: list[str] = []
+    if not isinstance(value, list):
+        return out
+    for i, p in enumerate(value):
+        if not isinstance(p, dict) or set(p) - {"until", "opponents"} or "opponents" not in p:
+            out.append(f"phases[{i}] must be {{until: ..., opponents: {{entry: weight}}}}, got {show_value(p)}")
+            continue
+        until, opponents = p.get("until"), p["opponents"]
+        if until is not None and not is_number(until, 0, low_open=True):
+            out.append(f"phases[{i}].until must be a fraction of the run (<= 1), a step count or null, "
+                       f"got {show_value(until)}")
+        if (not isinstance(opponents, dict) or not opponents
+                or not all(isinstance(k, str) and is_number(w, 0) for k, w in opponents.items())
+                or sum(opponents.values()) <= 0):
+            out.append(f"phases[{i}].opponents must map entries to weights >= 0, not all 0, "
+                       f"got {show_value(opponents)}")
+    return out
+
+
+def phases() -> Check:
+    return Check(lambda v: isinstance(v, list) and bool(v) and not phase_problems(v),
+                 "a non-empty list of {until: fraction or step count, opponents: {entry: weight}}",
+                 lambda v: ("config key 'phases': " + "; ".join(phase_problems(v))) if phase_problems(v) else None)
+
+
+def read_mapping(path: str) -> dict[str, Any]:
+    """The YAML file ``path`` as a dict with string keys (empty file: ``{}``); ``ValueError``
+    naming the file otherwise."""
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = yaml.safe_load(fh)
+    except OSError as e:
+        raise ValueError(f"{path}: cannot read the config: {e.strerror or e}") from None
+    except UnicodeDecodeError:
+        raise ValueError(f"{path}: the config is not UTF-8 text") from None
+    except yaml.YAMLError as e:
+        raise ValueError(f"{path}: the config is not valid YAML: {str(e).splitlines()[0]}") from None
+    except RecursionError:
+        raise ValueError(f"{path}: the config is nested too deeply") from None
+    data = {} if data is None else data
+    if not isinstance(data, dict):
+        raise ValueError(f"{path}: a config must be a mapping of keys to values, got {type(data).__name__}")
+    bad_keys = [k for k in data if not isinstance(k, str)]
+    if bad_keys:
+        raise ValueError(f"{path}: config keys must be strings, got {show_value(bad_keys)}")
+    return data
+
+
+def check_values(cls: type, checks: Mapping[str, Check], values: Mapping[str, Any], source: str) -> None:
+    """``ValueError`` naming ``source`` and the first unknown key or bad value of ``values``."""
+    known = {f.name for f in dataclasses.fields(cls)}
+    unknown = sorted(str(k) for k in values if k not in known)
+    if unknown:
+        raise ValueError(f"{source}: unknown config keys {show_value(unknown)}; known: {sorted(known)}")
+    for key, value in values.items():
+        problem = checks[key].problem(key, value)
+        if problem:
+            raise ValueError(f"{source}: {problem}")
+
+
+def load_config(cls: type, checks: Mapping[str, Check], path: str,
+                overrides: Mapping[str, Any] | None = None) -> Any:
+    """The ``cls`` instance of the YAML file ``path`` with ``overrides`` (from ``--set`` or
+    command-line flags) replacing its values, every key checked (:func:`check_values`)."""
+    data = read_mapping(path)
+    check_values(cls, checks, data, path)
+    check_values(cls, checks, overrides or {}, "--set")
+    return cls(**{**data, **(overrides or {})})
+
+
+def split_overrides(cls: type, sets: Mapping[str, Any]) -> tuple[dict, dict]:
+    """``--set`` values split into (keys of the config ``cls``, rule options of ``Rules``);
+    ``ValueError`` naming a key that is neither. No key is both (tested)."""
+    config_keys = {f.name for f in dataclasses.fields(cls)}
+    rule_keys = {f.name for f in dataclasses.fields(Rules)}
+    unknown = sorted(k for k in sets if k not in config_keys and k not in rule_keys)
+    if unknown:
+        raise ValueError(f"--set: {unknown} are neither training-config keys ({sorted(config_keys)}) "
+                         f"nor rule options ({sorted(rule_keys)})")
+    return ({k: v for k, v in sets.items() if k in config_keys},
+            {k: v for k, v in sets.items() if k not in config_keys})
