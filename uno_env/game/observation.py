@@ -28,17 +28,22 @@ OPPONENTS    9x116  per opponent, slot j-1 = the player j seats to my left, j = 
 RULES 1244   10     stacking, jump_in, seven_slap, giving, draw until playable, explicit
                     UNO, Wild Draw Four bluff, challenge, tmnt colours, num_players / 10
 HISTORY      9x31   per opponent, the same slot order as OPPONENTS, its public history this
-  1254              round (``State.history``; slots beyond num_players - 1 zero):
-                    drew on colour (4): it drew in its turn while colour c was current and
-                    has not played a card of colour c since, nor received cards any other
-                    way (a penalty, a catch, SEWERS, a taken card) -- the colours it
-                    probably lacks; drew on face (13): the same for the face of the top
-                    card; received (1): cards it drew or received since its last play;
-                    last action (9, one-hot, ``engine.LAST_NAMES``): none this round,
-                    played a coloured card, played a wild, played the card it had just
-                    drawn, drew, kept a drawn card, took a penalty, declined a challenge,
-                    challenged; left colour (4, one-hot): the colour its last play changed
-                    away from (zero if that play kept the colour)
+  1254              round (``State.history``; reset at every deal; slots beyond
+                    num_players - 1 zero); offsets inside a slot:
+                    +0 drew on colour (4): it drew in its turn (``draw``, drawing until
+                    playable, the draw after a taken offer) while colour c was current and
+                    has neither played (nor discarded) a card of colour c since nor received
+                    cards any other way (a penalty, a catch, SEWERS, a taken card): the
+                    colours it probably lacks;
+                    +4 drew on face (13): the same for the face of the top card (a coloured top);
+                    +17 received (1): cards it drew or received since its last play (count);
+                    +18 last action (9, one-hot, ``engine.LAST_NAMES``): none this round,
+                    played a coloured card, played a wild, played the card it had just drawn
+                    (or taken), drew, kept a drawn card, took a penalty, declined a challenge,
+                    challenged (window answers, UNO calls, discards and first-card colour
+                    choices do not count);
+                    +27 left colour (4, one-hot): the colour its last play changed away from
+                    (zero if that play kept the colour)
 WD4_COLOR    4      the colour current before the Wild Draw Four on top, one-hot, while it
   1533              may be challenged (a challenge rule and the penalty still pending); else 0
 ===========  =====  ===========================================================
@@ -51,7 +56,7 @@ unchanged: ``observation[:V0_SIZE]`` is the version-0 observation, so whatever r
 version-0 offsets (bots, :func:`uno_env.agents.view.decode`, policies of version-0
 checkpoints) keeps working. ``LAYOUT_SIZES`` maps each version readers may meet to its size.
 
-Version history: 0 (uno_env 0.1-0.3): 1254 entries. 1 (0.3): + HISTORY, WD4_COLOR.
+Version history: 0 (uno_env 0.1-0.2): 1254 entries. 1 (0.3): + HISTORY and WD4_COLOR, appended.
 """
 
 from __future__ import annotations
