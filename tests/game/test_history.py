@@ -20,7 +20,7 @@ from uno_env.game import actions as A
 from uno_env.game import cards as C
 from uno_env.game import events as E
 from uno_env.game import observation as O
-from uno_env.game.engine import (H_DREW_ON_COLOR, H_DREW_ON_FACE, H_LAST, H_LEFT, H_RECEIVED,
+from uno_env.game.engine import (H_DREW_ON_COLOR, H_LAST, H_LEFT, H_RECEIVED,
                                  LAST_CHALLENGED, LAST_DECLINED, LAST_DREW, LAST_KEPT, LAST_NAMES,
                                  LAST_NONE, LAST_PENALTY, LAST_PLAYED, LAST_PLAYED_DRAWN, LAST_WILD)
 
