@@ -125,7 +125,7 @@ class Config:
     """tanh or relu"""
     obs_features: bool = True
     """policy input = uno_env.agents.sb3.ObsFeatures (no empty opponent slots, scaled counts)
-    instead of the raw 1254-entry vector"""
+    instead of the raw observation vector (1537 entries)"""
     critic: str = "obs"
     """obs: the value network reads what the policy reads; state: an asymmetric actor-critic,
     the value network also reads the global state (every hand; uno_env.agents.sb3.AsymmetricPolicy,

@@ -54,7 +54,7 @@ def test_smoke_run_writes_checkpoint_and_card(trained):
     for name in ("model.zip", "card.json", "eval.csv", "curve.png", card["policy"]["weights"]):
         assert os.path.isfile(os.path.join(d, name)), name
     assert card["format"] == ckpt.CARD_FORMAT
-    assert card["policy"]["input"] == "obs_features" and card["policy"]["sizes"] == [326, 32, 32, 195]
+    assert card["policy"]["input"] == "obs_features" and card["policy"]["sizes"] == [361, 32, 32, 195]
     assert card["num_players"] == 2 and card["rules"] == make_rules("classic").to_dict()
     assert card["observation_layout"] == ckpt.OBS_LAYOUT and card["action_layout"] == ckpt.ACTION_LAYOUT
     assert card["total_steps"] == 512 and card["wall_time_s"] >= 0

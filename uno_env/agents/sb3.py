@@ -24,11 +24,11 @@ so use them only on files you made or trust; everything that plays a checkpoint
 (``checkpoint:<dir>``) reads only the safe files (:mod:`uno_env.agents.checkpoint`).
 
 **The asymmetric critic.** With ``UnoGymEnv(critic_state="append")`` an observation is the
-1254 entries of the observation followed by the 807 of the global state seen from the learner
+1537 entries of the observation followed by the 807 of the global state seen from the learner
 (:mod:`uno_env.game.global_state`: every hand and the DRAW pile). :class:`AsymmetricPolicy`
 (``training/train.py`` with ``critic: state``) keeps SB3's separate policy and value networks
 but gives them different inputs: the policy's :class:`ObsFeatures` selects entries of the
-observation only (its indices all lie below 1254), the value network's :class:`CriticFeatures`
+observation only (its indices all lie below 1537), the value network's :class:`CriticFeatures`
 (:func:`critic_features_layout`) reads those and the global state. So the actor, the part a
 checkpoint saves, is the same MLP on the same ``obs_features`` input as with a symmetric
 critic and acts without the state; the hidden cards reach only the value estimates (the
@@ -36,7 +36,9 @@ baseline of the advantages), as in PerfectDou and Suphx.
 
 Models saved by uno_env 0.1-0.2 pickled the input layer as ``uno_env.checkpoint.ObsFeatures`` or
 ``uno_env.agents.checkpoint.ObsFeatures``; both names resolve to :class:`ObsFeatures`, so
-``--resume`` of such a run and the conversion of such a zip work.
+``--resume`` of such a run and the conversion of such a zip work as long as the model reads
+the current observation layout. A model of observation layout 0 (1254 entries, uno_env up to
+0.3) cannot be resumed or converted (its safe checkpoint still plays: ``checkpoint:<dir>``).
 """
 
 from __future__ import annotations
@@ -69,7 +71,8 @@ def _build_obs_features():
     class ObsFeatures(BaseFeaturesExtractor):
         """The policy's input layer: the observation without the empty opponent slots of a
         ``num_players`` table, with hand sizes and the pending count scaled to about [0, 1]
-        (the card's ``obs_features`` input). Two players: 326 of the 1254 entries."""
+        and the real opponents' HISTORY slots (the card's ``obs_features`` input of the current
+        observation layout). Two players: 361 of the 1537 entries."""
 
         def __init__(self, observation_space, num_players: int):
             keep, scale = ckpt.obs_features_layout(num_players)
@@ -92,7 +95,7 @@ def critic_features_layout(num_players: int) -> tuple[np.ndarray, np.ndarray]:
     """``(keep, scale)`` of the asymmetric critic's input, ``x[keep] * scale`` where ``x`` is an
     observation with the global state appended (``critic_state="append"``): the ``obs_features``
     entries, then the global state without its empty seat slots, the pending count and hand
-    sizes scaled as in ``obs_features`` (2 players: 326 + 329 entries)."""
+    sizes scaled as in ``obs_features`` (2 players: 361 + 329 entries)."""
     obs_keep, obs_scale = ckpt.obs_features_layout(num_players)
     n = num_players
     state_keep = np.concatenate([
@@ -342,8 +345,10 @@ def _load_zip(model_path: str, env: Any = None, device: str = "cpu") -> Any:
                                    f"model: {type(e).__name__}: {e}") from None
     shape, n = model.observation_space.shape, getattr(model.action_space, "n", None)
     if shape not in OBSERVATION_SHAPES or n != A.NUM_ACTIONS:
+        old = " (observation layout 0: it cannot be resumed; its safe checkpoint still plays)" \
+            if shape == (O.V0_SIZE,) else ""
         raise ckpt.CheckpointError(f"checkpoint model {model_path!r} has observation shape {shape} "
-                                   f"and {n} actions; this uno_env has ({O.OBS_SIZE},) and {A.NUM_ACTIONS}")
+                                   f"and {n} actions; this uno_env has ({O.OBS_SIZE},) and {A.NUM_ACTIONS}{old}")
     return model
 
 

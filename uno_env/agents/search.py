@@ -89,7 +89,7 @@ from uno_env.agents.base import register_agent
 from uno_env.agents.bots import PyRngAgent
 from uno_env.agents.heuristic import HeuristicAgent, HeuristicWeights
 from uno_env.agents.view import View, decode
-from uno_env.game.engine import CHALLENGE, COLOR, COLOR_BITS, DRAWN, TURN, Engine, State
+from uno_env.game.engine import CHALLENGE, COLOR, COLOR_BITS, DRAWN, TURN, Engine, State, new_history
 from uno_env.game.observation import ObservationEncoder
 
 NCOLORS, NFACES = C.NUM_COLORS, C.NUM_FACES
@@ -455,6 +455,7 @@ def _clone(s: State) -> State:
     t.discard = list(s.discard)
     t.played = s.played.copy()
     t.known = s.known.copy()
+    t.history = s.history.copy()
     t.queue = list(s.queue)
     t.answers = list(s.answers)
     t.offers = list(s.offers)
@@ -644,8 +645,9 @@ class SearchAgent(PyRngAgent):
         discard.append(v.top)
         t = State(n=n, rng=None, hands=hands, held=[0] * n, hand_size=[0] * n, draw_pile=[],
                   discard=discard, played=np.array(played, np.int16),
-                  known=np.zeros((n, n, C.NUM_KINDS), np.int16),
+                  known=np.zeros((n, n, C.NUM_KINDS), np.int16), history=new_history(n),
                   offers=[-1] * n, uno_called=[False] * n, scores=[0] * n, round_points=[0] * n)
+        t.history[1:], t.wd4_color = O.decode_history(v.obs, n)  # the public history I saw
         if v.known_any:
             t.known[0, 1:] = known
             t.known_any = True
@@ -663,7 +665,7 @@ class SearchAgent(PyRngAgent):
         prev = -1
         if v.phase == CHALLENGE:
             t.wd4_player = (0 - v.direction) % n
-            prev = self.h.beliefs.previous_color(v)
+            prev = t.wd4_color if t.wd4_color >= 0 else self.h.beliefs.previous_color(v)
         sizes = [v.hand_size] + [o.hand_size for o in v.opponents]
         t.uno_called = [v.uno_called] + [o.uno_called for o in v.opponents] \
             if self.rules.uno_call == "explicit" else [x == 1 for x in sizes]
