@@ -18,7 +18,7 @@ before PPO starts: the learner begins as a copy of the teacher instead of at ran
 Determinism: the deals come from ``np.random.default_rng(seed)``, each teacher's own
 generator is seeded from it per game; the same arguments give the same rows.
 
-Version history: 0 (first version, uno_env 0.2).
+Version history: 0 (first version, uno_env 0.3).
 """
 
 from __future__ import annotations

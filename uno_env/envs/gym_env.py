@@ -95,7 +95,7 @@ hand on skips), the cards are dealt again.
 
 Version history: v0 (first release); ``max_learner_steps`` (default 1000) and
 ``info["truncated_reason"]`` added in 0.2 (episodes that end on their own are unchanged);
-``critic_state`` added in 0.2 (off by default); 0.3: observation layout 1 (1537 entries,
+0.3: ``critic_state`` (off by default); observation layout 1 (1537 entries,
 the first 1254 unchanged).
 """
 
