@@ -168,47 +168,20 @@ class Config:
 
 
 # what each Config key must hold (uno_env.tools.configs: one check per key, unknown keys are errors)
-_CONFIG_CHECKS = {
-    "rules": configs.Check(lambda v: isinstance(v, str) and bool(v), "a rules preset name or YAML path"),
-    "num_players": configs.integer(2, 10),
-    "total_steps": configs.integer(1),
-    "time_limit_min": configs.real(0, low_open=True, optional=True),
-    "seed": configs.integer(0),
+_CONFIG_CHECKS = {**configs.TRAINING_CHECKS,  # the keys train_rllib.py shares, then our own
     "n_envs": configs.integer(1),
     "vec_env": configs.choice("dummy", "subproc"),
-    "torch_threads": configs.integer(1),
     "max_learner_steps": configs.integer(1, optional=True),
-    "net_arch": configs.layer_sizes(),
-    "activation": configs.choice("tanh", "relu"),
-    "obs_features": configs.boolean(),
     "critic": configs.choice("obs", "state"),
     "imitate_decisions": configs.integer(0),
     "imitate_teacher": configs.text(),
     "imitate_epochs": configs.integer(1),
     "imitate_learning_rate": configs.real(0, low_open=True),
-    "learning_rate": configs.real(0, low_open=True),
-    "learning_rate_final": configs.real(0, optional=True),
     "n_steps": configs.integer(1),
     "batch_size": configs.integer(1),
     "n_epochs": configs.integer(1),
-    "gamma": configs.real(0, 1, low_open=True),
-    "gae_lambda": configs.real(0, 1),
-    "clip_range": configs.real(0, low_open=True),
-    "ent_coef": configs.real(0),
-    "ent_coef_final": configs.real(0, optional=True),
-    "vf_coef": configs.real(0),
-    "max_grad_norm": configs.real(0, low_open=True),
     "target_kl": configs.real(0, low_open=True, optional=True),
-    "phases": configs.phases(),
-    "snapshot_every": configs.integer(1),
-    "snapshot_keep": configs.integer(1),
     "snapshot_sample": configs.boolean(),
-    "eval_every": configs.integer(1),
-    "eval_games": configs.integer(1),
-    "eval_opponents": configs.specs(),
-    "final_eval_games": configs.integer(1),
-    "eval_workers": configs.integer(1),
-    "checkpoint_every": configs.integer(1),
 }
 
 
