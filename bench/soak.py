@@ -71,6 +71,7 @@ import numpy as np
 from uno_env.game import actions as A
 from uno_env.game import cards as C
 from uno_env.game import events as E
+from uno_env.game import engine as G
 from uno_env.game.engine import OVER, Engine, State
 from uno_env.game.rules import make_rules
 
@@ -242,6 +243,12 @@ def full_check(engine: Engine, s: State, deck: np.ndarray) -> None:
         raise SoakFailure("DISCARD is empty")
     if s.game_over != (s.phase == OVER):
         raise SoakFailure(f"game_over={s.game_over} but phase={s.phase}")
+    h = s.history  # the public history: 0/1 flags, counts >= 0, kinds and colours in range
+    if (h.shape != (s.n, G.NUM_HISTORY_COLUMNS) or (h[:, :G.H_RECEIVED] & ~1).any()
+            or (h[:, G.H_RECEIVED] < 0).any() or (h[:, G.H_LAST] < 0).any()
+            or (h[:, G.H_LAST] >= G.NUM_LAST_KINDS).any() or (h[:, G.H_LEFT] < -1).any()
+            or (h[:, G.H_LEFT] >= C.NUM_COLORS).any() or not -1 <= s.wd4_color < C.NUM_COLORS):
+        raise SoakFailure(f"public history out of range: {h.tolist()}, wd4_color {s.wd4_color}")
     if not s.game_over and not 0 <= s.actor < s.n:
         raise SoakFailure(f"actor {s.actor} is not a seat")
 

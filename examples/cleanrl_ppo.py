@@ -4,7 +4,9 @@
     python examples/cleanrl_ppo.py --total-steps 4096 --num-envs 4 --eval-games 0   # smoke test
 
 One learner seat against scripted opponents (``gymnasium.make_vec("uno_env/Uno-v0", ...)``,
-synchronous vector env; ``--vectorization vector_entry_point`` runs the batched engine instead). The action mask comes in ``info["action_mask"]``; illegal actions get
+synchronous vector env; ``--vectorization vector_entry_point`` runs the batched engine instead,
+whose observations are the first 1254 entries, layout 0, without the public history). The
+action mask comes in ``info["action_mask"]``; illegal actions get
 a logit of -1e9, so the policy never samples them. Gymnasium 1.x autoresets a finished
 sub-env on the *next* step (its action is ignored, and its mask is all zero): those steps are
 masked out of the loss. Read it top to bottom: arguments, networks, rollout, GAE, update,
@@ -62,11 +64,12 @@ def layer(n_in: int, n_out: int, std: float = np.sqrt(2)) -> nn.Linear:
 
 
 class ActorCritic(nn.Module):
-    def __init__(self, hidden: int):
+    def __init__(self, hidden: int, n_obs: int = OBS_SIZE):
         super().__init__()
-        self.actor = nn.Sequential(layer(OBS_SIZE, hidden), nn.Tanh(), layer(hidden, hidden), nn.Tanh(),
+        self.n_obs = n_obs  # the batched engine (vector_entry_point) observes layout 0, a prefix
+        self.actor = nn.Sequential(layer(n_obs, hidden), nn.Tanh(), layer(hidden, hidden), nn.Tanh(),
                                    layer(hidden, NUM_ACTIONS, std=0.01))
-        self.critic = nn.Sequential(layer(OBS_SIZE, hidden), nn.Tanh(), layer(hidden, hidden), nn.Tanh(),
+        self.critic = nn.Sequential(layer(n_obs, hidden), nn.Tanh(), layer(hidden, hidden), nn.Tanh(),
                                     layer(hidden, 1, std=1.0))
 
     def value(self, obs: torch.Tensor) -> torch.Tensor:
@@ -88,7 +91,7 @@ class TorchPolicyAgent(Agent):
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
         with torch.no_grad():
-            obs = torch.as_tensor(observation, dtype=torch.float32)[None]
+            obs = torch.as_tensor(observation[:self.model.n_obs], dtype=torch.float32)[None]
             mask = torch.as_tensor(action_mask, dtype=torch.bool)[None]
             return int(self.model.dist(obs, mask).logits.argmax())
 
@@ -99,12 +102,13 @@ def main(argv=None) -> dict:
     torch.set_num_threads(args.threads)
     envs = gymnasium.make_vec("uno_env/Uno-v0", num_envs=args.num_envs, vectorization_mode=args.vectorization,
                               rules=args.rules, num_players=args.num_players, opponents=[args.opponent])
-    model = ActorCritic(args.hidden)
+    n_obs = envs.single_observation_space.shape[0]
+    model = ActorCritic(args.hidden, n_obs)
     optimizer = torch.optim.Adam(model.parameters(), lr=args.lr, eps=1e-5)
 
     # ------------------------------------------------------------------ storage
     T, N = args.num_steps, args.num_envs
-    obs_buf = torch.zeros((T, N, OBS_SIZE))
+    obs_buf = torch.zeros((T, N, n_obs))
     mask_buf = torch.zeros((T, N, NUM_ACTIONS), dtype=torch.bool)
     act_buf = torch.zeros((T, N), dtype=torch.long)
     logp_buf = torch.zeros((T, N))
@@ -152,7 +156,7 @@ def main(argv=None) -> dict:
                 last = last * valid_buf[t]  # nothing flows back across an autoreset step
             ret = adv + val_buf
         # ------------------------------------------------------------------ update
-        b_obs, b_mask = obs_buf.reshape(-1, OBS_SIZE), mask_buf.reshape(-1, NUM_ACTIONS)
+        b_obs, b_mask = obs_buf.reshape(-1, n_obs), mask_buf.reshape(-1, NUM_ACTIONS)
         b_act, b_logp = act_buf.reshape(-1), logp_buf.reshape(-1)
         b_adv, b_ret, b_valid = adv.reshape(-1), ret.reshape(-1), valid_buf.reshape(-1)
         idx = np.arange(T * N)

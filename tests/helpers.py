@@ -203,6 +203,7 @@ def _perturbed(s, observer: int, rng: np.random.Generator):
     t.hands = s.hands.copy()
     t.held = list(s.held)
     t.draw_pile = list(s.draw_pile)
+    t.history = s.history.copy()  # public: the same, but not shared
     t.legal_cache = None
     changed = False
     others = [q for q in range(s.n) if q != observer]
@@ -250,8 +251,10 @@ def check_hidden(env, rng: np.random.Generator) -> None:
     if not changed:
         return
     enc = env.encoder
-    assert (enc.encode(t, observer) == enc.encode(s, observer)).all(), \
-        f"observation of seat {observer} depends on hidden cards"
+    obs_t, obs_s = enc.encode(t, observer), enc.encode(s, observer)
+    assert (obs_t[O.HISTORY:] == obs_s[O.HISTORY:]).all(), \
+        f"public history (HISTORY, WD4_COLOR) of seat {observer}'s observation depends on hidden cards"
+    assert (obs_t == obs_s).all(), f"observation of seat {observer} depends on hidden cards"
     if s.actor == observer and not s.game_over:
         assert env.engine.legal_actions(t) == env.engine.legal_actions(s)
     # the perturbed copy is still a valid deal of the deck

@@ -80,6 +80,7 @@ import uno_env
 import uno_env.agents.checkpoint as ckpt
 from uno_env import _atomic
 from uno_env.agents import sb3
+from uno_env.agents.imitation import collect_demonstrations
 from uno_env.agents.policy import PolicyAgent
 from uno_env.game import actions as A
 from uno_env.tools.evaluate import evaluate
@@ -110,6 +111,13 @@ class Config:
     max_learner_steps: int | None = 1000
     """truncate an episode after this many learner decisions (UnoGymEnv's cap; None: only
     the engine's rules.max_steps). Ends the endless games of two untrained policies"""
+    # --- behaviour cloning warm start ---
+    imitate_decisions: int = 0
+    """before PPO, fit the policy to this many decisions of imitate_teacher playing every seat
+    (and the value net to their outcomes): uno_env.agents.imitation; 0: start at random"""
+    imitate_teacher: str = "heuristic"
+    imitate_epochs: int = 4
+    imitate_learning_rate: float = 1e-3
     # --- MaskablePPO ---
     net_arch: list = field(default_factory=lambda: [256, 256])
     """hidden layers of the policy and the value net (separate nets)"""
@@ -117,7 +125,7 @@ class Config:
     """tanh or relu"""
     obs_features: bool = True
     """policy input = uno_env.agents.sb3.ObsFeatures (no empty opponent slots, scaled counts)
-    instead of the raw 1254-entry vector"""
+    instead of the raw observation vector (1537 entries)"""
     critic: str = "obs"
     """obs: the value network reads what the policy reads; state: an asymmetric actor-critic,
     the value network also reads the global state (every hand; uno_env.agents.sb3.AsymmetricPolicy,
@@ -160,43 +168,20 @@ class Config:
 
 
 # what each Config key must hold (uno_env.tools.configs: one check per key, unknown keys are errors)
-_CONFIG_CHECKS = {
-    "rules": configs.Check(lambda v: isinstance(v, str) and bool(v), "a rules preset name or YAML path"),
-    "num_players": configs.integer(2, 10),
-    "total_steps": configs.integer(1),
-    "time_limit_min": configs.real(0, low_open=True, optional=True),
-    "seed": configs.integer(0),
+_CONFIG_CHECKS = {**configs.TRAINING_CHECKS,  # the keys train_rllib.py shares, then our own
     "n_envs": configs.integer(1),
     "vec_env": configs.choice("dummy", "subproc"),
-    "torch_threads": configs.integer(1),
     "max_learner_steps": configs.integer(1, optional=True),
-    "net_arch": configs.layer_sizes(),
-    "activation": configs.choice("tanh", "relu"),
-    "obs_features": configs.boolean(),
     "critic": configs.choice("obs", "state"),
-    "learning_rate": configs.real(0, low_open=True),
-    "learning_rate_final": configs.real(0, optional=True),
+    "imitate_decisions": configs.integer(0),
+    "imitate_teacher": configs.text(),
+    "imitate_epochs": configs.integer(1),
+    "imitate_learning_rate": configs.real(0, low_open=True),
     "n_steps": configs.integer(1),
     "batch_size": configs.integer(1),
     "n_epochs": configs.integer(1),
-    "gamma": configs.real(0, 1, low_open=True),
-    "gae_lambda": configs.real(0, 1),
-    "clip_range": configs.real(0, low_open=True),
-    "ent_coef": configs.real(0),
-    "ent_coef_final": configs.real(0, optional=True),
-    "vf_coef": configs.real(0),
-    "max_grad_norm": configs.real(0, low_open=True),
     "target_kl": configs.real(0, low_open=True, optional=True),
-    "phases": configs.phases(),
-    "snapshot_every": configs.integer(1),
-    "snapshot_keep": configs.integer(1),
     "snapshot_sample": configs.boolean(),
-    "eval_every": configs.integer(1),
-    "eval_games": configs.integer(1),
-    "eval_opponents": configs.specs(),
-    "final_eval_games": configs.integer(1),
-    "eval_workers": configs.integer(1),
-    "checkpoint_every": configs.integer(1),
 }
 
 
@@ -498,6 +483,20 @@ def main(argv: list[str] | None = None) -> dict:
             policy_kwargs=policy_kwargs,
             seed=cfg.seed, device="cpu", verbose=0)
     model.set_logger(configure(os.path.join(log_dir, "tb"), ["tensorboard"]))
+
+    # --- behaviour cloning warm start (a new run only) ---
+    if cfg.imitate_decisions and not args.resume:
+        began = time.time()
+        demos = collect_demonstrations(rules, cfg.num_players, cfg.imitate_decisions, seed=cfg.seed,
+                                       teacher=cfg.imitate_teacher, critic_state=cfg.critic == "state")
+        fit = sb3.imitate(model, demos, epochs=cfg.imitate_epochs, learning_rate=cfg.imitate_learning_rate,
+                          seed=cfg.seed)
+        wall_before += time.time() - began  # part of the run's wall time
+        for key, value in fit.items():
+            model.logger.record(f"imitation/{key}", value)
+        print(f"imitation: {len(demos)} decisions of {cfg.imitate_teacher} ({demos.games} games), "
+              f"{time.time() - began:.0f} s; the policy now picks the teacher's move {fit['agreement']:.1%} "
+              f"of the time (policy loss {fit['policy_loss']:.3f}, value loss {fit['value_loss']:.3f})")
     rollout = cfg.n_steps * cfg.n_envs
 
     snapshots = sync_outputs(eval_csv, snap_dir, model.num_timesteps)

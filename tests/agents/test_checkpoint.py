@@ -20,6 +20,8 @@ from uno_env.agents import checkpoint as ckpt
 from uno_env.agents import make_agent
 from uno_env.agents.policy import MaskedPolicy, load_policy
 from uno_env.envs.gym_env import UnoGymEnv
+from uno_env.game import actions as A
+from uno_env.game import cards as C
 from uno_env.game import observation as O
 from uno_env.game.rules import make_rules
 
@@ -91,12 +93,85 @@ def test_actor_is_rebuilt_from_card_and_weights(tmp_path, input_kind, activation
 def test_obs_features_drop_only_entries_that_are_always_zero():
     for n in (2, 3, 10):
         keep, scale = ckpt.obs_features_layout(n)
-        assert len(keep) == O.OPPONENTS + (n - 1) * O.OPP_FIELDS + O.NUM_RULE_FLAGS
+        assert len(keep) == O.OPPONENTS + (n - 1) * O.OPP_FIELDS + O.NUM_RULE_FLAGS \
+            + (n - 1) * O.HIST_FIELDS + C.NUM_COLORS
         dropped = np.setdiff1d(np.arange(O.OBS_SIZE), keep)
         obs, _ = observations(2, n, seed=n)
         assert not obs[:, dropped].any()
         assert scale[list(keep).index(O.PENDING)] == ckpt.PENDING_SCALE
         assert scale[list(keep).index(O.OPPONENTS + O.OPP_HAND_SIZE)] == ckpt.HAND_SIZE_SCALE
+        assert scale[list(keep).index(O.HISTORY + O.HIST_RECEIVED)] == ckpt.HAND_SIZE_SCALE
+    assert len(ckpt.obs_features_layout(2)[0]) == 361
+
+
+def test_obs_features_of_layout_0_are_those_of_before():
+    """Layout 0's obs_features (what version-0 cards were trained on): 326 entries for two
+    players, all in the version-0 prefix; layout 1's start with them."""
+    for n in (2, 4):
+        keep0, scale0 = ckpt.obs_features_layout(n, 0)
+        keep1, scale1 = ckpt.obs_features_layout(n, 1)
+        assert len(keep0) == O.OPPONENTS + (n - 1) * O.OPP_FIELDS + O.NUM_RULE_FLAGS
+        assert keep0.max() < O.V0_SIZE
+        assert (keep1[:len(keep0)] == keep0).all() and (scale1[:len(keep0)] == scale0).all()
+    assert len(ckpt.obs_features_layout(2, 0)[0]) == 326
+    with pytest.raises(ValueError, match="unknown observation layout version 7"):
+        ckpt.obs_features_layout(2, 7)
+
+
+def _layout0_checkpoint(directory, input_kind, hidden=(16,), seed=0) -> dict:
+    """A checkpoint as uno_env wrote them before layout 1 (observation_layout version 0)."""
+    spec = {"input": input_kind, "sizes": [ckpt.input_size(input_kind, 2, 0), *hidden, A.NUM_ACTIONS],
+            "activation": "tanh", "dtype": "float32"}
+    rng = np.random.default_rng(seed)
+    tensors = {name: rng.normal(0.0, 0.5, shape).astype(np.float32)
+               for name, shape in ckpt.tensor_shapes(spec).items()}
+    card = ckpt.make_card(rules=CLASSIC, num_players=2, total_steps=0, wall_time_s=0.0, policy=spec)
+    card["observation_layout"] = {"version": 0, "size": O.V0_SIZE}
+    return ckpt.save_policy(str(directory), card, tensors)
+
+
+@pytest.mark.parametrize("input_kind", ["raw", "obs_features"])
+def test_layout_0_checkpoint_plays_on_the_layout_0_prefix(tmp_path, input_kind):
+    """A version-0 card loads; its policy reads the first 1254 entries of today's
+    observation (the layout-0 observation), so it acts as it did, and also takes the
+    layout-0 observations of the batched engine."""
+    card = _layout0_checkpoint(tmp_path, input_kind)
+    _, tensors = ckpt.load_checkpoint(tmp_path, CLASSIC, 2)
+    obs, masks = observations()
+    assert obs.shape[1] == O.OBS_SIZE
+    prefix = obs[:, :O.V0_SIZE]
+    if input_kind == "raw":
+        x = prefix
+    else:
+        keep, scale = ckpt.obs_features_layout(2, 0)
+        x = prefix[:, keep] * scale
+    for i in range(2):
+        x = x @ tensors[f"actor.{i}.weight"].T + tensors[f"actor.{i}.bias"]
+        x = np.tanh(x) if i == 0 else x
+    policy, loaded = load_policy(str(tmp_path), CLASSIC, 2)
+    assert loaded == card and policy.layout_version == 0
+    np.testing.assert_allclose(policy.logits(obs), x, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(policy.logits(prefix), x, rtol=1e-5, atol=1e-5)
+    agent = make_agent(f"checkpoint:{tmp_path}", CLASSIC, 2)
+    assert agent.act(obs[0], masks[0]) == int(np.where(masks[0].astype(bool), x[0], -np.inf).argmax())
+
+
+def test_layout_1_policy_refuses_a_layout_0_observation(tmp_path):
+    random_checkpoint(tmp_path)
+    policy, _ = load_policy(str(tmp_path))
+    obs, _ = observations(1)
+    with pytest.raises(ValueError, match="layout 1 .*1537 entries.*got 1254"):
+        policy.logits(obs[:, :O.V0_SIZE])
+
+
+@pytest.mark.parametrize("layout", [{"version": 0, "size": 1537}, {"version": 1, "size": 1254},
+                                    {"version": 2, "size": 1600}, {"version": "1", "size": 1537},
+                                    {"version": 1}])
+def test_layout_with_a_wrong_size_or_unknown_version_is_refused(tmp_path, layout):
+    card = random_checkpoint(tmp_path)
+    card["observation_layout"] = layout
+    with pytest.raises(ckpt.CheckpointError, match="observation layout"):
+        ckpt.validate_card(card)
 
 
 def test_sampling_agent_is_reproducible(tmp_path):
@@ -118,6 +193,7 @@ BAD_CARDS = [
     ("players type", lambda c: c.update(num_players="2"), "num_players must be an integer"),
     ("players bool", lambda c: c.update(num_players=True), "num_players must be an integer"),
     ("obs layout", lambda c: c["observation_layout"].update(version=99), "observation layout .*99"),
+    ("obs layout size", lambda c: c["observation_layout"].update(size=1254), "observation layout .*1254"),
     ("action layout", lambda c: c["action_layout"].update(size=61), "action layout .*61"),
     ("format 1", lambda c: c.update(format=1), "format 1 describes an SB3 model.zip.*uno-convert-checkpoint"),
     ("format 3", lambda c: c.update(format=3), "unsupported format 3"),
@@ -133,9 +209,9 @@ BAD_CARDS = [
     ("sizes bool", lambda c: c["policy"].update(sizes=[326, True, 195]), "sizes must be a list"),
     ("sizes too deep", lambda c: c["policy"].update(sizes=[326] + [4] * 17 + [195]), "sizes must be a list"),
     ("input size", lambda c: c["policy"].update(sizes=[1254, 16, 195]), r"sizes\[0\] is 1254"),
-    ("actions", lambda c: c["policy"].update(sizes=[326, 16, 61]), r"sizes\[-1\] is 61"),
-    ("width", lambda c: c["policy"].update(sizes=[326, 10 ** 9, 195]), "hidden layer sizes must be in"),
-    ("zero width", lambda c: c["policy"].update(sizes=[326, 0, 195]), "hidden layer sizes must be in"),
+    ("actions", lambda c: c["policy"].update(sizes=[361, 16, 61]), r"sizes\[-1\] is 61"),
+    ("width", lambda c: c["policy"].update(sizes=[361, 10 ** 9, 195]), "hidden layer sizes must be in"),
+    ("zero width", lambda c: c["policy"].update(sizes=[361, 0, 195]), "hidden layer sizes must be in"),
     ("traversal", lambda c: c["policy"].update(weights="../w.safetensors"), "plain file name"),
     ("absolute", lambda c: c["policy"].update(weights="/etc/passwd"), "plain file name"),
     ("zip", lambda c: c["policy"].update(weights="model.zip"), "plain file name"),
@@ -228,8 +304,8 @@ def test_weights_must_match_the_card(tmp_path):
     refused(st_save({**good, "actor.0.bias": np.full(16, np.nan, np.float32)}), "actor.0.bias holds NaN")
     renamed = {("actor.9.weight" if n == "actor.0.weight" else n): t for n, t in good.items()}
     refused(st_save(renamed), r"hold tensors .*actor\.9\.weight.*; the card's network has")
-    refused(st_save({**good, "actor.0.weight": np.ones((326, 16), np.float32)}),
-            r"tensor actor.0.weight is F32 \[326, 16\]; the card's network needs F32 \[16, 326\]")
+    refused(st_save({**good, "actor.0.weight": np.ones((361, 16), np.float32)}),
+            r"tensor actor.0.weight is F32 \[361, 16\]; the card's network needs F32 \[16, 361\]")
     refused(st_save({**good, "actor.0.bias": np.ones(16, np.int32)}), "actor.0.bias is I32")
     refused(st_save({**good, "extra": np.ones(100_000, np.float32)}), "bytes; the card's network")
     refused(b"\x00" * 8 + bytes(size), "not a valid safetensors file")

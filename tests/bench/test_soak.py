@@ -11,7 +11,7 @@ import pytest
 
 from uno_env.game import actions as A
 from uno_env.game import events as E
-from uno_env.game.engine import Engine
+from uno_env.game.engine import H_RECEIVED, Engine
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 _spec = importlib.util.spec_from_file_location("soak", os.path.join(ROOT, "bench", "soak.py"))
@@ -140,3 +140,15 @@ def test_resume_refuses_a_soak_json_made_with_other_settings(tmp_path, capsys):
     with pytest.raises(SystemExit) as e:
         soak.main(["--variants", "tmnt", "--games", "18", "--out", str(tmp_path), "--resume", "--no-events"])
     assert e.value.code == 2 and "events=True" in capsys.readouterr().err
+
+
+def test_a_public_history_out_of_range_is_caught(monkeypatch):
+    original = Engine._draw_for_turn
+
+    def negative_count(self, s, p):  # a draw that lowers the received count below zero
+        original(self, s, p)
+        s.history[p, H_RECEIVED] = -3
+
+    monkeypatch.setattr(Engine, "_draw_for_turn", negative_count)
+    with pytest.raises(soak.SoakFailure, match="public history out of range"):
+        soak.play_game("classic", 9, 1)

@@ -18,7 +18,7 @@ import uno_env
 from uno_env.game import actions as A
 from uno_env.game import cards as C
 from uno_env.game import observation as O
-from uno_env.game.engine import NUM_PENDING_KINDS, NUM_PHASES
+from uno_env.game.engine import LAST_NAMES, LAST_NONE, NUM_PENDING_KINDS, NUM_PHASES
 
 from helpers import CLASSIC_COLORS, TMNT_COLORS, act, legal_names, reset_stacked
 
@@ -221,7 +221,13 @@ def test_observation_layout_constants_are_consistent():
     assert O.OPPONENTS == O.SELF + 2
     assert O.OPP_FIELDS == 4 + 2 * C.NUM_KINDS and O.OPP_KNOWN == 4 and O.OPP_OFFER == 4 + C.NUM_KINDS
     assert O.RULES == O.OPPONENTS + O.MAX_OPPONENTS * O.OPP_FIELDS
-    assert O.OBS_SIZE == O.RULES + O.NUM_RULE_FLAGS == 1254
+    assert O.V0_SIZE == O.RULES + O.NUM_RULE_FLAGS == 1254  # layout 0, unchanged: the prefix of layout 1
+    assert O.HISTORY == O.V0_SIZE
+    assert O.HIST_FIELDS == C.NUM_COLORS + C.NUM_FACES + 1 + len(LAST_NAMES) + C.NUM_COLORS == 31
+    assert (O.HIST_DREW_ON_FACE, O.HIST_RECEIVED, O.HIST_LAST, O.HIST_LEFT) == (4, 17, 18, 27)
+    assert O.WD4_COLOR == O.HISTORY + O.MAX_OPPONENTS * O.HIST_FIELDS
+    assert O.OBS_SIZE == O.WD4_COLOR + C.NUM_COLORS == 1537
+    assert O.LAYOUT_SIZES == {0: 1254, 1: 1537} and O.LAYOUT_VERSION == 1
     for rules in ("classic", "tmnt"):
         for n in (2, 10):
             env = uno_env.raw_env(rules=rules, num_players=n)
@@ -255,9 +261,14 @@ def test_observation_content_matches_the_table():
         for j in (1, 2):
             assert block[j - 1, 0] == 1 and block[j - 1, 1] == 7 and block[j - 1, 2] == 0
         assert not block[2:].any()  # no third opponent
-        flags = o[O.RULES:]
+        flags = o[O.RULES:O.V0_SIZE]
         # stacking, jump_in, seven_slap, giving, until_playable, explicit, bluff, challenge, tmnt, n/10
         assert flags.tolist() == pytest.approx([0, 0, 0, 0, 0, 1, 1, 1, 1, 0.3])
+        hist = o[O.HISTORY:O.WD4_COLOR].reshape(O.MAX_OPPONENTS, O.HIST_FIELDS)
+        for j in (1, 2):  # nothing happened yet: last action "none", no flags, no count
+            assert hist[j - 1].tolist() == [1.0 if i == O.HIST_LAST + LAST_NONE else 0.0
+                                            for i in range(O.HIST_FIELDS)]
+        assert not hist[2:].any() and not o[O.WD4_COLOR:].any()
 
 
 def test_mask_only_for_agent_selection_and_names_match():

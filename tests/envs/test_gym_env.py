@@ -48,6 +48,8 @@ class Cheater(Agent):
     {"opponents": ["random"]},
     {"opponents": "heuristic", "num_players": 3, "seat": 1},
     {"opponents": ["random", "greedy", "heuristic"], "num_players": 4, "rules": "house"},
+    {"opponents": ["random"], "critic_state": "append"},
+    {"opponents": ["random"], "critic_state": "info"},
 ])
 def test_gymnasium_check_env(kwargs):
     env = gymnasium.make("uno_env/Uno-v0", **kwargs)
@@ -57,6 +59,7 @@ def test_gymnasium_check_env(kwargs):
 def test_sb3_check_env():
     sb3_check_env(gymnasium.make("uno_env:uno_env/Uno-v0", opponents="random"))
     sb3_check_env(UnoGymEnv(opponents=["heuristic"]))
+    sb3_check_env(UnoGymEnv(opponents=["heuristic"], critic_state="append"))
 
 
 def test_make_forms_and_spaces():

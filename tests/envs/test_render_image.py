@@ -8,6 +8,7 @@ import pytest
 
 import uno_env
 from uno_env.envs.image import IMAGE_HEIGHT, IMAGE_WIDTH, table_image
+from uno_env.game.observation import OBS_SIZE
 
 from helpers import P, _perturbed, act, make_env
 
@@ -50,6 +51,6 @@ def test_sb3_make_vec_env_with_the_registered_id_renders_frames():
     from stable_baselines3.common.env_util import make_vec_env
 
     venv = make_vec_env("uno_env/Uno-v0", n_envs=2, env_kwargs={"opponents": ["random"]})
-    assert venv.reset().shape == (2, 1254)
+    assert venv.reset().shape == (2, OBS_SIZE)
     frames = venv.get_images()
     assert len(frames) == 2 and frames[0].shape == (IMAGE_HEIGHT, IMAGE_WIDTH, 3)

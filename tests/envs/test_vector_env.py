@@ -1,6 +1,7 @@
 """The batched Gymnasium vector env: make_vec, spaces, masks, next-step autoreset, opponents.
 
-Its observations equal the scalar encoder's for the same state (the engine equality itself
+Its observations equal the first 1254 entries (layout 0) of the scalar encoder's for the same
+state (the engine equality itself
 is tested in tests/game/test_batched_engine.py); an episode of game ``i`` plays like a
 ``Uno-v0`` episode: rewards at the end, -1 for an illegal action, truncation at max_steps.
 """
@@ -17,7 +18,8 @@ import uno_env  # noqa: E402,F401  (registers the ids)
 from uno_env.game import actions as A  # noqa: E402
 from uno_env.game.batched import state_dict  # noqa: E402
 from uno_env.game.engine import Engine  # noqa: E402
-from uno_env.game.observation import OBS_SIZE, ObservationEncoder  # noqa: E402
+from uno_env.game.observation import V0_SIZE as OBS_SIZE  # noqa: E402  (the batched engine: layout 0)
+from uno_env.game.observation import ObservationEncoder  # noqa: E402
 
 
 def make(n_envs=8, **kwargs):
@@ -60,7 +62,7 @@ def test_observations_equal_the_scalar_encoder_for_the_learner_seat():
             # rebuild the scalar state of game b from the batched one and encode it
             s = engine.new_state(np.random.default_rng(0))
             _load(s, env.engine.game_state(b))
-            np.testing.assert_array_equal(obs[b], encoder.encode(s, int(env.seats[b])))
+            np.testing.assert_array_equal(obs[b], encoder.encode(s, int(env.seats[b]))[:OBS_SIZE])
             assert state_dict(s) == env.engine.game_state(b)
         obs, _, _, _, info = env.step(random_legal(rng, info["action_mask"]))
 
@@ -176,6 +178,25 @@ def test_checkpoint_opponent_plays_inside_the_batch():
     for _ in range(20):
         obs, *_rest, info = env.step(first_legal(info["action_mask"]))
     assert obs.shape == (16, OBS_SIZE)
+
+
+def test_observations_are_the_layout_0_prefix():
+    """The batched engine keeps no public history: its observations are layout 0 (the first
+    1254 entries of the scalar observation)."""
+    env = make(2)
+    assert env.single_observation_space.shape == (1254,)
+
+
+def test_layout_1_checkpoint_opponent_is_refused(tmp_path):
+    from helpers import random_checkpoint
+
+    random_checkpoint(tmp_path)  # written today: observation layout 1
+    with pytest.raises(ValueError, match="layout 1 .*1537 entries.*batched engine gives layout 0"):
+        make(2, opponents=[f"checkpoint:{tmp_path}"])
+    from uno_env.tools.batched_eval import evaluate_batched
+
+    with pytest.raises(ValueError, match="layout 1 .*batched engine gives layout 0"):
+        evaluate_batched(f"checkpoint:{tmp_path}", "random", games=2, batch=2)
 
 
 def test_partial_reset_with_a_mask_keeps_the_other_games():

@@ -21,7 +21,7 @@ from uno_env.game import cards as C  # noqa: E402
 from uno_env.game.batched import BatchedEngine, rng_words, state_dict  # noqa: E402
 from uno_env.game.batched import pcg64 as R  # noqa: E402
 from uno_env.game.engine import CATCH, CHALLENGE, COLOR, DISCARD, OVER, TURN, Engine  # noqa: E402
-from uno_env.game.observation import ObservationEncoder  # noqa: E402
+from uno_env.game.observation import V0_SIZE, ObservationEncoder  # noqa: E402
 from uno_env.game.rules import make_rules  # noqa: E402
 
 from helpers import stacked_deck  # noqa: E402
@@ -62,7 +62,9 @@ def assert_same(be: BatchedEngine, engine: Engine, encoder: ObservationEncoder, 
         legal = [] if s.game_over else engine.legal_actions(s)
         assert np.flatnonzero(masks[b]).tolist() == legal, f"{where}, game {b}: legal actions differ"
         for p in range(be.n if observe else 0):
-            np.testing.assert_array_equal(obs[p][b], encoder.encode(s, p), err_msg=f"{where}, game {b}, seat {p}")
+            # the batched engine observes layout 0: the prefix of the scalar encoder's vector
+            np.testing.assert_array_equal(obs[p][b], encoder.encode(s, p)[:V0_SIZE],
+                                          err_msg=f"{where}, game {b}, seat {p}")
 
 
 def play_both(rules, n: int, games: int, seed: int, max_steps: int = 400, decks=None, dealers=None,

@@ -68,12 +68,13 @@ def test_card_tables_agree_with_the_card_functions():
     assert list(range(C.NUM_KINDS)[C.WILD_SLICE]) == list(C.WILD_KINDS)
 
 
-def test_rule_flags_layout_0():
-    """The order of the RULES block is part of the observation layout (version 0)."""
-    assert O.LAYOUT_VERSION == 0
+def test_rule_flags_end_layout_0():
+    """The order of the RULES block is part of the observation layout; it ends layout 0, the
+    prefix of layout 1."""
+    assert O.LAYOUT_VERSION == 1
     assert O.RULE_FLAG_NAMES == ("stacking", "jump_in", "seven_slap", "giving", "until_playable",
                                  "explicit_uno", "wd4_bluff", "challenge", "tmnt")
-    assert O.NUM_RULE_FLAGS == len(O.RULE_FLAG_NAMES) + 1 and O.RULE_NUM_PLAYERS == O.OBS_SIZE - 1
+    assert O.NUM_RULE_FLAGS == len(O.RULE_FLAG_NAMES) + 1 and O.RULE_NUM_PLAYERS == O.V0_SIZE - 1
 
 
 @pytest.mark.parametrize("rules,overrides", [("classic", {}), ("tmnt", {"uno_call": "explicit"}),

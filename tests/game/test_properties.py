@@ -10,7 +10,9 @@
 * Rewards: every agent receives its reward through ``last()`` on its dead step; they sum to 0.
 * Hidden information: an observation never changes when only hidden cards change (another
   player's unknown cards swapped with DRAW cards or with a third player's unknown cards,
-  DRAW reordered), and neither does the observer's own mask.
+  DRAW reordered), and neither does the observer's own mask; the public history blocks of
+  layout 1 are compared on their own too (that they are built from public events only is
+  tested in ``test_history.py``).
 
 The default run plays a few hundred games; the ``slow`` variants play thousands.
 """

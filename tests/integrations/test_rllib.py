@@ -222,6 +222,20 @@ def test_a_checkpoint_opponent_module_is_read_on_the_driver_and_plays_greedily(t
         ur.opponent_module_spec(f"checkpoint:{path}", make_rules("classic"), 3)
 
 
+def test_the_shipped_layout_0_checkpoint_plays_as_an_opponent_module():
+    """A checkpoint of observation layout 0 (the shipped classic-2p) reads the layout-0 prefix
+    of the observations and picks what its checkpoint agent picks."""
+    path = os.path.join(ROOT, "checkpoints", "classic-2p")
+    spec = ur.opponent_module_spec(f"checkpoint:{path}", make_rules("classic"), 2)
+    assert spec.model_config["layout_version"] == 0
+    module = spec.build()
+    batch = batch_of({"num_players": 2}, 30, seed=3)
+    actions = module.forward_inference(torch_batch(batch))[Columns.ACTIONS]
+    agent = make_agent(f"checkpoint:{path}", make_rules("classic"), 2)
+    assert list(actions) == [agent.act(o, m.astype(np.int8))
+                             for o, m in zip(batch[ur.OBS_KEY], batch[ur.MASK_KEY])]
+
+
 def test_a_bad_opponent_spec_fails_on_the_driver_naming_it():
     with pytest.raises(ValueError, match="nonsense"):
         ur.opponent_module_spec("nonsense", make_rules("classic"), 2)

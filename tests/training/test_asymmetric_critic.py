@@ -88,7 +88,7 @@ def test_saved_policy_acts_without_the_state(tmp_path):
     card = ckpt.make_card(rules=make_rules("classic"), num_players=2, total_steps=0, wall_time_s=0.0)
     sb3.save_checkpoint(model, str(tmp_path), card)
     policy, card = load_policy(str(tmp_path))
-    assert card["policy"]["input"] == "obs_features" and card["policy"]["sizes"][0] == 326
+    assert card["policy"]["input"] == "obs_features" and card["policy"]["sizes"][0] == 361
     obs = appended_observations()[:, :O.OBS_SIZE]  # what a player sees, nothing more
     np.testing.assert_allclose(policy.logits(obs), sb3.sb3_logits(model, obs), atol=1e-5)
     result = evaluate([f"checkpoint:{tmp_path}", "random"], num_players=2, games=4, seed=1)

@@ -54,7 +54,7 @@ def test_smoke_run_writes_checkpoint_and_card(trained):
     for name in ("model.zip", "card.json", "eval.csv", "curve.png", card["policy"]["weights"]):
         assert os.path.isfile(os.path.join(d, name)), name
     assert card["format"] == ckpt.CARD_FORMAT
-    assert card["policy"]["input"] == "obs_features" and card["policy"]["sizes"] == [326, 32, 32, 195]
+    assert card["policy"]["input"] == "obs_features" and card["policy"]["sizes"] == [361, 32, 32, 195]
     assert card["num_players"] == 2 and card["rules"] == make_rules("classic").to_dict()
     assert card["observation_layout"] == ckpt.OBS_LAYOUT and card["action_layout"] == ckpt.ACTION_LAYOUT
     assert card["total_steps"] == 512 and card["wall_time_s"] >= 0
@@ -329,3 +329,15 @@ def test_bad_set_is_a_usage_error(bad, tmp_path, capsys):
     assert info.value.code == 2
     assert bad[1].split("=")[0] in capsys.readouterr().err
     assert not os.path.exists(tmp_path / "bad")
+
+
+@pytest.mark.parametrize("critic", ["obs", "state"])
+def test_imitation_warm_start_runs_before_ppo(tmp_path, capsys, critic):
+    """``imitate_decisions``: the teacher's play is imitated first, and recorded in the card."""
+    train.main(["--config", TEST_CONFIG, "--run", "bc", "--checkpoint-dir", str(tmp_path / "c"),
+                "--runs-dir", str(tmp_path / "r"), "--no-progress", "--set", "imitate_decisions=300",
+                "--set", f"critic={critic}", "--set", "imitate_epochs=1"])
+    out = capsys.readouterr().out
+    assert "imitation: " in out and "decisions of heuristic" in out
+    card = ckpt.load_card(str(tmp_path / "c" / "bc"))
+    assert card["config"]["imitate_decisions"] == 300 and card["total_steps"] == 512

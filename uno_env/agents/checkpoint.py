@@ -42,17 +42,20 @@ format              2
 rules               every rule option (``Rules.to_dict()``); an option absent from an
                     older card takes its default (the behaviour before it existed)
 num_players         2..10
-observation_layout  ``{"version", "size"}`` of :mod:`uno_env.game.observation`
+observation_layout  ``{"version", "size"}`` of :mod:`uno_env.game.observation`: new cards
+                    record version 1; a version-0 card (size 1254) is read too, and its
+                    policy reads the version-0 prefix of the observation
 action_layout       ``{"version", "size"}`` of :mod:`uno_env.game.actions`
 policy              the network: see below
 algorithm, total_steps, wall_time_s, saved, evaluation, config, run, uno_env_version:
                     information only (never interpreted when loading)
 ==================  ============================================================
 
-``policy``: ``input`` (``"raw"``: the 1254-entry observation; ``"obs_features"``: the
-observation without the empty opponent slots of a ``num_players`` table, the pending count
-x0.25 and opponents' hand sizes x0.1, :func:`obs_features_layout`), ``sizes`` (layer widths from
-the input size to the 195 action logits, e.g. ``[326, 256, 256, 195]``), ``activation``
+``policy``: ``input`` (``"raw"``: the observation of the card's layout, 1537 entries, or
+the first 1254 for a version-0 card; ``"obs_features"``: the observation without the empty
+opponent slots (and empty HISTORY slots) of a ``num_players`` table, the pending count x0.25,
+opponents' hand sizes and received cards x0.1, :func:`obs_features_layout`), ``sizes`` (layer
+widths from the input size to the 195 action logits, e.g. ``[361, 256, 256, 195]``), ``activation``
 (``tanh`` or ``relu``, after every layer but the last), ``dtype`` (``float32``), ``weights``
 (the file name) and ``sha256`` (of that file). The file holds ``actor.<i>.weight``
 (``[sizes[i+1], sizes[i]]``, as ``torch.nn.Linear``) and ``actor.<i>.bias`` (``[sizes[i+1]]``)
@@ -65,6 +68,9 @@ are then removed. A run killed at any moment leaves a checkpoint whose card matc
 
 Version history: format 1 (uno_env 0.1-0.2): ``model.zip`` + card, loaded with
 ``MaskablePPO.load`` (unpickling); refused now, with a hint to convert. Format 2 (0.3): this.
+Observation layout 1 (0.3): new cards record it; cards of layout 0 still load and play (their
+policy reads the version-0 prefix); any other layout, or a size that is not its version's,
+is refused.
 """
 
 from __future__ import annotations
@@ -90,7 +96,10 @@ MODEL_FILE = "model.zip"  # SB3 model (a pickle): --resume only
 WEIGHTS_PREFIX = "policy-"
 WEIGHTS_SUFFIX = ".safetensors"
 WEIGHTS_HASH_CHARS = 12
-OBS_LAYOUT = {"version": O.LAYOUT_VERSION, "size": O.OBS_SIZE}
+OBS_LAYOUT = {"version": O.LAYOUT_VERSION, "size": O.OBS_SIZE}  # what new cards record
+# every observation layout a card may have: {"version", "size"} (policies of older layouts read
+# the prefix of the observation that is their layout)
+OBS_LAYOUTS = tuple({"version": v, "size": size} for v, size in sorted(O.LAYOUT_SIZES.items()))
 ACTION_LAYOUT = {"version": A.LAYOUT_VERSION, "size": A.NUM_ACTIONS}
 IGNORED_RULE_KEYS = ("name", "max_steps")  # do not change the game
 INPUTS = ("raw", "obs_features")
@@ -103,7 +112,7 @@ MAX_HIDDEN_LAYERS = 16
 MAX_WIDTH = 8192
 MAX_HEADER_BYTES = 1 << 16  # safetensors header of the weights file (names, shapes, offsets)
 PENDING_SCALE = 0.25  # obs_features: the pending penalty count
-HAND_SIZE_SCALE = 0.1  # obs_features: opponents' hand sizes
+HAND_SIZE_SCALE = 0.1  # obs_features: opponents' hand sizes and cards received since their last play
 _WEIGHTS_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}\.safetensors")
 _OWN_WEIGHTS_NAME = re.compile(re.escape(WEIGHTS_PREFIX) + r"[0-9a-f]{%d}" % WEIGHTS_HASH_CHARS
                                + re.escape(WEIGHTS_SUFFIX))
@@ -120,26 +129,44 @@ class CheckpointNotFoundError(CheckpointError, FileNotFoundError):
 
 
 # ---------------------------------------------------------------------- the network
-def obs_features_layout(num_players: int) -> tuple[np.ndarray, np.ndarray]:
-    """``(keep, scale)`` of the ``obs_features`` input: ``observation[keep] * scale``.
+def obs_features_layout(num_players: int, version: int = O.LAYOUT_VERSION) -> tuple[np.ndarray, np.ndarray]:
+    """``(keep, scale)`` of the ``obs_features`` input of observation layout ``version``:
+    ``observation[keep] * scale`` (indices into the current observation, whose first entries
+    are the older layouts).
 
-    Keeps everything up to the last real opponent's slot and the rule flags (2 players:
-    326 of the 1254 entries); scales the pending count and opponents' hand sizes to about [0, 1]."""
-    keep = np.r_[np.arange(O.OPPONENTS + (num_players - 1) * O.OPP_FIELDS),
-                 np.arange(O.RULES, O.OBS_SIZE)].astype(np.int64)
+    Keeps everything up to the last real opponent's slot and the rule flags (2 players: 326 of
+    the 1254 entries of version 0); version 1 also keeps the HISTORY slots of the real opponents
+    and WD4_COLOR (2 players: 361 entries). Scales the pending count, opponents' hand sizes and
+    the cards they received since their last play to about [0, 1]."""
+    if version not in O.LAYOUT_SIZES:
+        raise ValueError(f"unknown observation layout version {version!r} (known: {sorted(O.LAYOUT_SIZES)})")
+    m = num_players - 1
+    parts = [np.arange(O.OPPONENTS + m * O.OPP_FIELDS), np.arange(O.RULES, O.V0_SIZE)]
+    if version >= 1:
+        parts += [np.arange(O.HISTORY, O.HISTORY + m * O.HIST_FIELDS), np.arange(O.WD4_COLOR, O.OBS_SIZE)]
+    keep = np.concatenate(parts).astype(np.int64)
     scale = np.ones(O.OBS_SIZE, np.float32)
     scale[O.PENDING] = PENDING_SCALE
     scale[O.OPPONENTS + O.OPP_HAND_SIZE:O.RULES:O.OPP_FIELDS] = HAND_SIZE_SCALE
+    scale[O.HISTORY + O.HIST_RECEIVED:O.WD4_COLOR:O.HIST_FIELDS] = HAND_SIZE_SCALE
     return keep, scale[keep]
 
 
-def input_size(input_kind: str, num_players: int) -> int:
-    return O.OBS_SIZE if input_kind == "raw" else len(obs_features_layout(num_players)[0])
+def input_size(input_kind: str, num_players: int, version: int = O.LAYOUT_VERSION) -> int:
+    """Width of a policy's input: the layout's observation (``raw``) or its ``obs_features``."""
+    if input_kind == "raw":
+        return O.LAYOUT_SIZES[version]
+    return len(obs_features_layout(num_players, version)[0])
+
+
+def layout_version(card: Mapping[str, Any]) -> int:
+    """The observation layout version of a validated card."""
+    return card["observation_layout"]["version"]
 
 
 def policy_spec(hidden: list[int], activation: str, input_kind: str, num_players: int) -> dict[str, Any]:
     """The card's ``policy`` description of an MLP actor (without ``weights``/``sha256``,
-    which :func:`save_policy` fills in)."""
+    which :func:`save_policy` fills in), for the current observation layout."""
     sizes = [input_size(input_kind, num_players)] + [int(h) for h in hidden] + [A.NUM_ACTIONS]
     return {"input": input_kind, "sizes": sizes, "activation": activation, "dtype": DTYPE}
 
@@ -280,16 +307,19 @@ def validate_card(card: Any, where: str = "", require_policy: bool = True) -> No
     n = card["num_players"]
     if not _is_int(n) or not 2 <= n <= O.MAX_PLAYERS:
         fail(f"num_players must be an integer in 2..{O.MAX_PLAYERS}, got {_short(n)}")
-    for key, ours in (("observation_layout", OBS_LAYOUT), ("action_layout", ACTION_LAYOUT)):
-        if card[key] != ours:
-            fail(f"{key.replace('_', ' ')} {_short(card[key])} (this uno_env has {ours})")
+    layout = card["observation_layout"]
+    if layout not in OBS_LAYOUTS or not _is_int(layout["version"]) or not _is_int(layout["size"]):
+        fail(f"observation layout {_short(card['observation_layout'])} (this uno_env has {OBS_LAYOUT} "
+             f"and reads {list(OBS_LAYOUTS)})")
+    if card["action_layout"] != ACTION_LAYOUT:
+        fail(f"action layout {_short(card['action_layout'])} (this uno_env has {ACTION_LAYOUT})")
     if fmt == CARD_FORMAT:
-        problem = _policy_problem(card["policy"], n)
+        problem = _policy_problem(card["policy"], n, layout_version(card))
         if problem:
             fail(f"policy: {problem}")
 
 
-def _policy_problem(policy: Any, num_players: int) -> str | None:
+def _policy_problem(policy: Any, num_players: int, version: int) -> str | None:
     if not isinstance(policy, dict):
         return f"must be a JSON object, got {type(policy).__name__} {_short(policy)}"
     if sorted(policy) != sorted(POLICY_KEYS):
@@ -305,9 +335,10 @@ def _policy_problem(policy: Any, num_players: int) -> str | None:
             or not all(_is_int(s) for s in sizes)):
         return (f"sizes must be a list of 2..{MAX_HIDDEN_LAYERS + 2} integers (input, hidden "
                 f"layers, actions), got {_short(sizes)}")
-    n_in = input_size(policy["input"], num_players)
+    n_in = input_size(policy["input"], num_players, version)
     if sizes[0] != n_in:
-        return f"sizes[0] is {sizes[0]}; input {policy['input']!r} with {num_players} players has {n_in}"
+        return (f"sizes[0] is {sizes[0]}; input {policy['input']!r} with {num_players} players "
+                f"(observation layout {version}) has {n_in}")
     if sizes[-1] != A.NUM_ACTIONS:
         return f"sizes[-1] is {sizes[-1]}; there are {A.NUM_ACTIONS} actions"
     if not all(1 <= s <= MAX_WIDTH for s in sizes[1:-1]):

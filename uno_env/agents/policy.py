@@ -10,7 +10,9 @@ legal action or, with ``#sample``, samples from the masked softmax with its own 
     agent = make_agent("checkpoint:checkpoints/classic-2p#sample", rules, 2, seed=0)
 
 A checkpoint's weights are loaded once per process and weights file (:func:`load_policy`); its
-card is read and checked against the requested rules and player count on every load.
+card is read and checked against the requested rules and player count on every load. A card
+of observation layout 0 plays on today's observations: its policy reads their first
+``observation.V0_SIZE`` entries, which are the layout-0 observation.
 """
 
 from __future__ import annotations
@@ -32,12 +34,15 @@ MAX_CACHED_POLICIES = 16
 class MaskedPolicy:
     """An MLP actor (a card's ``policy`` description and its tensors) as a numpy function."""
 
-    def __init__(self, policy: Mapping[str, Any], tensors: Mapping[str, np.ndarray], num_players: int):
+    def __init__(self, policy: Mapping[str, Any], tensors: Mapping[str, np.ndarray], num_players: int,
+                 layout_version: int = O.LAYOUT_VERSION):
         self.input = policy["input"]
         self.activation = policy["activation"]
+        self.layout_version = layout_version
+        self.width = O.LAYOUT_SIZES[layout_version]  # the observation entries it reads: a prefix
         self.keep = self.scale = None
         if self.input == "obs_features":
-            self.keep, self.scale = ckpt.obs_features_layout(num_players)
+            self.keep, self.scale = ckpt.obs_features_layout(num_players, layout_version)
         n_layers = len(policy["sizes"]) - 1
         # (in, out) weights, C-contiguous: x @ w + b
         self.layers = [(np.ascontiguousarray(np.asarray(tensors[f"actor.{i}.weight"], np.float32).T),
@@ -45,10 +50,18 @@ class MaskedPolicy:
                        for i in range(n_layers)]
 
     def logits(self, observations: np.ndarray) -> np.ndarray:
-        """Action logits, shape ``(batch, 195)``, of one observation or a batch."""
-        x = np.asarray(observations, np.float32).reshape(-1, O.OBS_SIZE)
+        """Action logits, shape ``(batch, 195)``, of one observation or a batch. A policy of an
+        older observation layout reads its prefix of the observation (so it also takes
+        observations of its own, shorter layout); a shorter observation is a ``ValueError``."""
+        x = np.asarray(observations, np.float32)
+        x = x.reshape(-1, x.shape[-1] if x.ndim else 1)
+        if x.shape[1] < self.width:
+            raise ValueError(f"this policy reads observations of layout {self.layout_version} "
+                             f"({self.width} entries); got {x.shape[1]} entries")
         if self.keep is not None:
             x = x[:, self.keep] * self.scale
+        elif x.shape[1] != self.width:
+            x = x[:, :self.width]
         last = len(self.layers) - 1
         for i, (w, b) in enumerate(self.layers):
             x = x @ w + b
@@ -83,12 +96,14 @@ def load_policy(path: str, rules: Rules | None = None, num_players: int | None =
     try:
         st = os.stat(weights)
         key = (os.path.realpath(weights), st.st_mtime_ns, st.st_size, card["policy"]["sha256"],
-               card["num_players"], card["policy"]["input"], card["policy"]["activation"])
+               card["num_players"], card["policy"]["input"], card["policy"]["activation"],
+               ckpt.layout_version(card))
     except OSError:
         key = None  # load_weights names the missing file
     policy = _POLICIES.get(key) if key is not None else None
     if policy is None:
-        policy = MaskedPolicy(card["policy"], ckpt.load_weights(path, card), card["num_players"])
+        policy = MaskedPolicy(card["policy"], ckpt.load_weights(path, card), card["num_players"],
+                              ckpt.layout_version(card))
         if key is not None:
             if len(_POLICIES) >= MAX_CACHED_POLICIES:
                 del _POLICIES[next(iter(_POLICIES))]  # the oldest

@@ -24,11 +24,11 @@ so use them only on files you made or trust; everything that plays a checkpoint
 (``checkpoint:<dir>``) reads only the safe files (:mod:`uno_env.agents.checkpoint`).
 
 **The asymmetric critic.** With ``UnoGymEnv(critic_state="append")`` an observation is the
-1254 entries of the observation followed by the 807 of the global state seen from the learner
+1537 entries of the observation followed by the 807 of the global state seen from the learner
 (:mod:`uno_env.game.global_state`: every hand and the DRAW pile). :class:`AsymmetricPolicy`
 (``training/train.py`` with ``critic: state``) keeps SB3's separate policy and value networks
 but gives them different inputs: the policy's :class:`ObsFeatures` selects entries of the
-observation only (its indices all lie below 1254), the value network's :class:`CriticFeatures`
+observation only (its indices all lie below 1537), the value network's :class:`CriticFeatures`
 (:func:`critic_features_layout`) reads those and the global state. So the actor, the part a
 checkpoint saves, is the same MLP on the same ``obs_features`` input as with a symmetric
 critic and acts without the state; the hidden cards reach only the value estimates (the
@@ -36,7 +36,9 @@ baseline of the advantages), as in PerfectDou and Suphx.
 
 Models saved by uno_env 0.1-0.2 pickled the input layer as ``uno_env.checkpoint.ObsFeatures`` or
 ``uno_env.agents.checkpoint.ObsFeatures``; both names resolve to :class:`ObsFeatures`, so
-``--resume`` of such a run and the conversion of such a zip work.
+``--resume`` of such a run and the conversion of such a zip work as long as the model reads
+the current observation layout. A model of observation layout 0 (1254 entries, uno_env up to
+0.3) cannot be resumed or converted (its safe checkpoint still plays: ``checkpoint:<dir>``).
 """
 
 from __future__ import annotations
@@ -69,7 +71,8 @@ def _build_obs_features():
     class ObsFeatures(BaseFeaturesExtractor):
         """The policy's input layer: the observation without the empty opponent slots of a
         ``num_players`` table, with hand sizes and the pending count scaled to about [0, 1]
-        (the card's ``obs_features`` input). Two players: 326 of the 1254 entries."""
+        and the real opponents' HISTORY slots (the card's ``obs_features`` input of the current
+        observation layout). Two players: 361 of the 1537 entries."""
 
         def __init__(self, observation_space, num_players: int):
             keep, scale = ckpt.obs_features_layout(num_players)
@@ -92,7 +95,7 @@ def critic_features_layout(num_players: int) -> tuple[np.ndarray, np.ndarray]:
     """``(keep, scale)`` of the asymmetric critic's input, ``x[keep] * scale`` where ``x`` is an
     observation with the global state appended (``critic_state="append"``): the ``obs_features``
     entries, then the global state without its empty seat slots, the pending count and hand
-    sizes scaled as in ``obs_features`` (2 players: 326 + 329 entries)."""
+    sizes scaled as in ``obs_features`` (2 players: 361 + 329 entries)."""
     obs_keep, obs_scale = ckpt.obs_features_layout(num_players)
     n = num_players
     state_keep = np.concatenate([
@@ -258,6 +261,52 @@ def sb3_logits(model: Any, observations: np.ndarray) -> np.ndarray:
         return policy.action_net(policy.mlp_extractor.forward_actor(features)).numpy()
 
 
+# ---------------------------------------------------------------------- imitation
+def imitate(model: Any, demos: Any, epochs: int = 4, batch_size: int = 1024, learning_rate: float = 1e-3,
+            seed: int = 0) -> dict[str, float]:
+    """Behaviour cloning warm start: fit the policy of a MaskablePPO ``model`` to the teacher's
+    actions of ``demos`` (:class:`uno_env.agents.imitation.Demonstrations`; masked
+    cross-entropy) and its value network to their returns (squared error), ``epochs`` passes
+    of Adam over shuffled minibatches. Models on observations with the global state appended
+    (:class:`AsymmetricPolicy`) need ``demos.states``. Returns the last epoch's mean losses and
+    the share of demonstrated actions the policy then picks (greedy)."""
+    import torch
+
+    policy = model.policy
+    x = demos.observations
+    if model.observation_space.shape == (CRITIC_INPUT_SIZE,):
+        if demos.states is None:
+            raise ValueError("the model's observations hold the global state: collect the "
+                             "demonstrations with critic_state=True")
+        x = np.concatenate([x, demos.states], axis=1)
+    elif model.observation_space.shape != x.shape[1:]:
+        raise ValueError(f"demonstrations of shape {x.shape[1:]} for a model of {model.observation_space.shape}")
+    obs, masks = torch.as_tensor(x), torch.as_tensor(demos.masks)
+    actions, returns = torch.as_tensor(demos.actions), torch.as_tensor(demos.returns)
+    optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
+    generator = torch.Generator().manual_seed(seed)
+    policy.set_training_mode(True)
+    n = len(actions)
+    for _ in range(epochs):
+        totals = {"policy_loss": 0.0, "value_loss": 0.0}
+        for idx in torch.randperm(n, generator=generator).split(batch_size):
+            dist = policy.get_distribution(obs[idx], action_masks=masks[idx].numpy())
+            policy_loss = -dist.log_prob(actions[idx]).mean()
+            value_loss = torch.nn.functional.mse_loss(policy.predict_values(obs[idx]).flatten(), returns[idx])
+            loss = policy_loss + 0.5 * value_loss
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
+            optimizer.step()
+            totals["policy_loss"] += policy_loss.item() * len(idx) / n
+            totals["value_loss"] += value_loss.item() * len(idx) / n
+    policy.set_training_mode(False)
+    with torch.no_grad():
+        agree = sum(int((policy.get_distribution(obs[i], action_masks=masks[i].numpy()).mode()
+                         == actions[i]).sum()) for i in torch.arange(n).split(4096))
+    return dict(totals, agreement=agree / n)
+
+
 # ---------------------------------------------------------------------- save and resume
 def save_checkpoint(model: Any, directory: str, card: dict[str, Any], resumable: bool = True) -> dict:
     """Write the checkpoint of ``model`` into ``directory``: ``model.zip`` first (when
@@ -296,8 +345,10 @@ def _load_zip(model_path: str, env: Any = None, device: str = "cpu") -> Any:
                                    f"model: {type(e).__name__}: {e}") from None
     shape, n = model.observation_space.shape, getattr(model.action_space, "n", None)
     if shape not in OBSERVATION_SHAPES or n != A.NUM_ACTIONS:
+        old = " (observation layout 0: it cannot be resumed; its safe checkpoint still plays)" \
+            if shape == (O.V0_SIZE,) else ""
         raise ckpt.CheckpointError(f"checkpoint model {model_path!r} has observation shape {shape} "
-                                   f"and {n} actions; this uno_env has ({O.OBS_SIZE},) and {A.NUM_ACTIONS}")
+                                   f"and {n} actions; this uno_env has ({O.OBS_SIZE},) and {A.NUM_ACTIONS}{old}")
     return model
 
 

@@ -5,7 +5,7 @@ Import                 ``import uno_env; uno_env.env(rules="classic", num_player
                        or ``pettingzoo.make("aec", "uno_env/uno-v0", ...)``
 Agents                 ``player_0 ... player_{n-1}`` (n = 2..10); seat i+1 is left of seat i
 Action space           ``Discrete(195)``, the same for every ruleset (``uno_env.game.actions``)
-Observation space      ``Dict(observation=Box(0, inf, (1254,), float32),
+Observation space      ``Dict(observation=Box(0, inf, (1537,), float32),
                        action_mask=Box(0, 1, (195,), int8))`` (``uno_env.game.observation``)
 =====================  ==========================================================
 
@@ -70,7 +70,8 @@ state: every hand, the DRAW pile's contents and the public table
 Version history: v0 (first release); 0.2: ``game_state`` (was ``state``), rewards from
 ``Engine.returns``; 0.3: input and call-order checks built in, ``env()`` without PettingZoo's
 wrappers (same observations, rewards and dynamics; ``truncations`` stay False after an
-illegal move).
+illegal move); observation layout 1 (1537 entries: layout 0 + the opponents' public history,
+:mod:`uno_env.game.observation`).
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ Import                 ``import uno_env; gymnasium.make("uno_env/Uno-v0", rules=
                        num_players=2, opponents=["heuristic"], seat="random")``
                        (or ``gymnasium.make("uno_env:uno_env/Uno-v0", ...)``)
 Action space           ``Discrete(195)``, the layout of :mod:`uno_env.game.actions`
-Observation space      ``Box(0, inf, (1254,), float32)``, the vector of :mod:`uno_env.game.observation`
+Observation space      ``Box(0, inf, (1537,), float32)``, the vector of :mod:`uno_env.game.observation`
 Action mask            ``env.action_masks()`` (bool, for sb3-contrib) and
                        ``info["action_mask"]`` (int8); all zero once the episode is over
 =====================  ==========================================================
@@ -81,10 +81,10 @@ reads it while the policy reads only the observation (PerfectDou, Suphx):
 ``None``        (default) nothing
 ``"info"``      ``info["state"]``, shape ``(807,)``, after every ``reset`` and ``step``
                 (for trainers that read infos, e.g. a CleanRL-style loop)
-``"append"``    the observation becomes ``Box(0, inf, (1254 + 807,))``: the observation,
+``"append"``    the observation becomes ``Box(0, inf, (1537 + 807,))``: the observation,
                 then the state (for trainers that store only observations, e.g. SB3:
                 ``training/train.py`` with ``critic: state``). The policy must read only
-                the first 1254 entries (the ``obs_features`` input does); one that reads
+                the first 1537 entries (the ``obs_features`` input does); one that reads
                 the whole vector sees the hidden cards.
 ==============  ===================================================================
 
@@ -95,7 +95,8 @@ hand on skips), the cards are dealt again.
 
 Version history: v0 (first release); ``max_learner_steps`` (default 1000) and
 ``info["truncated_reason"]`` added in 0.2 (episodes that end on their own are unchanged);
-``critic_state`` added in 0.2 (off by default).
+0.3: ``critic_state`` (off by default); observation layout 1 (1537 entries,
+the first 1254 unchanged).
 """
 
 from __future__ import annotations

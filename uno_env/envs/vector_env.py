@@ -5,7 +5,9 @@ Import                 ``import uno_env; gymnasium.make_vec("uno_env/Uno-v0", nu
                        vectorization_mode="vector_entry_point", rules="classic",
                        num_players=2, opponents=["random"])``
 Action space           ``MultiDiscrete([195] * N)`` (single: ``Discrete(195)``, as ``Uno-v0``)
-Observation space      ``Box(0, inf, (N, 1254), float32)``: the scalar env's observation per game
+Observation space      ``Box(0, inf, (N, 1254), float32)``: per game, the scalar env's observation
+                       of layout 0 (its first ``observation.V0_SIZE`` entries: the batched engine
+                       does not keep the public history of layout 1)
 Action mask            ``info["action_mask"]`` (int8, ``(N, 195)``) and ``env.action_masks()``
                        (bool); all zero in a game whose episode just ended
 Autoreset              next step (Gymnasium 1.x default): the step after a game's end resets
@@ -26,7 +28,8 @@ the episode with -1 and ``info["illegal"]``. Only the official rules (see
     :class:`~uno_env.agents.bots.RandomAgent`, its own per-game stream);
 ``"checkpoint:<dir>"`` (``#sample`` to sample) or a :class:`~uno_env.agents.checkpoint.PolicyAgent`
     the policy, evaluated once per batch on the observations and masks of every game
-    where that seat decides;
+    where that seat decides (a checkpoint of observation layout 0 only: one that reads
+    layout 1 is a ``ValueError``);
 a callable ``f(observations (M, 1254) float32, masks (M, 195) int8) -> actions (M,)``
     likewise once per batch: self-play with the learner's current weights;
 any other agent spec (``"heuristic"``, ``"greedy"``)
@@ -39,7 +42,8 @@ any other agent spec (``"heuristic"``, ``"greedy"``)
 draws and the opponents from ``s``; later resets continue the streams.
 ``options={"reset_mask": mask}`` resets only some games.
 
-Version history: v0 (first release).
+Version history: v0 (first release); observations stay layout 0 (1254 entries) when the
+scalar env's became layout 1 (uno_env 0.3).
 """
 
 from __future__ import annotations
@@ -54,7 +58,7 @@ from gymnasium.vector.utils import batch_space
 from uno_env.agents.base import Agent, make_agent
 from uno_env.game import actions as A
 from uno_env.game.batched import BatchedEngine, rng_words
-from uno_env.game.observation import OBS_SIZE
+from uno_env.game.batched.engine import OBS_SIZE  # layout 0: what the batched engine observes
 from uno_env.game.rules import make_rules
 
 try:  # Gymnasium >= 1.1 names the autoreset mode; 1.0 only has next-step autoreset
@@ -67,6 +71,17 @@ ILLEGAL_REWARD = -1.0
 MAX_REDEALS = 100
 
 _RANDOM, _BATCHED, _SCALAR = range(3)
+
+
+def check_batched_policy(agent: Agent) -> None:
+    """``ValueError`` unless the policy of ``agent`` reads observations the batched engine
+    gives (layout 0, ``OBS_SIZE`` entries)."""
+    width = getattr(agent.policy, "width", OBS_SIZE)
+    if width > OBS_SIZE:
+        raise ValueError(f"{getattr(agent, 'name', agent)!r} reads observations of layout "
+                         f"{getattr(agent.policy, 'layout_version', '?')} ({width} entries); the batched "
+                         f"engine gives layout 0 ({OBS_SIZE} entries, no public history): use the "
+                         f"scalar env (uno_env/Uno-v0 with a synchronous vector env) for it")
 
 
 class UnoVectorEnv(gym.vector.VectorEnv):
@@ -150,6 +165,7 @@ class UnoVectorEnv(gym.vector.VectorEnv):
         policy = getattr(agent, "policy", None)
         if policy is None or not hasattr(policy, "act"):
             return None
+        check_batched_policy(agent)
         deterministic, rng = getattr(agent, "deterministic", True), agent.rng
         return lambda obs, masks: policy.act(obs, masks, deterministic, rng)
 

@@ -71,8 +71,21 @@ Decisions taken where RULES.md leaves room (all documented there or here):
   count (option ``stacked_challenge="whole"``, RULES.md 5) or only that card (``"last"``: a
   guilty player draws 4 and the challenger still takes the rest of the stack).
 
+**Public history** (``state.history``, one row per seat, columns ``H_*``; reset at every
+deal): what every player saw each seat do this round, for the observation's HISTORY block.
+A turn's draw (``draw``, drawing until playable, a taken offer not played) sets the seat's
+*drew-on* flags for the current colour and the top card's face; a card it plays (or a Team
+Attack villain it discards) clears the flags of its colour and face; cards it receives any
+other way (a penalty, a catch, SEWERS, a taken offer) clear all its flags. ``H_RECEIVED``
+counts the cards it received since its last play; ``H_LAST`` is the kind of its last public
+action (``LAST_*`` table); ``H_LEFT`` the colour its last play changed away from.
+``state.wd4_color`` is the colour current before the challengeable Wild Draw Four. All of it
+is public: only actions and counts every player sees update it (a window's hidden answers
+never do), at the cost of a few array writes per play or draw.
+
 Version history: 0 (first release); 1 (0.2): per-phase method pairs, ``returns``,
-``truncated``, public events, the ``stacked_challenge`` option (game play unchanged).
+``truncated``, public events, the ``stacked_challenge`` option (game play unchanged);
+2 (0.3): the public history (``history``, ``wd4_color``; game play unchanged).
 """
 
 from __future__ import annotations
@@ -100,6 +113,30 @@ PENDING_DRAW4 = 1
 PENDING_SEWERS = 2
 NUM_PENDING_KINDS = 3
 
+# Kinds of a seat's last public action (``State.history[seat, H_LAST]``; the observation's
+# HISTORY block shows them one-hot). Window answers (catch, jump-in passes, offers), UNO
+# calls, first-card colour choices and Team Attack discards do not change it.
+LAST_NONE = 0  # no action of its own this round yet
+LAST_PLAYED = 1  # played a coloured card from its hand (in its turn or jumping in)
+LAST_WILD = 2  # played a wild card from its hand (Wild, Wild Draw Four, Team Attack, SEWERS)
+LAST_PLAYED_DRAWN = 3  # played the card it had just drawn (or taken)
+LAST_DREW = 4  # drew in its turn (by the draw rule); the turn ended or it is deciding on the card
+LAST_KEPT = 5  # kept a playable card it had just drawn (or taken)
+LAST_PENALTY = 6  # its turn went to a penalty it took (Draw Two, Draw Four, SEWERS, a stack)
+LAST_DECLINED = 7  # took a Wild Draw Four without challenging it
+LAST_CHALLENGED = 8  # challenged a Wild Draw Four
+LAST_NAMES = ("none", "played", "wild", "played_drawn", "drew", "kept", "penalty", "declined", "challenged")
+NUM_LAST_KINDS = len(LAST_NAMES)
+
+# Columns of ``State.history`` (one row per seat): the public history of that seat this round.
+H_DREW_ON_COLOR = 0  # 4 flags: it drew in its turn while colour c was current and has not
+#                      played a card of colour c since nor received cards any other way
+H_DREW_ON_FACE = H_DREW_ON_COLOR + C.NUM_COLORS  # 13 flags: the same for the face of the top card (a coloured top)
+H_RECEIVED = H_DREW_ON_FACE + C.NUM_FACES  # cards it received (drew, penalties, taken) since its last play
+H_LAST = H_RECEIVED + 1  # its last public action, LAST_*
+H_LEFT = H_LAST + 1  # the colour its last play left (the colour before it, when the play changed it), -1
+NUM_HISTORY_COLUMNS = H_LEFT + 1
+
 # --- precomputed bit tables over card kinds ---
 _ALL_WILD_BITS = sum(1 << w for w in C.WILD_KINDS)
 COLOR_BITS = tuple(sum(1 << C.kind_of(c, f) for f in range(C.NUM_FACES)) for c in range(C.NUM_COLORS))
@@ -112,6 +149,13 @@ _PENDING_OF_KIND = {C.WILD_DRAW4: PENDING_DRAW4, C.SEWERS: PENDING_SEWERS}
 _COLOR_IDS = tuple(A.color_action(c) for c in range(C.NUM_COLORS))
 _PLAY_IDS = tuple((k,) if k < C.NUM_COLORED else tuple(A.play_action(k, c) for c in range(C.NUM_COLORS))
                   for k in range(C.NUM_KINDS))
+
+
+def new_history(n: int) -> np.ndarray:
+    """The public history of ``n`` seats at the start of a round (``State.history``)."""
+    h = np.zeros((n, NUM_HISTORY_COLUMNS), np.int32)
+    h[:, H_LEFT] = -1
+    return h
 
 
 def iter_bits(bits: int):
@@ -135,6 +179,7 @@ class State:
     discard: list  # card kinds; the top card is the LAST element
     played: np.ndarray  # (NUM_KINDS,) int16: cards of each kind played since the last reshuffle
     known: np.ndarray  # (n, n, NUM_KINDS) int16: [observer, seat, kind] cards the observer knows seat holds
+    history: np.ndarray  # (n, NUM_HISTORY_COLUMNS) int32: each seat's public history this round (H_* columns)
     known_any: bool = False  # any entry of `known` non-zero (skips work in the hot path)
     color: int = -1  # current colour index (-1: not chosen yet)
     direction: int = 1  # +1 clockwise (increasing seats), -1 counter-clockwise
@@ -148,6 +193,7 @@ class State:
     last_player: int = -1  # seat that played the card being resolved
     wd4_player: int = -1  # seat that played the challengeable Wild Draw Four (-1: none)
     wd4_guilty: bool = False  # that player held a card of the colour current before it
+    wd4_color: int = -1  # the colour current before that Wild Draw Four (public; what a challenge judges)
     drawn: int = -1  # DRAWN phase: the card kind that may be played
     drawn_from_offer: bool = False  # DRAWN phase: the card came from an offer (alternative: draw)
     asked: bool = False  # the turn player has asked for cards this turn
@@ -209,7 +255,7 @@ class Engine:
         s = State(n=n, rng=rng, hands=np.zeros((n, C.NUM_KINDS), np.int16), held=[0] * n,
                   hand_size=[0] * n, draw_pile=[], discard=[],
                   played=np.zeros(C.NUM_KINDS, np.int16),
-                  known=np.zeros((n, n, C.NUM_KINDS), np.int16),
+                  known=np.zeros((n, n, C.NUM_KINDS), np.int16), history=new_history(n),
                   offers=[-1] * n, uno_called=[False] * n, scores=[0] * n, round_points=[0] * n,
                   events=[] if self.record_events else None)
         self._deal(s, list(deck) if deck is not None else None, dealer)
@@ -255,12 +301,14 @@ class Engine:
         s.offers = [-1] * n
         s.direction, s.dealer = 1, dealer
         s.pending, s.pending_kind, s.skip = 0, NO_PENDING, False
-        s.wd4_player, s.drawn, s.drawn_from_offer = -1, -1, False
+        s.wd4_player, s.wd4_color, s.drawn, s.drawn_from_offer = -1, -1, -1, False
         pos = 0
         for _ in range(r.hand_size):
             for j in range(n):
                 self._add(s, (dealer + 1 + j) % n, order[pos])
                 pos += 1
+        s.history[:] = 0  # a new round: no public history (after the deal, which _add counts)
+        s.history[:, H_LEFT] = -1
         first = order[pos]
         s.draw_pile = order[:pos:-1]  # the rest, top (next card drawn) last
         s.discard = []
@@ -307,6 +355,7 @@ class Engine:
         s.held[p] |= 1 << k
         s.hand_size[p] += 1
         s.uno_called[p] = False
+        s.history[p, H_RECEIVED] += 1
 
     def _remove(self, s: State, p: int, k: int) -> None:
         hands = s.hands
@@ -343,9 +392,13 @@ class Engine:
         return k
 
     def _draw(self, s: State, p: int, count: int) -> None:
-        for _ in range(count):
+        """``p`` draws ``count`` cards outside its turn's draw (a penalty): once a card arrives,
+        its drew-on flags clear (the new cards may be of any colour and face)."""
+        for i in range(count):
             if self._draw_one(s, p) < 0:
-                return
+                break
+            if i == 0:
+                s.history[p, H_DREW_ON_COLOR:H_RECEIVED] = 0
 
     def _draw_penalty(self, s: State, p: int, count: int) -> None:
         """``p`` draws ``count`` cards as a penalty (a ``PENALTY`` event with the cards drawn)."""
@@ -363,6 +416,7 @@ class Engine:
                 s.events.append(Event(E.PENALTY, victim, -1, s.hand_size[victim] - before))
         else:
             self._draw_penalty(s, victim, s.pending)
+        s.history[victim, H_LAST] = LAST_PENALTY
         s.pending, s.pending_kind, s.wd4_player = 0, NO_PENDING, -1
 
     def _sewers_draw(self, s: State, p: int, k: int) -> None:
@@ -372,6 +426,7 @@ class Engine:
             card = self._draw_one(s, p)
             if card < 0:
                 return
+            s.history[p, H_DREW_ON_COLOR:H_RECEIVED] = 0
             self._reveal(s, p, card)
             if s.events is not None:
                 s.events.append(Event(E.REVEALED, p, card))
@@ -425,6 +480,9 @@ class Engine:
         """``p`` plays card ``k`` (choosing ``color`` for a wild) from its hand."""
         r = self.rules
         prev_color = s.color
+        h = s.history[p]
+        h[H_LAST] = LAST_PLAYED_DRAWN if s.phase == DRAWN else LAST_PLAYED if k < C.NUM_COLORED else LAST_WILD
+        h[H_RECEIVED] = 0
         self._remove(s, p, k)
         s.discard.append(k)
         s.played[k] += 1
@@ -432,6 +490,8 @@ class Engine:
         if k < C.NUM_COLORED:
             s.color = k // C.NUM_FACES
             face = k % C.NUM_FACES
+            h[H_DREW_ON_COLOR + s.color] = 0
+            h[H_DREW_ON_FACE + face] = 0
             if face == C.FACE_DRAW2:
                 s.pending += 2
                 s.pending_kind = PENDING_DRAW2
@@ -456,10 +516,12 @@ class Engine:
                 s.pending += 4
                 s.pending_kind = PENDING_DRAW4
                 s.wd4_player = p
+                s.wd4_color = prev_color
                 s.wd4_guilty = bool(s.held[p] & COLOR_BITS[prev_color])
             elif k == C.SEWERS:
                 s.pending += 1
                 s.pending_kind = PENDING_SEWERS
+        h[H_LEFT] = prev_color if prev_color != s.color else -1
         if s.hand_size[p] == 0:
             self._end_round(s, p)
         elif k == C.TEAM_ATTACK and s.held[p] & self.villain_bits:
@@ -524,6 +586,13 @@ class Engine:
     def _draw_for_turn(self, s: State, p: int) -> None:
         """``p`` draws by the draw rule; a playable card may then be played (DRAWN)."""
         until_playable = self.rules.draw_rule == "until_playable"
+        h = s.history[p]
+        h[H_LAST] = LAST_DREW
+        if s.color >= 0:  # always set in a turn
+            h[H_DREW_ON_COLOR + s.color] = 1
+        face = C.FACE_OF[s.discard[-1]]
+        if face != C.NO_FACE:
+            h[H_DREW_ON_FACE + face] = 1
         drew = 0
         while True:
             k = self._draw_one(s, p)
@@ -663,6 +732,7 @@ class Engine:
         elif action == A.DRAW:  # a taken offer not played: draw by the draw rule
             self._draw_for_turn(s, p)
         else:  # PASS: keep the drawn card
+            s.history[p, H_LAST] = LAST_KEPT
             if s.events is not None:
                 s.events.append(Event(E.KEPT, p))
             self._start_turn(s, self._next(s, p))
@@ -683,6 +753,7 @@ class Engine:
             self._play(s, p, A.played_kind(action), A.played_color(action))
         elif action == A.DRAW:
             self._take_pending(s, p)
+            s.history[p, H_LAST] = LAST_DECLINED
             self._start_turn(s, self._next(s, p))
         else:
             self._challenge(s, p)
@@ -716,6 +787,8 @@ class Engine:
             return
         k = A.discarded_kind(action)
         self._remove(s, p, k)
+        s.history[p, H_DREW_ON_COLOR + C.COLOR_OF[k]] = 0  # a villain is a coloured card
+        s.history[p, H_DREW_ON_FACE + C.FACE_OF[k]] = 0
         s.discard.insert(len(s.discard) - 1, k)
         s.played[k] += 1
         s.discards_left -= 1
@@ -767,6 +840,7 @@ class Engine:
         k = s.offers[giver]
         self._remove(s, giver, k)
         self._add(s, p, k)
+        s.history[p, H_DREW_ON_COLOR:H_RECEIVED] = 0
         self._reveal(s, p, k)
         s.offers = [-1] * s.n
         if s.events is not None:
@@ -850,13 +924,16 @@ class Engine:
             s.wd4_player = -1
             if s.pending:  # "last": the challenger still takes the rest of the stack
                 self._take_pending(s, p)
+                s.history[p, H_LAST] = LAST_CHALLENGED
                 self._start_turn(s, self._next(s, p))
             else:
                 s.pending_kind = NO_PENDING
+                s.history[p, H_LAST] = LAST_CHALLENGED
                 self._start_turn(s, p)
         else:
             s.pending += 2
             self._take_pending(s, p)
+            s.history[p, H_LAST] = LAST_CHALLENGED
             self._start_turn(s, self._next(s, p))
 
     # ------------------------------------------------------------------ outcomes

@@ -221,31 +221,34 @@ def _validate(r: Rules) -> None:
         raise ValueError(f"deck of {r.deck_size()} cards is too small for hand_size {r.hand_size}")
 
 
-def _read_yaml(path: str) -> dict[str, Any]:
-    """The mapping in a rules YAML file; ``ValueError`` naming the file if it is not one."""
+def read_yaml_mapping(path: str, kind: str = "rules file") -> dict[str, Any]:
+    """The mapping in a YAML file (an empty file: ``{}``), read with ``yaml.safe_load`` (never
+    runs code); ``ValueError`` naming the ``kind`` of file and its path if it cannot be read,
+    is not UTF-8 or not YAML, nests too deeply, or is not a mapping. The one reader of rules
+    files, and of the training configs (:mod:`uno_env.tools.configs`)."""
     import yaml
 
     try:
         with open(path, encoding="utf-8") as fh:
             data = yaml.safe_load(fh)
     except OSError as e:
-        raise ValueError(f"rules file {path!r} cannot be read: {e.strerror or e}") from None
+        raise ValueError(f"{kind} {path!r} cannot be read: {e.strerror or e}") from None
     except UnicodeDecodeError:
-        raise ValueError(f"rules file {path!r} is not UTF-8 text") from None
+        raise ValueError(f"{kind} {path!r} is not UTF-8 text") from None
     except yaml.YAMLError as e:
-        raise ValueError(f"rules file {path!r} is not valid YAML: {str(e).splitlines()[0]}") from None
+        raise ValueError(f"{kind} {path!r} is not valid YAML: {str(e).splitlines()[0]}") from None
     except RecursionError:
-        raise ValueError(f"rules file {path!r} is nested too deeply to be a rules file") from None
+        raise ValueError(f"{kind} {path!r} is nested too deeply") from None
     data = {} if data is None else data
     if not isinstance(data, dict):
-        raise ValueError(f"rules file {path!r} must hold a mapping of rule options")
+        raise ValueError(f"{kind} {path!r} must hold a mapping of keys to values, got {type(data).__name__}")
     return dict(data)
 
 
 def _load_presets(directory: str = PRESET_DIR) -> dict[str, dict[str, Any]]:
     """Every ``<directory>/<name>.yaml``, flattened: ``{name: {option: value}}`` (``name``
     included). ``ValueError`` naming the file if one names an unknown preset or itself."""
-    raw = {os.path.splitext(f)[0]: _read_yaml(os.path.join(directory, f))
+    raw = {os.path.splitext(f)[0]: read_yaml_mapping(os.path.join(directory, f))
            for f in sorted(os.listdir(directory)) if f.endswith(".yaml")}
     out: dict[str, dict[str, Any]] = {}
 
@@ -315,7 +318,7 @@ def _from_mapping(base: Rules, mapping: Mapping[str, Any], source: str) -> Rules
 def load_yaml(path: str) -> Rules:
     """Rules from a YAML file; ``preset: <name>`` in it selects the base preset. The rules are
     named after the file (``mine.yaml``: ``mine``) unless it sets ``name``."""
-    data = _read_yaml(path)
+    data = read_yaml_mapping(path)
     _check_keys(data, f"rules file {path!r}")
     stem = os.path.splitext(os.path.basename(path))[0]
     data.setdefault("name", stem)

@@ -29,7 +29,7 @@ and ``step`` takes exactly one action, the acting seat's. Agents ``player_0 ... 
 as in the AEC env.
 
 =====================  =========================================================================
-observation            ``Dict(observations=Box(0, inf, (1254,), float32),
+observation            ``Dict(observations=Box(0, inf, (1537,), float32),
                        action_mask=Box(0, 1, (195,), float32))``: the keys and mask dtype of
                        RLlib's action-masking example module (``ActionMaskingTorchRLModule``
                        runs on it unchanged); PettingZoo's key ``observation`` is renamed
@@ -85,7 +85,8 @@ self-play; ``"snapshots"`` splits its weight over the snapshot modules filled so
 Phases switch by training progress, which the driver sets on every env runner
 (:meth:`LeagueMapping.update`, through ``EnvRunnerGroup.foreach_env_runner``).
 
-Version history: 1 (first release, uno_env 0.2, RLlib 2.60).
+Version history: 1 (first release, uno_env 0.2, RLlib 2.60); observation layout 1 (1537
+entries) in uno_env 0.3, checkpoint opponents of layout 0 read its prefix.
 """
 
 from __future__ import annotations
@@ -114,7 +115,7 @@ from uno_env.agents.policy import MaskedPolicy
 from uno_env.game import actions as A
 from uno_env.game import cards as C
 from uno_env.game.engine import Engine
-from uno_env.game.observation import OBS_SIZE, ObservationEncoder
+from uno_env.game.observation import LAYOUT_VERSION, OBS_SIZE, ObservationEncoder
 from uno_env.game.rules import Rules, make_rules
 
 OBS_KEY = "observations"  # the keys RLlib's action-masking module reads
@@ -346,7 +347,8 @@ class AgentRLModule(RLModule):
         self.policy: MaskedPolicy | None = None
         self.sample = bool(cfg.get("sample", False))
         if cfg.get("policy") is not None:
-            self.policy = MaskedPolicy(cfg["policy"], cfg["tensors"], self.num_players)
+            self.policy = MaskedPolicy(cfg["policy"], cfg["tensors"], self.num_players,
+                                       cfg.get("layout_version", LAYOUT_VERSION))
         else:
             make_agent(self.spec, self.rules, self.num_players, seed=0)  # a bad spec fails here
         self.row_keys: list[tuple[str, str]] | None = None  # set by AgentSeats
@@ -431,7 +433,8 @@ def opponent_module_spec(spec: str, rules: Rules, num_players: int, seed: int = 
         if not path:
             raise ValueError(f"agent spec {spec!r} needs a path: checkpoint:<dir>")
         card, tensors = ckpt.load_checkpoint(path, rules, num_players)
-        config.update(policy=card["policy"], tensors=tensors, sample=sample)
+        config.update(policy=card["policy"], tensors=tensors, sample=sample,
+                      layout_version=ckpt.layout_version(card))
     else:
         make_agent(spec, rules, num_players, seed=0)  # ValueError naming a bad spec, on the driver
     return RLModuleSpec(module_class=AgentRLModule, observation_space=observation_space(),

@@ -16,8 +16,9 @@ Command line::
 game. Per round of decisions, every game where the agent decides is answered by one call of
 the agent (a checkpoint's policy runs once on all those observations and masks), every game
 where an opponent decides likewise. Agents: ``random`` (the ``random`` bot as a compiled
-kernel), ``checkpoint:<dir>`` (``#sample`` samples), or a callable
-``f(observations, masks) -> actions``.
+kernel), ``checkpoint:<dir>`` (``#sample`` samples; observation layout 0 only: the batched
+engine does not keep the public history of layout 1, and a layout-1 checkpoint is a
+``ValueError``), or a callable ``f(observations (M, 1254), masks) -> actions``.
 
 **Seats and seeds.** The agent sits at seat ``g % n`` in game ``g`` (every seat equally
 often when ``games`` is a multiple of ``n``), the opponent at every other seat. Slot ``b``
@@ -39,7 +40,9 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from uno_env.game import actions as A
 from uno_env.game.batched import BatchedEngine, rng_words
+from uno_env.game.batched.engine import OBS_SIZE
 from uno_env.game.rules import make_rules
 from uno_env.tools.evaluate import wilson_interval
 
@@ -51,7 +54,10 @@ def _actor(spec: Any, rules, n: int, seed: int) -> tuple[str, Callable | None]:
     if isinstance(spec, str) and spec.startswith("checkpoint:"):
         from uno_env.agents.base import make_agent
 
+        from uno_env.envs.vector_env import check_batched_policy
+
         agent = make_agent(spec, rules, n, seed)
+        check_batched_policy(agent)  # the batched engine observes layout 0
         policy, det, rng = agent.policy, agent.deterministic, agent.rng
         return "policy", lambda obs, masks: policy.act(obs, masks, det, rng)
     if callable(spec):
@@ -81,8 +87,8 @@ def evaluate_batched(agent: Any, opponent: Any = "random", rules: Any = "classic
     finished = 0
     max_steps = r.max_steps
     actions = np.zeros(B, np.int64)
-    obs = np.zeros((B, 1254), np.float32)
-    masks = np.zeros((B, 195), np.int8)
+    obs = np.zeros((B, OBS_SIZE), np.float32)
+    masks = np.zeros((B, A.NUM_ACTIONS), np.int8)
     running = np.ones(B, bool)
     t0 = time.perf_counter()
     while running.any():

@@ -32,9 +32,7 @@ import math
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
-import yaml
-
-from uno_env.game.rules import Rules, show_value
+from uno_env.game.rules import Rules, read_yaml_mapping, show_value
 
 
 @dataclass(frozen=True)
@@ -127,26 +125,46 @@ def phases() -> Check:
                  lambda v: ("config key 'phases': " + "; ".join(phase_problems(v))) if phase_problems(v) else None)
 
 
+# The keys both training scripts share (training/train.py: SB3, training/train_rllib.py: RLlib):
+# the rules and size of the run, the network, PPO's coefficients, the league, evaluation.
+TRAINING_CHECKS: dict[str, Check] = {
+    "rules": Check(lambda v: isinstance(v, str) and bool(v), "a rules preset name or YAML path"),
+    "num_players": integer(2, 10),
+    "total_steps": integer(1),
+    "time_limit_min": real(0, low_open=True, optional=True),
+    "seed": integer(0),
+    "torch_threads": integer(1),
+    "net_arch": layer_sizes(),
+    "activation": choice("tanh", "relu"),
+    "obs_features": boolean(),
+    "learning_rate": real(0, low_open=True),
+    "learning_rate_final": real(0, optional=True),
+    "gamma": real(0, 1, low_open=True),
+    "gae_lambda": real(0, 1),
+    "clip_range": real(0, low_open=True),
+    "ent_coef": real(0),
+    "ent_coef_final": real(0, optional=True),
+    "vf_coef": real(0),
+    "max_grad_norm": real(0, low_open=True),
+    "phases": phases(),
+    "snapshot_every": integer(1),
+    "snapshot_keep": integer(1),
+    "eval_every": integer(1),
+    "eval_games": integer(1),
+    "eval_opponents": specs(),
+    "final_eval_games": integer(1),
+    "eval_workers": integer(1),
+    "checkpoint_every": integer(1),
+}
+
+
 def read_mapping(path: str) -> dict[str, Any]:
     """The YAML file ``path`` as a dict with string keys (empty file: ``{}``); ``ValueError``
-    naming the file otherwise."""
-    try:
-        with open(path, encoding="utf-8") as fh:
-            data = yaml.safe_load(fh)
-    except OSError as e:
-        raise ValueError(f"{path}: cannot read the config: {e.strerror or e}") from None
-    except UnicodeDecodeError:
-        raise ValueError(f"{path}: the config is not UTF-8 text") from None
-    except yaml.YAMLError as e:
-        raise ValueError(f"{path}: the config is not valid YAML: {str(e).splitlines()[0]}") from None
-    except RecursionError:
-        raise ValueError(f"{path}: the config is nested too deeply") from None
-    data = {} if data is None else data
-    if not isinstance(data, dict):
-        raise ValueError(f"{path}: a config must be a mapping of keys to values, got {type(data).__name__}")
+    naming the file otherwise (:func:`uno_env.game.rules.read_yaml_mapping`)."""
+    data = read_yaml_mapping(path, "config")
     bad_keys = [k for k in data if not isinstance(k, str)]
     if bad_keys:
-        raise ValueError(f"{path}: config keys must be strings, got {show_value(bad_keys)}")
+        raise ValueError(f"config {path!r}: keys must be strings, got {show_value(bad_keys)}")
     return data
 
 

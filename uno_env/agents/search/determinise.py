@@ -18,8 +18,9 @@ import numpy as np
 
 from uno_env.game import actions as A
 from uno_env.game import cards as C
+from uno_env.game import observation as O
 from uno_env.agents.view import View
-from uno_env.game.engine import CHALLENGE, COLOR_BITS, DRAWN, State
+from uno_env.game.engine import CHALLENGE, COLOR_BITS, DRAWN, State, new_history
 
 NCOLORS, NFACES = C.NUM_COLORS, C.NUM_FACES
 _COLOR_OF, _FACE_OF = C.COLOR_OF, C.FACE_OF
@@ -47,6 +48,7 @@ def clone(s: State) -> State:
     t.discard = list(s.discard)
     t.played = s.played.copy()
     t.known = s.known.copy()
+    t.history = s.history.copy()
     t.queue = list(s.queue)
     t.answers = list(s.answers)
     t.offers = list(s.offers)
@@ -62,7 +64,8 @@ def template(v: View, rules, deck: Sequence[int], voids: Sequence[tuple[Evidence
     """The template of the deals of decision ``v`` (decoded with its mask) under ``rules``
     (``deck``: its card counts); ``voids``: per opponent, the evidence that it lacks each
     colour and each face (either None: none); ``previous_color``: the colour before a pending
-    Wild Draw Four if known. The player ``j`` seats to my left is seat ``j``. None where the
+    Wild Draw Four if my memory knows it (the observation's, where it shows it, comes
+    first). The player ``j`` seats to my left is seat ``j``. None where the
     observation does not rebuild a state (or the hidden cards cannot fill the hands)."""
     n = v.num_players
     hand, known = v.hand, v.known
@@ -83,8 +86,9 @@ def template(v: View, rules, deck: Sequence[int], voids: Sequence[tuple[Evidence
     discard.append(v.top)
     t = State(n=n, rng=None, hands=hands, held=[0] * n, hand_size=[0] * n, draw_pile=[],
               discard=discard, played=np.array(played, np.int16),
-              known=np.zeros((n, n, C.NUM_KINDS), np.int16),
+              known=np.zeros((n, n, C.NUM_KINDS), np.int16), history=new_history(n),
               offers=[-1] * n, uno_called=[False] * n, scores=[0] * n, round_points=[0] * n)
+    t.history[1:], t.wd4_color = O.decode_history(v.obs, n)  # the public history I saw
     if v.known_any:
         t.known[0, 1:] = known
         t.known_any = True
@@ -101,6 +105,8 @@ def template(v: View, rules, deck: Sequence[int], voids: Sequence[tuple[Evidence
         t.drawn_from_offer = A.DRAW in v.legal
     if v.phase == CHALLENGE:
         t.wd4_player = (0 - v.direction) % n
+        if t.wd4_color >= 0:  # the observation shows the colour before the Draw Four
+            previous_color = t.wd4_color
     sizes = [v.hand_size] + [o.hand_size for o in v.opponents]
     t.uno_called = [v.uno_called] + [o.uno_called for o in v.opponents] \
         if rules.uno_call == "explicit" else [x == 1 for x in sizes]

@@ -5,6 +5,7 @@
     masks = engine.legal_masks()              # (B, 195) int8, zero rows for finished games
     engine.step(actions)                      # (B,) action ids; ValueError (nothing changed) if one is illegal
     engine.observe(seats)                     # (B, 1254) float32: the observation of seat seats[b]
+                                              # (layout 0: the first V0_SIZE entries, see below)
     engine.game_over, engine.winner, engine.returns(), engine.truncated()
 
 Game ``b`` of the batch is, decision for decision, the scalar
@@ -38,10 +39,17 @@ lengths (top = last), cards played since the last reshuffle, what each seat know
 hand (a challenge shows a hand), the scalar fields as one int32 row, the PCG64 words.
 ``memory_per_game()`` gives the bytes (798 for classic with 2 players).
 
+**Observations: layout 0.** ``observe`` gives the first ``observation.V0_SIZE`` (1254)
+entries of :class:`~uno_env.game.observation.ObservationEncoder`'s vector, the whole
+observation of layout 0: the public history of layout 1 (HISTORY, WD4_COLOR) is not kept
+by the batched engine (``OBS_SIZE`` here is ``V0_SIZE``). Policies that read layout 1 cannot
+play on it (the vector env and the batched evaluation refuse them with a ``ValueError``).
+
 **Phases as masks.** Every kernel takes a boolean ``active`` mask over the batch and
 handles each game in its own phase; ``step`` by default steps every game that is not over.
 
-Version history: 0 (first release).
+Version history: 0 (first release); observations stay layout 0 when the scalar engine's
+became layout 1 (uno_env 0.3).
 """
 
 from __future__ import annotations
@@ -55,8 +63,11 @@ from uno_env.game import cards as C
 from uno_env.game.batched import kernels as K
 from uno_env.game.batched import pcg64 as R
 from uno_env.game.engine import CATCH, NO_PENDING, PHASE_NAMES, Engine, State
-from uno_env.game.observation import OBS_SIZE, ObservationEncoder
+from uno_env.game.observation import V0_SIZE, ObservationEncoder
 from uno_env.game.rules import Rules, make_rules
+
+OBS_SIZE = V0_SIZE  # the batched engine's observations: layout 0 (the prefix of the scalar encoder's)
+OBS_LAYOUT_VERSION = 0
 
 # options the batched engine cannot play, with the value it needs
 REFUSED_OPTIONS = {"stacking": False, "jump_in": False, "seven_slap": False, "giving": False,
@@ -111,7 +122,7 @@ class BatchedEngine:
         cfg[K.CFG_DECK] = D
         self.cfg = cfg
         # the encoder's constant part (opponent presence, rule flags) is the observation template
-        self.template = ObservationEncoder(self.scalar)._template.copy()
+        self.template = ObservationEncoder(self.scalar)._template[:OBS_SIZE].copy()
         self.g = np.zeros((B, K.NUM_FIELDS), np.int32)
         self.g[:, K.F_PHASE] = K.OVER  # nothing to decide before the first reset
         self.g[:, K.F_OVER] = 1
@@ -236,7 +247,8 @@ class BatchedEngine:
 
     def observe(self, seats: Any, active: Any = None, out: np.ndarray | None = None) -> np.ndarray:
         """Observations ``(B, 1254)`` float32: game ``b`` as seat ``seats[b]`` (an int: every game)
-        sees it, equal to ``ObservationEncoder.encode``. Rows outside ``active`` are left as
+        sees it, equal to the first ``OBS_SIZE`` (= ``V0_SIZE``) entries of
+        ``ObservationEncoder.encode`` (layout 0). Rows outside ``active`` are left as
         they are (zero in a fresh array)."""
         seats = np.broadcast_to(np.asarray(seats, np.int64), (self.batch_size,))
         act = self._all if active is None else self._select(active)
@@ -353,7 +365,8 @@ class BatchedEngine:
 
 def state_dict(s: State) -> dict[str, Any]:
     """A scalar :class:`State` in the form of ``BatchedEngine.game_state`` (official rules: the
-    CATCH window's answers reduce to whether anyone caught)."""
+    CATCH window's answers reduce to whether anyone caught; the public history of observation
+    layout 1, ``history`` and ``wd4_color``, is not kept by the batched engine)."""
     if s.asked or s.drawn_from_offer or any(o >= 0 for o in s.offers) or s.pending_kind > 1:
         raise ValueError("the state uses a house rule the batched engine does not play")
     return {

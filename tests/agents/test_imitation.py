@@ -1,0 +1,82 @@
+"""Demonstrations (:mod:`uno_env.agents.imitation`) and the behaviour-cloning warm start
+(:func:`uno_env.agents.sb3.imitate`, ``training/train.py``'s ``imitate_*`` keys)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from uno_env.agents import make_agent
+from uno_env.agents.imitation import collect_demonstrations
+from uno_env.game import actions as A
+from uno_env.game.engine import Engine
+from uno_env.game.global_state import GLOBAL_STATE_SIZE, GlobalStateEncoder
+from uno_env.game.observation import OBS_SIZE, ObservationEncoder
+from uno_env.game.rules import make_rules
+
+
+@pytest.mark.parametrize("preset,n", [("classic", 2), ("house", 3)])
+def test_every_row_is_a_legal_teacher_decision_with_the_seats_outcome(preset, n):
+    rules = make_rules(preset, max_steps=400)
+    demos = collect_demonstrations(rules, n, decisions=300, seed=1, critic_state=True)
+    assert len(demos) >= 300 and demos.games >= 1
+    assert demos.observations.shape == (len(demos), OBS_SIZE)
+    assert demos.states.shape == (len(demos), GLOBAL_STATE_SIZE)
+    assert demos.masks[np.arange(len(demos)), demos.actions].all()  # the action was legal
+    assert set(np.unique(demos.returns)) <= {1.0, -1.0 / (n - 1), 0.0}
+
+
+def test_rows_are_what_the_teacher_saw_and_chose():
+    """Replaying the first game with the same seeds gives the same observations, states and moves."""
+    rules = make_rules("classic")
+    demos = collect_demonstrations(rules, 2, decisions=1, seed=7, critic_state=True)
+    engine, rng = Engine(rules, 2), np.random.default_rng(7)
+    teachers = [make_agent("heuristic", rules, 2) for _ in range(2)]
+    for t in teachers:
+        t.reset(int(rng.integers(2 ** 31)))
+    encoder, states = ObservationEncoder(engine), GlobalStateEncoder(engine)
+    s = engine.new_state(rng)
+    rows = {0: [], 1: []}
+    while not s.game_over and not engine.truncated(s):
+        p = s.actor
+        obs, mask = encoder.encode(s, p), A.legal_mask(engine.legal_actions(s))
+        action = teachers[p].act(obs, mask)
+        rows[p].append((obs, states.encode(s, p), action))
+        engine.step(s, action)
+    flat = rows[0] + rows[1]  # the collection groups a game's rows seat by seat
+    assert len(flat) == len(demos)
+    for i, (obs, state, action) in enumerate(flat):
+        assert (demos.observations[i] == obs).all() and (demos.states[i] == state).all()
+        assert demos.actions[i] == action
+    winner = s.winner
+    assert demos.returns[0] == (1.0 if winner == 0 else -1.0)
+
+
+def test_same_seed_same_demonstrations_and_bad_size_named():
+    rules = make_rules("classic")
+    a = collect_demonstrations(rules, 2, 200, seed=3)
+    b = collect_demonstrations(rules, 2, 200, seed=3)
+    assert (a.actions == b.actions).all() and (a.observations == b.observations).all() and a.states is None
+    with pytest.raises(ValueError, match="decisions"):
+        collect_demonstrations(rules, 2, 0, seed=3)
+
+
+def test_imitation_makes_the_policy_pick_the_teachers_moves():
+    pytest.importorskip("sb3_contrib")
+    from sb3_contrib import MaskablePPO
+
+    from uno_env.agents import sb3
+    from uno_env.envs.gym_env import UnoGymEnv
+
+    rules = make_rules("classic")
+    demos = collect_demonstrations(rules, 2, 3000, seed=0)
+    model = MaskablePPO("MlpPolicy", UnoGymEnv(rules, 2, opponents="random"), seed=0, device="cpu",
+                        policy_kwargs={"net_arch": [64], "features_extractor_class": sb3.ObsFeatures,
+                                       "features_extractor_kwargs": {"num_players": 2}})
+    before = sb3.imitate(model, demos, epochs=1, learning_rate=1e-9)["agreement"]  # ~ untrained
+    after = sb3.imitate(model, demos, epochs=8, learning_rate=3e-3)
+    assert after["agreement"] > max(0.7, before + 0.2)
+    with pytest.raises(ValueError, match="critic_state=True"):
+        env = UnoGymEnv(rules, 2, opponents="random", critic_state="append")
+        asym = MaskablePPO(sb3.AsymmetricPolicy, env, device="cpu", policy_kwargs={"num_players": 2})
+        sb3.imitate(asym, demos)
