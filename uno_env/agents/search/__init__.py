@@ -63,7 +63,7 @@ of "the opponent holds colour c" over the sampled hands is 0.218 with uniform sa
 time (Beliefs: 9.9%, as they do not see that a card drawn and kept may be of that colour).
 
 **Cost and strength.** One rollout to the end of a 2-player classic round takes about
-0.16 ms of CPU (~22 decisions; the engine is 60% of it), so ``simulations`` sets the time
+0.18 ms of CPU (~22 decisions; the engine is 60% of it), so ``simulations`` sets the time
 of a searched decision; a decision without a choice costs what the heuristic's does.
 Measured with ``bench/bench_search.py`` (classic, 2 players, against ``heuristic``, seed
 90210, on which nothing was tuned; CPU time on one core of a shared machine, 20 games;
@@ -73,9 +73,9 @@ strength: duplicate deals, seats rotated, Wilson 95% intervals):
 ``simulations``    CPU ms per      CPU ms per        games   win rate
                    decision        searched (p95)
 =================  ==============  ================  ======  ======================
-50                 6.5             8.1 (11.6)        1,000   50.4% [47.3, 53.5]
-200                26.9            32.6 (45.8)       800     54.6% [51.2, 58.0]
-800 (default)      99.7            125.2 (174.1)     700     55.0% [51.3, 58.6]
+50                 7.4             9.2 (13.4)        1,000   50.4% [47.3, 53.5]
+200                31.1            37.7 (53.2)       800     54.6% [51.2, 58.0]
+800 (default)      114.0           143.1 (199.1)     700     55.0% [51.3, 58.6]
 =================  ==============  ================  ======  ======================
 
 The default on a second untuned seed (90211, 500 games): 57.0% [52.6, 61.3]; both seeds
