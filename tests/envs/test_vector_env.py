@@ -173,7 +173,7 @@ def test_scripted_bot_specs_play_game_by_game():
 
 def test_checkpoint_opponent_plays_inside_the_batch():
     pytest.importorskip("sb3_contrib")
-    env = make(16, opponents=["checkpoint:checkpoints/classic-2p"])
+    env = make(16, opponents=["checkpoint:checkpoints/classic-2p-layout0"])
     obs, info = env.reset(seed=7)
     for _ in range(20):
         obs, *_rest, info = env.step(first_legal(info["action_mask"]))

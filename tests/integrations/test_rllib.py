@@ -223,9 +223,9 @@ def test_a_checkpoint_opponent_module_is_read_on_the_driver_and_plays_greedily(t
 
 
 def test_the_shipped_layout_0_checkpoint_plays_as_an_opponent_module():
-    """A checkpoint of observation layout 0 (the shipped classic-2p) reads the layout-0 prefix
-    of the observations and picks what its checkpoint agent picks."""
-    path = os.path.join(ROOT, "checkpoints", "classic-2p")
+    """A checkpoint of observation layout 0 (the shipped classic-2p-layout0) reads the layout-0
+    prefix of the observations and picks what its checkpoint agent picks."""
+    path = os.path.join(ROOT, "checkpoints", "classic-2p-layout0")
     spec = ur.opponent_module_spec(f"checkpoint:{path}", make_rules("classic"), 2)
     assert spec.model_config["layout_version"] == 0
     module = spec.build()

@@ -3,12 +3,12 @@
 Library use::
 
     from uno_env.tools.batched_eval import evaluate_batched
-    r = evaluate_batched("checkpoint:checkpoints/classic-2p", "random", games=1_000_000)
+    r = evaluate_batched("checkpoint:checkpoints/classic-2p-layout0", "random", games=1_000_000)
     r["win_rate"], r["win_ci95"], r["games_per_s"]
 
 Command line::
 
-    python -m uno_env.tools.batched_eval --agent checkpoint:checkpoints/classic-2p \\
+    python -m uno_env.tools.batched_eval --agent checkpoint:checkpoints/classic-2p-layout0 \\
         --opponent random --games 1000000 --batch 8192 --seed 0
 
 **How games are played.** ``batch`` games run at once in a
