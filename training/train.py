@@ -12,6 +12,13 @@ rotated, duplicate deals; win rate and 95% Wilson interval) -> TensorBoard and
 ``eval.csv``. At the end (``total_steps`` or ``time_limit_min``): ``final_eval_games``
 games each, written to the card, a results table, and the learning curve ``curve.png``.
 
+**Imitation first** (``imitate_decisions`` > 0, a new run only): before PPO, the policy is
+fitted to ``imitate_decisions`` decisions of ``imitate_teacher`` playing every seat (masked
+cross-entropy, ``imitate_epochs`` passes at ``imitate_learning_rate``) and the value network to
+their outcomes (:mod:`uno_env.agents.imitation`, :func:`uno_env.agents.sb3.imitate`); its time
+counts in the run's wall time and time limit. PPO then fine-tunes the clone (the shipped
+configs use small steps: lr 1e-4, clip 0.1).
+
 **The critic** (``critic``). ``obs``: SB3's policy and value networks both read the
 observation. ``state``: an asymmetric actor-critic (:class:`uno_env.agents.sb3.AsymmetricPolicy`):
 the env appends the global state seen from the learner (every hand, the DRAW pile's contents:
