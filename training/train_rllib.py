@@ -26,6 +26,12 @@ again: self-play), ``snapshots`` (frozen copies of the learner, refreshed every
 ``heuristic`` ...) and ``checkpoint:<dir>`` policies. Steps are env steps: decisions of all
 seats, the bots' included.
 
+**Imitation first** (``imitate_decisions`` > 0, a new run only): before PPO the learner is
+fitted to ``imitate_decisions`` decisions of ``imitate_teacher`` playing every seat (masked
+cross-entropy for the actor, the outcomes for the critic; ``imitate_epochs`` passes at
+``imitate_learning_rate``), as in ``training/train.py``: :func:`uno_env.integrations.rllib.imitate`.
+It runs in the driver; its time counts in the run's wall time and its result goes in the card.
+
 **Evaluation.** Every ``eval_every`` steps the learner's greedy policy plays ``eval_games``
 games against each of ``eval_opponents`` in all the other seats with
 :func:`uno_env.tools.evaluate.evaluate` (seats rotated, duplicate deals; Wilson interval)
@@ -64,6 +70,7 @@ import uno_env
 from uno_env import _atomic
 from uno_env.agents import checkpoint as ckpt
 from uno_env.agents.base import make_agent
+from uno_env.agents.imitation import collect_demonstrations
 from uno_env.agents.policy import PolicyAgent
 from uno_env.game.rules import Rules, make_rules
 from uno_env.tools.evaluate import evaluate
@@ -105,6 +112,13 @@ class Config:
     """local Ray only: CPUs it may schedule (None: all of the machine's)"""
     object_store_mb: int = 200
     """local Ray only: the object store's size"""
+    # --- behaviour cloning warm start ---
+    imitate_decisions: int = 0
+    """before PPO, fit the learner to this many decisions of imitate_teacher playing every seat
+    (and its critic to their outcomes): uno_env.integrations.rllib.imitate; 0: start at random"""
+    imitate_teacher: str = "heuristic"
+    imitate_epochs: int = 4
+    imitate_learning_rate: float = 1e-3
     # --- the policy ---
     net_arch: list = field(default_factory=lambda: [256, 256])
     """hidden layers of the actor and of the (separate) critic"""
@@ -416,6 +430,22 @@ def main(argv: list[str] | None = None) -> dict:
         module_config = algo.config.rl_module_spec.rl_module_specs[ur.LEARNER].model_config
         module_config = {k: module_config[k] for k in ("num_players", "hidden", "activation", "input")}
         writer = SummaryWriter(os.path.join(log_dir, "tb"))
+        if cfg.imitate_decisions and not args.resume:  # behaviour cloning warm start
+            began = time.time()
+            demos = collect_demonstrations(rules, cfg.num_players, cfg.imitate_decisions, seed=cfg.seed,
+                                           teacher=cfg.imitate_teacher)
+            fit = ur.imitate_learner(algo, demos, epochs=cfg.imitate_epochs,
+                                     learning_rate=cfg.imitate_learning_rate, seed=cfg.seed)
+            for key, value in fit.items():
+                writer.add_scalar(f"imitation/{key}", value, 0)
+            trainer["imitation"] = dict({k: round(v, 4) for k, v in fit.items()}, decisions=len(demos),
+                                        games=demos.games, teacher=cfg.imitate_teacher,
+                                        wall_time_s=round(time.time() - began, 1))
+            trainer["wall_time_s"] = float(trainer.get("wall_time_s", 0.0)) + time.time() - began
+            print(f"imitation: {len(demos)} decisions of {cfg.imitate_teacher} ({demos.games} games), "
+                  f"{time.time() - began:.0f} s; the policy now picks the teacher's move {fit['agreement']:.1%} "
+                  f"of the time (policy loss {fit['policy_loss']:.3f}, value loss {fit['value_loss']:.3f})",
+                  flush=True)
 
         steps = int(algo.metrics.peek(("env_runners", "num_env_steps_sampled_lifetime"), default=0) or 0)
         learner_steps = int(trainer.get("learner_steps", 0))
@@ -438,7 +468,8 @@ def main(argv: list[str] | None = None) -> dict:
                        "trained_with": {"library": "ray[rllib]", "version": ray.__version__,
                                         "api_stack": "new", "script": "training/train_rllib.py",
                                         "env_steps": total, "learner_steps": learner_steps,
-                                        "rllib_checkpoint": RLLIB_DIR}})
+                                        "rllib_checkpoint": RLLIB_DIR},
+                       **({"imitation": trainer["imitation"]} if "imitation" in trainer else {})})
 
         def save(total: int) -> None:
             """The RLlib checkpoint, then the exported policy and card, then trainer.json (the
@@ -446,7 +477,8 @@ def main(argv: list[str] | None = None) -> dict:
             algo.save_to_path(rllib_dir)
             ur.export_checkpoint(ur.module_state(algo), module_config, run_dir, card_for(total, wall()))
             state = {"wall_time_s": round(wall(), 1), "snapshots_taken": taken, "env_steps": total,
-                     "learner_steps": learner_steps, "evaluation": evaluation}
+                     "learner_steps": learner_steps, "evaluation": evaluation,
+                     **({"imitation": trainer["imitation"]} if "imitation" in trainer else {})}
             _atomic.write_text(trainer_path, json.dumps(state, indent=2) + "\n")
 
         def run_eval(games: int, total: int, final: bool = False) -> None:
@@ -472,6 +504,8 @@ def main(argv: list[str] | None = None) -> dict:
             print(f"[eval] step {total:,}: {summary} ({games} games each, 1 vs {cfg.num_players - 1})",
                   flush=True)
 
+        if "imitation" in trainer and steps == 0:  # the clone before PPO: the curve's first point
+            run_eval(cfg.eval_games, 0)
         next_snapshot = (steps // cfg.snapshot_every + 1) * cfg.snapshot_every
         next_eval = (steps // cfg.eval_every + 1) * cfg.eval_every
         next_ckpt = (steps // cfg.checkpoint_every + 1) * cfg.checkpoint_every

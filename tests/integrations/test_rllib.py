@@ -374,6 +374,40 @@ def test_a_snapshot_takes_the_learners_weights_on_the_learner_and_the_env_runner
         algo.stop()
 
 
+def test_imitation_makes_the_learner_play_the_teachers_moves_on_the_learner_and_the_env_runner(local_ray):
+    from ray.rllib.algorithms.ppo import PPOConfig
+
+    from uno_env.agents.imitation import collect_demonstrations
+
+    env_config = {"rules": "classic", "num_players": 3}
+    config = (PPOConfig()
+              .environment(ur.UnoMultiAgentEnv, env_config=env_config)
+              .env_runners(num_env_runners=0, num_envs_per_env_runner=2, env_to_module_connector=ur.env_to_module)
+              .training(train_batch_size_per_learner=128, minibatch_size=64, num_epochs=1)
+              .multi_agent(policies={ur.LEARNER}, policy_mapping_fn=ur.LeagueMapping(3, {"shared": 1}),
+                           policies_to_train=[ur.LEARNER])
+              .rl_module(rl_module_spec=ur.multi_module_spec(env_config, ur.model_config(3, [64]))))
+    algo = config.build_algo()
+    try:
+        demos = collect_demonstrations(make_rules("classic"), 3, 3000, seed=0)
+        before = ur.module_state(algo)
+        untrained = ur.masked_policy(before, ur.model_config(3, [64]))
+        fit = ur.imitate_learner(algo, demos, epochs=8, learning_rate=3e-3, seed=0)
+        after = ur.module_state(algo)
+        assert not np.array_equal(before["vf.0.weight"], after["vf.0.weight"])  # the critic learned too
+        trained = ur.masked_policy(after, ur.model_config(3, [64]))
+        greedy = [(p.act(demos.observations, demos.masks) == demos.actions).mean() for p in (untrained, trained)]
+        assert greedy[1] == pytest.approx(fit["agreement"], abs=0.01) and greedy[1] > max(0.7, greedy[0] + 0.2)
+        runner = algo.env_runner.module[ur.LEARNER].get_state()
+        assert all(np.array_equal(runner[k], after[k]) for k in after if k.startswith("pi."))
+        spec = ur.learner_module_spec(ur.model_config(3, [8]))
+        spec.inference_only = True  # as on remote env runners: no critic
+        with pytest.raises(ValueError, match="critic"):
+            ur.imitate(spec.build(), demos)
+    finally:
+        algo.stop()
+
+
 def load_script(name, folder="training"):
     spec = importlib.util.spec_from_file_location(name, os.path.join(ROOT, folder, f"{name}.py"))
     module = importlib.util.module_from_spec(spec)
@@ -411,6 +445,7 @@ def test_training_on_a_two_node_cluster_exports_a_checkpoint_that_evaluates_and_
     assert card["trained_with"]["library"] == "ray[rllib]" and card["trained_with"]["version"] == ray.__version__
     assert card["algorithm"].startswith("PPO (Ray RLlib")
     assert card["total_steps"] >= 512 and card["evaluation"]["random"]["games"] == 8
+    assert card["imitation"]["decisions"] >= 300 and card["imitation"]["teacher"] == "heuristic"
     assert evaluation["random"] == card["evaluation"]["random"]
     assert (run / "rllib").is_dir() and (run / "curve.png").is_file()
     assert os.listdir(tmp_path / "runs" / "c2" / "tb")

@@ -11,19 +11,22 @@ in a truncated game). ``critic_state=True`` also keeps the global state seen fro
 (:mod:`uno_env.game.global_state`, for an asymmetric critic). Games are played whole, so a
 collection holds at least ``decisions`` rows (the last game is not cut).
 
-``training/train.py`` (``imitate_decisions``) fits the policy to the actions (masked
-cross-entropy) and the value network to the returns (:func:`uno_env.agents.sb3.imitate`)
-before PPO starts: the learner begins as a copy of the teacher instead of at random.
+``training/train.py`` and ``training/train_rllib.py`` (``imitate_decisions``) fit the policy
+to the actions (masked cross-entropy) and the value network to the returns before PPO starts:
+the learner begins as a copy of the teacher instead of at random. :func:`fit_policy` is that
+fit, for any torch policy; :func:`uno_env.agents.sb3.imitate` (a MaskablePPO model) and
+:func:`uno_env.integrations.rllib.imitate` (an RLlib module) call it.
 
 Determinism: the deals come from ``np.random.default_rng(seed)``, each teacher's own
 generator is seeded from it per game; the same arguments give the same rows.
 
-Version history: 0 (first version, uno_env 0.3).
+Version history: 0 (first version, uno_env 0.3); :func:`fit_policy` shared by SB3 and RLlib (0.4).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, Callable, Iterable
 
 import numpy as np
 
@@ -106,3 +109,43 @@ def collect_demonstrations(rules: Rules, num_players: int, decisions: int, seed:
         observations=np.asarray(observations, np.float32), masks=np.asarray(masks, bool),
         actions=np.asarray(actions, np.int64), returns=np.asarray(returns, np.float32),
         states=np.asarray(states, np.float32) if critic_state else None, games=games)
+
+
+def fit_policy(parameters: Iterable[Any], log_prob_and_value: Callable, greedy: Callable,
+               inputs: np.ndarray, demos: Demonstrations, epochs: int = 4, batch_size: int = 1024,
+               learning_rate: float = 1e-3, seed: int = 0, max_grad_norm: float = 0.5) -> dict[str, float]:
+    """Behaviour cloning: ``epochs`` passes of Adam over shuffled minibatches of ``demos``,
+    minimising the masked cross-entropy of the teacher's actions plus half the squared error of
+    the values against the returns.
+
+    ``inputs`` are the network's rows (``demos.observations``, with the global state appended
+    for an asymmetric critic); ``log_prob_and_value(x, masks, actions)`` gives the policy's
+    log-probability of ``actions`` (illegal actions masked) and its values, both ``(B,)``
+    tensors; ``greedy(x, masks)`` its most likely legal actions. Returns the last epoch's mean
+    losses and the share of the teacher's actions the policy then picks greedily
+    (``agreement``). The caller puts its network in training mode and back."""
+    import torch
+
+    parameters = list(parameters)
+    obs, masks = torch.as_tensor(inputs), torch.as_tensor(demos.masks)
+    actions, returns = torch.as_tensor(demos.actions), torch.as_tensor(demos.returns)
+    optimizer = torch.optim.Adam(parameters, lr=learning_rate)
+    generator = torch.Generator().manual_seed(seed)
+    n = len(actions)
+    totals = {"policy_loss": 0.0, "value_loss": 0.0}
+    for _ in range(epochs):
+        totals = {"policy_loss": 0.0, "value_loss": 0.0}
+        for idx in torch.randperm(n, generator=generator).split(batch_size):
+            log_prob, values = log_prob_and_value(obs[idx], masks[idx], actions[idx])
+            policy_loss = -log_prob.mean()
+            value_loss = torch.nn.functional.mse_loss(values, returns[idx])
+            loss = policy_loss + 0.5 * value_loss
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(parameters, max_grad_norm)
+            optimizer.step()
+            totals["policy_loss"] += policy_loss.item() * len(idx) / n
+            totals["value_loss"] += value_loss.item() * len(idx) / n
+    with torch.no_grad():
+        agree = sum(int((greedy(obs[i], masks[i]) == actions[i]).sum()) for i in torch.arange(n).split(4096))
+    return dict(totals, agreement=agree / n)

@@ -51,6 +51,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from uno_env.agents import checkpoint as ckpt
+from uno_env.agents.imitation import fit_policy
 from uno_env.agents.policy import MaskedPolicy, PolicyAgent, load_policy
 from uno_env.game import actions as A
 from uno_env.game import cards as C
@@ -269,9 +270,8 @@ def imitate(model: Any, demos: Any, epochs: int = 4, batch_size: int = 1024, lea
     cross-entropy) and its value network to their returns (squared error), ``epochs`` passes
     of Adam over shuffled minibatches. Models on observations with the global state appended
     (:class:`AsymmetricPolicy`) need ``demos.states``. Returns the last epoch's mean losses and
-    the share of demonstrated actions the policy then picks (greedy)."""
-    import torch
-
+    the share of demonstrated actions the policy then picks (greedy):
+    :func:`uno_env.agents.imitation.fit_policy`."""
     policy = model.policy
     x = demos.observations
     if model.observation_space.shape == (CRITIC_INPUT_SIZE,):
@@ -281,30 +281,19 @@ def imitate(model: Any, demos: Any, epochs: int = 4, batch_size: int = 1024, lea
         x = np.concatenate([x, demos.states], axis=1)
     elif model.observation_space.shape != x.shape[1:]:
         raise ValueError(f"demonstrations of shape {x.shape[1:]} for a model of {model.observation_space.shape}")
-    obs, masks = torch.as_tensor(x), torch.as_tensor(demos.masks)
-    actions, returns = torch.as_tensor(demos.actions), torch.as_tensor(demos.returns)
-    optimizer = torch.optim.Adam(policy.parameters(), lr=learning_rate)
-    generator = torch.Generator().manual_seed(seed)
+
+    def log_prob_and_value(obs, masks, actions):
+        dist = policy.get_distribution(obs, action_masks=masks.numpy())
+        return dist.log_prob(actions), policy.predict_values(obs).flatten()
+
+    def greedy(obs, masks):
+        return policy.get_distribution(obs, action_masks=masks.numpy()).mode()
+
     policy.set_training_mode(True)
-    n = len(actions)
-    for _ in range(epochs):
-        totals = {"policy_loss": 0.0, "value_loss": 0.0}
-        for idx in torch.randperm(n, generator=generator).split(batch_size):
-            dist = policy.get_distribution(obs[idx], action_masks=masks[idx].numpy())
-            policy_loss = -dist.log_prob(actions[idx]).mean()
-            value_loss = torch.nn.functional.mse_loss(policy.predict_values(obs[idx]).flatten(), returns[idx])
-            loss = policy_loss + 0.5 * value_loss
-            optimizer.zero_grad()
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(policy.parameters(), 0.5)
-            optimizer.step()
-            totals["policy_loss"] += policy_loss.item() * len(idx) / n
-            totals["value_loss"] += value_loss.item() * len(idx) / n
+    fit = fit_policy(policy.parameters(), log_prob_and_value, greedy, x, demos, epochs=epochs,
+                     batch_size=batch_size, learning_rate=learning_rate, seed=seed)
     policy.set_training_mode(False)
-    with torch.no_grad():
-        agree = sum(int((policy.get_distribution(obs[i], action_masks=masks[i].numpy()).mode()
-                         == actions[i]).sum()) for i in torch.arange(n).split(4096))
-    return dict(totals, agreement=agree / n)
+    return fit
 
 
 # ---------------------------------------------------------------------- save and resume

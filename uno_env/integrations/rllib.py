@@ -85,8 +85,13 @@ self-play; ``"snapshots"`` splits its weight over the snapshot modules filled so
 Phases switch by training progress, which the driver sets on every env runner
 (:meth:`LeagueMapping.update`, through ``EnvRunnerGroup.foreach_env_runner``).
 
+**Imitation first** (:func:`imitate_learner`): the learner fitted to a teacher's decisions
+(:mod:`uno_env.agents.imitation`) before PPO, as in ``training/train.py``;
+``training/train_rllib.py`` does it when ``imitate_decisions`` > 0.
+
 Version history: 1 (first release, uno_env 0.2, RLlib 2.60); observation layout 1 (1537
-entries) in uno_env 0.3, checkpoint opponents of layout 0 read its prefix.
+entries) in uno_env 0.3, checkpoint opponents of layout 0 read its prefix; the imitation warm
+start in uno_env 0.4.
 """
 
 from __future__ import annotations
@@ -598,17 +603,70 @@ def module_state(algo: Any, module_id: str = LEARNER) -> dict[str, np.ndarray]:
     return state[COMPONENT_LEARNER][COMPONENT_RL_MODULE][module_id]
 
 
-def copy_module(algo: Any, source: str, target: str) -> None:
-    """Copy the weights of module ``source`` into ``target`` on the learner and on every env
-    runner, the local one included (a frozen snapshot of the learner). The env runners get the
-    state directly: RLlib's ``sync_weights`` skips a runner whose weights sequence number has
-    not moved since the last training step."""
+def set_module_state(algo: Any, module_id: str, state: Mapping[str, Any]) -> None:
+    """Load ``state`` (a numpy state dict, as :func:`module_state` gives) into module
+    ``module_id`` on the learner and on every env runner, the local one included. The env
+    runners get the state directly: RLlib's ``sync_weights`` skips a runner whose weights
+    sequence number has not moved since the last training step."""
     from ray.rllib.core import COMPONENT_LEARNER, COMPONENT_RL_MODULE
 
-    state = module_state(algo, source)
-    algo.learner_group.set_state({COMPONENT_LEARNER: {COMPONENT_RL_MODULE: {target: state}}})
+    algo.learner_group.set_state({COMPONENT_LEARNER: {COMPONENT_RL_MODULE: {module_id: dict(state)}}})
 
     def load(env_runner: Any) -> None:
-        env_runner.module[target].set_state(state)
+        env_runner.module[module_id].set_state(dict(state))
 
     algo.env_runner_group.foreach_env_runner(load, local_env_runner=True)
+
+
+def copy_module(algo: Any, source: str, target: str) -> None:
+    """Copy the weights of module ``source`` into ``target`` everywhere (a frozen snapshot of
+    the learner): :func:`set_module_state`."""
+    set_module_state(algo, target, module_state(algo, source))
+
+
+# ====================================================================== imitation
+def imitate(module: MaskedPPOModule, demos: Any, epochs: int = 4, batch_size: int = 1024,
+            learning_rate: float = 1e-3, seed: int = 0) -> dict[str, float]:
+    """Behaviour cloning warm start of a learner module (built with its critic): its actor
+    fitted to the teacher's actions of ``demos`` (:class:`uno_env.agents.imitation.Demonstrations`,
+    masked cross-entropy), its critic to their returns, by
+    :func:`uno_env.agents.imitation.fit_policy`. ``training/train_rllib.py`` builds the module
+    with the learner's weights, fits it and loads it back with :func:`set_module_state`.
+    Returns the last epoch's mean losses and the share of the teacher's actions the actor then
+    picks (greedy)."""
+    from uno_env.agents.imitation import fit_policy
+
+    if not hasattr(module, "vf"):
+        raise ValueError("imitation needs the learner module with its critic (inference_only=False)")
+    if demos.observations.shape[1:] != (OBS_SIZE,):
+        raise ValueError(f"demonstrations of shape {demos.observations.shape[1:]} for a module "
+                         f"reading observations of {(OBS_SIZE,)}")
+
+    def heads(x: torch.Tensor, masks: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        features = module.features({OBS_KEY: x})
+        return mask_logits(module.pi(features), masks.float()), features
+
+    def log_prob_and_value(x, masks, actions):
+        logits, features = heads(x, masks)
+        log_prob = torch.log_softmax(logits, -1).gather(-1, actions[:, None]).squeeze(-1)
+        return log_prob, module.vf(features).squeeze(-1)
+
+    def greedy(x, masks):
+        return heads(x, masks)[0].argmax(-1)
+
+    module.train()
+    fit = fit_policy(module.parameters(), log_prob_and_value, greedy, demos.observations, demos,
+                     epochs=epochs, batch_size=batch_size, learning_rate=learning_rate, seed=seed)
+    module.eval()
+    return fit
+
+
+def imitate_learner(algo: Any, demos: Any, module_id: str = LEARNER, **fit: Any) -> dict[str, float]:
+    """:func:`imitate` on a copy of ``algo``'s learner module (its current weights), then those
+    weights loaded back into the learner and every env runner (:func:`set_module_state`)."""
+    spec = algo.config.rl_module_spec.rl_module_specs[module_id]
+    module = learner_module_spec(spec.model_config).build()
+    module.load_state_dict({k: torch.as_tensor(np.asarray(v)) for k, v in module_state(algo, module_id).items()})
+    result = imitate(module, demos, **fit)
+    set_module_state(algo, module_id, {k: v.detach().cpu().numpy() for k, v in module.state_dict().items()})
+    return result
