@@ -71,7 +71,7 @@ import re
 import shutil
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 import torch
@@ -98,80 +98,34 @@ from uno_env.tools.overrides import parse_overrides
 
 
 @dataclass
-class Config:
-    """Everything one training run needs; loaded from ``configs/train/<name>.yaml``."""
+class Config(configs.TrainingConfig):
+    """Everything one training run needs; loaded from ``configs/train/<name>.yaml``. The keys
+    shared with ``train_rllib.py`` are :class:`uno_env.tools.configs.TrainingConfig`'s; a step
+    here is a learner decision."""
 
-    rules: str = "classic"
-    """rules preset name or YAML path (uno_env.make_rules)"""
-    num_players: int = 2
-    total_steps: int = 200_000
-    """learner decisions (env steps) to train for"""
-    time_limit_min: float | None = None
-    """also stop after this much training wall time (resumed runs included); schedules and
-    curriculum phases then follow max(steps / total_steps, time / time_limit)"""
-    seed: int = 0
+    torch_threads: int = 2
+    # --- environments ---
     n_envs: int = 16
     """environments stepped in lockstep"""
     vec_env: str = "dummy"
     """dummy (one process; fastest on 2 cores) or subproc (one process per env)"""
-    torch_threads: int = 2
     max_learner_steps: int | None = 1000
     """truncate an episode after this many learner decisions (UnoGymEnv's cap; None: only
     the engine's rules.max_steps). Ends the endless games of two untrained policies"""
-    # --- behaviour cloning warm start ---
-    imitate_decisions: int = 0
-    """before PPO, fit the policy to this many decisions of imitate_teacher playing every seat
-    (and the value net to their outcomes): uno_env.agents.imitation; 0: start at random"""
-    imitate_teacher: str = "heuristic"
-    imitate_epochs: int = 4
-    imitate_learning_rate: float = 1e-3
     # --- MaskablePPO ---
-    net_arch: list = field(default_factory=lambda: [256, 256])
-    """hidden layers of the policy and the value net (separate nets)"""
-    activation: str = "tanh"
-    """tanh or relu"""
-    obs_features: bool = True
-    """policy input = uno_env.agents.sb3.ObsFeatures (no empty opponent slots, scaled counts)
-    instead of the raw observation vector (1537 entries)"""
     critic: str = "obs"
     """obs: the value network reads what the policy reads; state: an asymmetric actor-critic,
     the value network also reads the global state (every hand; uno_env.agents.sb3.AsymmetricPolicy,
     the env appends the state to the observation), the policy only the observation. The
     checkpoint is the same either way (needs obs_features)"""
-    learning_rate: float = 3e-4
-    learning_rate_final: float | None = None
-    """linearly annealed to this by the end (None: constant)"""
     n_steps: int = 256
     """steps per env per rollout (rollout = n_steps * n_envs)"""
     batch_size: int = 512
     n_epochs: int = 4
-    gamma: float = 0.995
-    gae_lambda: float = 0.95
-    clip_range: float = 0.2
-    ent_coef: float = 0.01
-    ent_coef_final: float | None = None
-    vf_coef: float = 0.5
-    max_grad_norm: float = 0.5
     target_kl: float | None = None
     # --- self-play league ---
-    phases: list = field(default_factory=lambda: [{"until": 1.0, "opponents": {"random": 1.0}}])
-    """curriculum: [{until: fraction of total_steps (<= 1) or a step count, opponents:
-    {spec: weight}}]; the spec "snapshots" means the learner's frozen snapshots"""
-    snapshot_every: int = 100_000
-    snapshot_keep: int = 5
-    """snapshots in the pool (the latest ones); older ones are deleted"""
     snapshot_sample: bool = True
     """snapshots sample their moves (True) or play their most likely move"""
-    # --- evaluation and checkpoints ---
-    eval_every: int = 100_000
-    eval_games: int = 400
-    """games per opponent at each periodic evaluation"""
-    eval_opponents: list = field(default_factory=lambda: ["random", "heuristic"])
-    final_eval_games: int = 1_000
-    """games per opponent in the final evaluation (written to the card)"""
-    eval_workers: int = 2
-    """processes for the final evaluation"""
-    checkpoint_every: int = 100_000
 
 
 # what each Config key must hold (uno_env.tools.configs: one check per key, unknown keys are errors)

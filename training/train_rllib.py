@@ -85,19 +85,12 @@ EVAL_CSV = "eval.csv"
 
 
 @dataclass
-class Config:
-    """Everything one RLlib run needs; loaded from ``configs/rllib/<name>.yaml``."""
+class Config(configs.TrainingConfig):
+    """Everything one RLlib run needs; loaded from ``configs/rllib/<name>.yaml``. The keys
+    shared with ``train.py`` are :class:`uno_env.tools.configs.TrainingConfig`'s; a step here
+    is an env step (a decision of any seat, the bots' included)."""
 
-    rules: str = "classic"
-    """rules preset name or YAML path (uno_env.make_rules); rule options with --set"""
-    num_players: int = 2
     total_steps: int = 1_000_000
-    """env steps (decisions of every seat) to train for"""
-    time_limit_min: float | None = None
-    """also stop after this much training wall time (resumed runs included); the learning-rate
-    and entropy schedules follow steps (RLlib's schedules count env steps), so size
-    total_steps to what the time gives"""
-    seed: int = 0
     # --- Ray ---
     num_env_runners: int = 0
     """sampling actors (0: sample in the driver)"""
@@ -106,57 +99,22 @@ class Config:
     num_cpus_per_env_runner: int = 1
     num_learners: int = 0
     """0: learn in the driver; n: n learner actors"""
-    torch_threads: int = 1
-    """torch threads of the driver (actors get one per CPU they hold)"""
     ray_num_cpus: int | None = None
     """local Ray only: CPUs it may schedule (None: all of the machine's)"""
     object_store_mb: int = 200
     """local Ray only: the object store's size"""
-    # --- behaviour cloning warm start ---
-    imitate_decisions: int = 0
-    """before PPO, fit the learner to this many decisions of imitate_teacher playing every seat
-    (and its critic to their outcomes): uno_env.integrations.rllib.imitate; 0: start at random"""
-    imitate_teacher: str = "heuristic"
-    imitate_epochs: int = 4
-    imitate_learning_rate: float = 1e-3
-    # --- the policy ---
-    net_arch: list = field(default_factory=lambda: [256, 256])
-    """hidden layers of the actor and of the (separate) critic"""
-    activation: str = "tanh"
-    obs_features: bool = True
-    """input = the observation without empty opponent slots, scaled counts (the card's obs_features)"""
     # --- PPO ---
-    learning_rate: float = 3e-4
-    learning_rate_final: float | None = None
-    """linearly annealed to this at total_steps (None: constant)"""
     train_batch_size: int = 4096
     """env steps per training iteration"""
     minibatch_size: int = 1024
     num_epochs: int = 4
-    gamma: float = 0.995
-    gae_lambda: float = 0.95
-    clip_range: float = 0.2
-    ent_coef: float = 0.01
-    ent_coef_final: float | None = None
-    vf_coef: float = 0.5
-    max_grad_norm: float = 0.5
     kl_coef: float = 0.0
     """RLlib's adaptive KL penalty (0: off, as in Stable-Baselines3)"""
     # --- league ---
     phases: list = field(default_factory=lambda: [{"until": 1.0, "opponents": {SELF: 1.0}}])
-    """curriculum: [{until: fraction of total_steps (<= 1) or a step count, opponents: {entry:
-    weight}}]; entries: self, snapshots, an agent spec (random, heuristic, checkpoint:<dir>)"""
     snapshot_every: int = 200_000
-    snapshot_keep: int = 5
-    """snapshot slots (refreshed round-robin)"""
     # --- evaluation and checkpoints ---
     eval_every: int = 200_000
-    eval_games: int = 400
-    """games per opponent at each periodic evaluation"""
-    eval_opponents: list = field(default_factory=lambda: ["random", "heuristic"])
-    final_eval_games: int = 1_000
-    eval_workers: int = 2
-    """processes of the final evaluation"""
     checkpoint_every: int = 200_000
     progress_every_s: float = 10.0
     """seconds between console progress lines"""

@@ -1,10 +1,13 @@
 """Typed, validated YAML configs: one dataclass per concern, every key checked, unknown keys errors.
 
 The training scripts (``training/train.py``: SB3; ``training/train_rllib.py``: RLlib) each keep
-their config as a dataclass and a table ``{key: Check}`` next to it; this module reads and
-checks them the same way:
+their config as a dataclass and a table ``{key: Check}`` next to it; what they share is here
+(:class:`TrainingConfig` and its checks :data:`TRAINING_CHECKS`: each script's ``Config``
+subclasses it, adds its own keys and may change a default). This module reads and checks them
+the same way:
 
 =========================  =================================================================
+:class:`TrainingConfig`    the keys of both training scripts; :data:`TRAINING_CHECKS` checks them
 :func:`load_config`        a YAML file (+ ``--set`` overrides) -> the dataclass, every key checked
 :func:`split_overrides`    ``--set`` values -> (config keys, rule options of ``Rules``)
 :class:`Check`             one key's test and its description for the error message;
@@ -29,7 +32,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
 from uno_env.game.rules import Rules, read_yaml_mapping, show_value
@@ -127,6 +130,69 @@ def phases() -> Check:
 
 # The keys both training scripts share (training/train.py: SB3, training/train_rllib.py: RLlib):
 # the rules and size of the run, the network, PPO's coefficients, the league, evaluation.
+@dataclass
+class TrainingConfig:
+    """The keys both training scripts read, with their defaults (a script's ``Config`` adds its
+    own keys and may change a default). A step is the script's own: a learner decision in
+    ``train.py``, an env step of any seat in ``train_rllib.py``."""
+
+    rules: str = "classic"
+    """rules preset name or YAML path (uno_env.make_rules); rule options with --set"""
+    num_players: int = 2
+    total_steps: int = 200_000
+    """steps to train for"""
+    time_limit_min: float | None = None
+    """also stop after this much training wall time (resumed runs included); schedules and
+    curriculum phases then follow max(steps / total_steps, time / time_limit)"""
+    seed: int = 0
+    torch_threads: int = 1
+    # --- behaviour cloning warm start ---
+    imitate_decisions: int = 0
+    """before PPO, fit the policy to this many decisions of imitate_teacher playing every seat
+    (and the value net to their outcomes): uno_env.agents.imitation; 0: start at random"""
+    imitate_teacher: str = "heuristic"
+    imitate_epochs: int = 4
+    imitate_learning_rate: float = 1e-3
+    # --- the policy ---
+    net_arch: list = field(default_factory=lambda: [256, 256])
+    """hidden layers of the policy and of the (separate) value net"""
+    activation: str = "tanh"
+    """tanh or relu"""
+    obs_features: bool = True
+    """policy input = the observation without the empty opponent slots, counts scaled (the
+    checkpoint card's obs_features) instead of the raw observation vector"""
+    # --- PPO ---
+    learning_rate: float = 3e-4
+    learning_rate_final: float | None = None
+    """linearly annealed to this by the end (None: constant)"""
+    gamma: float = 0.995
+    gae_lambda: float = 0.95
+    clip_range: float = 0.2
+    ent_coef: float = 0.01
+    ent_coef_final: float | None = None
+    """linearly annealed to this by the end (None: constant)"""
+    vf_coef: float = 0.5
+    max_grad_norm: float = 0.5
+    # --- self-play league ---
+    phases: list = field(default_factory=lambda: [{"until": 1.0, "opponents": {"random": 1.0}}])
+    """curriculum: [{until: fraction of total_steps (<= 1) or a step count, opponents:
+    {entry: weight}}]; entries: an agent spec (random, heuristic, checkpoint:<dir>) or
+    "snapshots" (the learner's frozen snapshots); train_rllib.py adds "self" (the learner)"""
+    snapshot_every: int = 100_000
+    snapshot_keep: int = 5
+    """snapshots in the pool (the latest ones)"""
+    # --- evaluation and checkpoints ---
+    eval_every: int = 100_000
+    eval_games: int = 400
+    """games per opponent at each periodic evaluation"""
+    eval_opponents: list = field(default_factory=lambda: ["random", "heuristic"])
+    final_eval_games: int = 1_000
+    """games per opponent in the final evaluation (written to the card)"""
+    eval_workers: int = 2
+    """processes of the final evaluation"""
+    checkpoint_every: int = 100_000
+
+
 TRAINING_CHECKS: dict[str, Check] = {
     "rules": Check(lambda v: isinstance(v, str) and bool(v), "a rules preset name or YAML path"),
     "num_players": integer(2, 10),
