@@ -288,6 +288,24 @@ def local_ray():
     ray.shutdown()
 
 
+def tiny_ppo(num_players, mixture, module=None, opponents=None, snapshots=0, envs=2, batch=128):
+    """A PPO algorithm on classic rules, sampling in the driver: ``mixture`` is the league
+    (module id -> weight), ``opponents`` the bot modules (module id -> agent spec)."""
+    from ray.rllib.algorithms.ppo import PPOConfig
+
+    env_config = {"rules": "classic", "num_players": num_players}
+    spec = ur.multi_module_spec(env_config, module or ur.model_config(num_players, [16]),
+                                opponents=opponents, snapshots=snapshots)
+    config = (PPOConfig()
+              .environment(ur.UnoMultiAgentEnv, env_config=env_config)
+              .env_runners(num_env_runners=0, num_envs_per_env_runner=envs, env_to_module_connector=ur.env_to_module)
+              .training(train_batch_size_per_learner=batch, minibatch_size=batch // 2, num_epochs=1)
+              .multi_agent(policies=set(spec.rl_module_specs), policy_mapping_fn=ur.LeagueMapping(num_players, mixture),
+                           policies_to_train=[ur.LEARNER])
+              .rl_module(rl_module_spec=spec))
+    return config.build_algo()
+
+
 class Recorder(Agent):
     """A random agent that records every observation it is shown, with its own identity."""
 
@@ -309,19 +327,7 @@ def seat_observations(sa_episode):
 
 
 def test_a_bot_module_keeps_one_agent_per_episode_and_seat_that_sees_exactly_that_seats_decisions(local_ray):
-    from ray.rllib.algorithms.ppo import PPOConfig
-
-    env_config = {"rules": "classic", "num_players": 4}
-    config = (PPOConfig()
-              .environment(ur.UnoMultiAgentEnv, env_config=env_config)
-              .env_runners(num_env_runners=0, num_envs_per_env_runner=6, env_to_module_connector=ur.env_to_module)
-              .training(train_batch_size_per_learner=256, minibatch_size=128, num_epochs=1)
-              .multi_agent(policies={ur.LEARNER, "recorder"},
-                           policy_mapping_fn=ur.LeagueMapping(4, {"recorder": 1.0}),
-                           policies_to_train=[ur.LEARNER])
-              .rl_module(rl_module_spec=ur.multi_module_spec(env_config, ur.model_config(4, [16]),
-                                                             opponents={"recorder": "recorder"})))
-    algo = config.build_algo()
+    algo = tiny_ppo(4, {"recorder": 1.0}, opponents={"recorder": "recorder"}, envs=6, batch=256)
     try:
         Recorder.seen.clear()
         episodes = algo.env_runner.sample(num_timesteps=1500, explore=True)
@@ -348,18 +354,7 @@ def test_a_bot_module_keeps_one_agent_per_episode_and_seat_that_sees_exactly_tha
 
 
 def test_a_snapshot_takes_the_learners_weights_on_the_learner_and_the_env_runner(local_ray):
-    from ray.rllib.algorithms.ppo import PPOConfig
-
-    env_config = {"rules": "classic", "num_players": 2}
-    module = ur.model_config(2, [16])
-    config = (PPOConfig()
-              .environment(ur.UnoMultiAgentEnv, env_config=env_config)
-              .env_runners(num_env_runners=0, num_envs_per_env_runner=2, env_to_module_connector=ur.env_to_module)
-              .training(train_batch_size_per_learner=128, minibatch_size=64, num_epochs=1)
-              .multi_agent(policies={ur.LEARNER, "snapshot_0"}, policy_mapping_fn=ur.LeagueMapping(2, {"shared": 1}),
-                           policies_to_train=[ur.LEARNER])
-              .rl_module(rl_module_spec=ur.multi_module_spec(env_config, module, snapshots=1)))
-    algo = config.build_algo()
+    algo = tiny_ppo(2, {ur.LEARNER: 1.0}, snapshots=1)
     try:
         algo.train()
         learner = ur.module_state(algo, ur.LEARNER)
@@ -375,19 +370,9 @@ def test_a_snapshot_takes_the_learners_weights_on_the_learner_and_the_env_runner
 
 
 def test_imitation_makes_the_learner_play_the_teachers_moves_on_the_learner_and_the_env_runner(local_ray):
-    from ray.rllib.algorithms.ppo import PPOConfig
-
     from uno_env.agents.imitation import collect_demonstrations
 
-    env_config = {"rules": "classic", "num_players": 3}
-    config = (PPOConfig()
-              .environment(ur.UnoMultiAgentEnv, env_config=env_config)
-              .env_runners(num_env_runners=0, num_envs_per_env_runner=2, env_to_module_connector=ur.env_to_module)
-              .training(train_batch_size_per_learner=128, minibatch_size=64, num_epochs=1)
-              .multi_agent(policies={ur.LEARNER}, policy_mapping_fn=ur.LeagueMapping(3, {"shared": 1}),
-                           policies_to_train=[ur.LEARNER])
-              .rl_module(rl_module_spec=ur.multi_module_spec(env_config, ur.model_config(3, [64]))))
-    algo = config.build_algo()
+    algo = tiny_ppo(3, {ur.LEARNER: 1.0}, module=ur.model_config(3, [64]))
     try:
         demos = collect_demonstrations(make_rules("classic"), 3, 3000, seed=0)
         before = ur.module_state(algo)
