@@ -454,6 +454,7 @@ def main(argv: list[str] | None = None) -> dict:
         print(f"imitation: {len(demos)} decisions of {cfg.imitate_teacher} ({demos.games} games), "
               f"{time.time() - began:.0f} s; the policy now picks the teacher's move {fit['agreement']:.1%} "
               f"of the time (policy loss {fit['policy_loss']:.3f}, value loss {fit['value_loss']:.3f})")
+        del demos  # gigabytes at 400k decisions: not kept through PPO
     rollout = cfg.n_steps * cfg.n_envs
 
     snapshots = sync_outputs(eval_csv, snap_dir, model.num_timesteps)

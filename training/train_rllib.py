@@ -404,6 +404,7 @@ def main(argv: list[str] | None = None) -> dict:
                   f"{time.time() - began:.0f} s; the policy now picks the teacher's move {fit['agreement']:.1%} "
                   f"of the time (policy loss {fit['policy_loss']:.3f}, value loss {fit['value_loss']:.3f})",
                   flush=True)
+            del demos  # gigabytes at 400k decisions: not kept through PPO
 
         steps = int(algo.metrics.peek(("env_runners", "num_env_steps_sampled_lifetime"), default=0) or 0)
         learner_steps = int(trainer.get("learner_steps", 0))

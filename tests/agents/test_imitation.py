@@ -76,7 +76,13 @@ def test_imitation_makes_the_policy_pick_the_teachers_moves():
     before = sb3.imitate(model, demos, epochs=1, learning_rate=1e-9)["agreement"]  # ~ untrained
     after = sb3.imitate(model, demos, epochs=8, learning_rate=3e-3)
     assert after["agreement"] > max(0.7, before + 0.2)
+    env = UnoGymEnv(rules, 2, opponents="random", critic_state="append")
+    asym = MaskablePPO(sb3.AsymmetricPolicy, env, device="cpu", seed=0,
+                       policy_kwargs={"num_players": 2, "net_arch": [64]})
     with pytest.raises(ValueError, match="critic_state=True"):
-        env = UnoGymEnv(rules, 2, opponents="random", critic_state="append")
-        asym = MaskablePPO(sb3.AsymmetricPolicy, env, device="cpu", policy_kwargs={"num_players": 2})
         sb3.imitate(asym, demos)
+    # the asymmetric critic reads the global state beside the observation (joined per minibatch)
+    with_states = collect_demonstrations(rules, 2, 3000, seed=0, critic_state=True)
+    assert with_states.states.shape == (len(with_states), GLOBAL_STATE_SIZE)
+    fit = sb3.imitate(asym, with_states, epochs=8, learning_rate=3e-3)
+    assert fit["agreement"] > 0.7 and fit["value_loss"] < 1.0

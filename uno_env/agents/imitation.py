@@ -33,8 +33,9 @@ import numpy as np
 from uno_env.agents.arena import play_game
 from uno_env.agents.base import Agent, make_agent
 from uno_env.game.engine import Engine
-from uno_env.game.global_state import GlobalStateEncoder
-from uno_env.game.observation import ObservationEncoder
+from uno_env.game.actions import NUM_ACTIONS
+from uno_env.game.global_state import GLOBAL_STATE_SIZE, GlobalStateEncoder
+from uno_env.game.observation import OBS_SIZE, ObservationEncoder
 from uno_env.game.rules import Rules
 
 
@@ -80,12 +81,16 @@ def collect_demonstrations(rules: Rules, num_players: int, decisions: int, seed:
     rng = np.random.default_rng(seed)
     rows_by_seat: list[list] = [[] for _ in range(num_players)]
     seats = [_Recording(make_agent(teacher, rules, num_players), rows_by_seat[p]) for p in range(num_players)]
-    observations, masks, actions, returns, states = [], [], [], [], []
     game_states: list[tuple[int, np.ndarray]] = []  # (seat, state) of each decision of a game
 
     def remember_state(s, p, action) -> None:
         game_states.append((p, state_encoder.encode(s, p)))
 
+    capacity = decisions + 2048  # a game's decisions past ``decisions`` rarely need more
+    observations = _Rows(capacity, (OBS_SIZE,), np.float32)
+    masks, actions = _Rows(capacity, (NUM_ACTIONS,), bool), _Rows(capacity, (), np.int64)
+    returns = _Rows(capacity, (), np.float32)
+    states = _Rows(capacity, (GLOBAL_STATE_SIZE,), np.float32) if critic_state else None
     games = 0
     while len(actions) < decisions:
         for rows in rows_by_seat:
@@ -97,18 +102,42 @@ def collect_demonstrations(rules: Rules, num_players: int, decisions: int, seed:
                            encoder=encoder)
         games += 1
         for p, rows in enumerate(rows_by_seat):
-            for obs, mask, action in rows:
-                observations.append(obs)
-                masks.append(mask)
-                actions.append(action)
-                returns.append(record.rewards[p])
+            if rows:
+                observations.extend([obs for obs, _, _ in rows])
+                masks.extend([mask for _, mask, _ in rows])
+                actions.extend([action for _, _, action in rows])
+                returns.extend([record.rewards[p]] * len(rows))
         if critic_state:  # regroup the states seat by seat, as the rows above
             for p in range(num_players):
-                states.extend(st for q, st in game_states if q == p)
+                seat_states = [st for q, st in game_states if q == p]
+                if seat_states:
+                    states.extend(seat_states)
     return Demonstrations(
-        observations=np.asarray(observations, np.float32), masks=np.asarray(masks, bool),
-        actions=np.asarray(actions, np.int64), returns=np.asarray(returns, np.float32),
-        states=np.asarray(states, np.float32) if critic_state else None, games=games)
+        observations=observations.array(), masks=masks.array(), actions=actions.array(),
+        returns=returns.array(), states=states.array() if critic_state else None, games=games)
+
+
+class _Rows:
+    """Rows written into one preallocated array (grown by half when full): a collection holds
+    one copy of its observations, not a list of row arrays and then a second, stacked copy."""
+
+    def __init__(self, capacity: int, shape: tuple, dtype: Any):
+        self.data, self.n = np.empty((capacity, *shape), dtype), 0
+
+    def __len__(self) -> int:
+        return self.n
+
+    def extend(self, rows: list) -> None:
+        end = self.n + len(rows)
+        if end > len(self.data):
+            grown = np.empty((max(end, len(self.data) * 3 // 2), *self.data.shape[1:]), self.data.dtype)
+            grown[:self.n] = self.data[:self.n]
+            self.data = grown
+        self.data[self.n:end] = rows
+        self.n = end
+
+    def array(self) -> np.ndarray:
+        return self.data[:self.n]
 
 
 def fit_policy(parameters: Iterable[Any], log_prob_and_value: Callable, greedy: Callable,
@@ -118,8 +147,9 @@ def fit_policy(parameters: Iterable[Any], log_prob_and_value: Callable, greedy: 
     minimising the masked cross-entropy of the teacher's actions plus half the squared error of
     the values against the returns.
 
-    ``inputs`` are the network's rows (``demos.observations``, with the global state appended
-    for an asymmetric critic); ``log_prob_and_value(x, masks, actions)`` gives the policy's
+    ``inputs`` are the network's rows: ``demos.observations``, or a tuple of arrays whose rows
+    the network reads side by side (the observations and the global states of an asymmetric
+    critic; joined minibatch by minibatch, never as a whole); ``log_prob_and_value(x, masks, actions)`` gives the policy's
     log-probability of ``actions`` (illegal actions masked) and its values, both ``(B,)``
     tensors; ``greedy(x, masks)`` its most likely legal actions. Returns the last epoch's mean
     losses and the share of the teacher's actions the policy then picks greedily
@@ -127,7 +157,12 @@ def fit_policy(parameters: Iterable[Any], log_prob_and_value: Callable, greedy: 
     import torch
 
     parameters = list(parameters)
-    obs, masks = torch.as_tensor(inputs), torch.as_tensor(demos.masks)
+    parts = [torch.as_tensor(x) for x in (inputs if isinstance(inputs, tuple) else (inputs,))]
+
+    def rows(idx: Any) -> Any:  # the network's input rows ``idx``: every part, side by side
+        return parts[0][idx] if len(parts) == 1 else torch.cat([x[idx] for x in parts], dim=1)
+
+    masks = torch.as_tensor(demos.masks)
     actions, returns = torch.as_tensor(demos.actions), torch.as_tensor(demos.returns)
     optimizer = torch.optim.Adam(parameters, lr=learning_rate)
     generator = torch.Generator().manual_seed(seed)
@@ -136,7 +171,7 @@ def fit_policy(parameters: Iterable[Any], log_prob_and_value: Callable, greedy: 
     for _ in range(epochs):
         totals = {"policy_loss": 0.0, "value_loss": 0.0}
         for idx in torch.randperm(n, generator=generator).split(batch_size):
-            log_prob, values = log_prob_and_value(obs[idx], masks[idx], actions[idx])
+            log_prob, values = log_prob_and_value(rows(idx), masks[idx], actions[idx])
             policy_loss = -log_prob.mean()
             value_loss = torch.nn.functional.mse_loss(values, returns[idx])
             loss = policy_loss + 0.5 * value_loss
@@ -147,5 +182,5 @@ def fit_policy(parameters: Iterable[Any], log_prob_and_value: Callable, greedy: 
             totals["policy_loss"] += policy_loss.item() * len(idx) / n
             totals["value_loss"] += value_loss.item() * len(idx) / n
     with torch.no_grad():
-        agree = sum(int((greedy(obs[i], masks[i]) == actions[i]).sum()) for i in torch.arange(n).split(4096))
+        agree = sum(int((greedy(rows(i), masks[i]) == actions[i]).sum()) for i in torch.arange(n).split(4096))
     return dict(totals, agreement=agree / n)

@@ -278,9 +278,9 @@ def imitate(model: Any, demos: Any, epochs: int = 4, batch_size: int = 1024, lea
         if demos.states is None:
             raise ValueError("the model's observations hold the global state: collect the "
                              "demonstrations with critic_state=True")
-        x = np.concatenate([x, demos.states], axis=1)
-    elif model.observation_space.shape != x.shape[1:]:
-        raise ValueError(f"demonstrations of shape {x.shape[1:]} for a model of {model.observation_space.shape}")
+        x = (x, demos.states)  # side by side, minibatch by minibatch
+    elif model.observation_space.shape != demos.observations.shape[1:]:
+        raise ValueError(f"demonstrations of shape {demos.observations.shape[1:]} for a model of {model.observation_space.shape}")
 
     def log_prob_and_value(obs, masks, actions):
         dist = policy.get_distribution(obs, action_masks=masks.numpy())
