@@ -141,7 +141,7 @@ class _Rows:
 
 
 def fit_policy(parameters: Iterable[Any], log_prob_and_value: Callable, greedy: Callable,
-               inputs: np.ndarray, demos: Demonstrations, epochs: int = 4, batch_size: int = 1024,
+               inputs: np.ndarray | tuple[np.ndarray, ...], demos: Demonstrations, epochs: int = 4, batch_size: int = 1024,
                learning_rate: float = 1e-3, seed: int = 0, max_grad_norm: float = 0.5) -> dict[str, float]:
     """Behaviour cloning: ``epochs`` passes of Adam over shuffled minibatches of ``demos``,
     minimising the masked cross-entropy of the teacher's actions plus half the squared error of
@@ -149,9 +149,9 @@ def fit_policy(parameters: Iterable[Any], log_prob_and_value: Callable, greedy: 
 
     ``inputs`` are the network's rows: ``demos.observations``, or a tuple of arrays whose rows
     the network reads side by side (the observations and the global states of an asymmetric
-    critic; joined minibatch by minibatch, never as a whole); ``log_prob_and_value(x, masks, actions)`` gives the policy's
-    log-probability of ``actions`` (illegal actions masked) and its values, both ``(B,)``
-    tensors; ``greedy(x, masks)`` its most likely legal actions. Returns the last epoch's mean
+    critic; joined minibatch by minibatch, never as a whole).
+    ``log_prob_and_value(x, masks, actions)`` gives the policy's log-probability of
+    ``actions`` (illegal actions masked) and its values, both ``(B,)`` tensors; ``greedy(x, masks)`` its most likely legal actions. Returns the last epoch's mean
     losses and the share of the teacher's actions the policy then picks greedily
     (``agreement``). The caller puts its network in training mode and back."""
     import torch
