@@ -358,16 +358,20 @@ def test_save_refuses_tensors_that_do_not_fit_the_card(tmp_path):
 
 
 # ---------------------------------------------------------------------- the shipped agent, play time
-def test_shipped_checkpoint_is_safe_and_plays_without_torch():
-    """The shipped agent holds no pickle and plays through numpy alone (torch and SB3 are
-    not even imported)."""
-    assert sorted(f for f in os.listdir(SHIPPED) if not f.endswith((".csv", ".png"))) == sorted(
-        ["card.json", ckpt.load_card(SHIPPED)["policy"]["weights"]])
+@pytest.mark.parametrize("name", ["classic-2p", "classic-2p-layout0", "classic-4p"])
+def test_shipped_checkpoint_is_safe_and_plays_without_torch(name):
+    """A shipped agent holds no pickle (not SB3's model.zip, not RLlib's checkpoint) and plays
+    through numpy alone (torch, SB3 and ray are not even imported)."""
+    shipped = os.path.join(ROOT, "checkpoints", name)
+    card = ckpt.load_card(shipped)
+    assert sorted(f for f in os.listdir(shipped) if not f.endswith((".csv", ".png"))) == sorted(
+        ["card.json", card["policy"]["weights"]])
+    lineup = [f"checkpoint:checkpoints/{name}"] + ["random"] * (card["num_players"] - 1)
     code = ("import sys, numpy as np, uno_env\n"
             "import uno_env.agents.sb3  # the SB3 side imports torch only when used\n"
             "from uno_env.tools.evaluate import evaluate\n"
-            "r = evaluate(['checkpoint:checkpoints/classic-2p', 'random'], games=4, seed=0)\n"
-            "print(r['games'], [m for m in ('torch', 'stable_baselines3', 'sb3_contrib') if m in sys.modules])\n")
+            f"r = evaluate({lineup!r}, num_players={card['num_players']}, games=4, seed=0)\n"
+            "print(r['games'], [m for m in ('torch', 'stable_baselines3', 'sb3_contrib', 'ray') if m in sys.modules])\n")
     env = dict(os.environ, PYTHONPATH=ROOT)
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
                          timeout=600)
