@@ -91,6 +91,13 @@ class Config(configs.TrainingConfig):
     is an env step (a decision of any seat, the bots' included)."""
 
     total_steps: int = 1_000_000
+    time_limit_min: float | None = None
+    """also stop after this much training wall time (resumed runs included); the league's
+    phases follow max(steps / total_steps, time / time_limit), but the learning-rate and
+    entropy schedules follow steps only (RLlib's schedules count env steps), so size
+    total_steps to what the time gives"""
+    torch_threads: int = 1
+    """torch threads of the driver (actors get one per CPU they hold)"""
     # --- Ray ---
     num_env_runners: int = 0
     """sampling actors (0: sample in the driver)"""
