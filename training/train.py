@@ -445,7 +445,8 @@ def main(argv: list[str] | None = None) -> dict:
     if cfg.imitate_decisions and not args.resume:
         began = time.time()
         demos = collect_demonstrations(rules, cfg.num_players, cfg.imitate_decisions, seed=cfg.seed,
-                                       teacher=cfg.imitate_teacher, critic_state=cfg.critic == "state")
+                                       teacher=cfg.imitate_teacher, critic_state=cfg.critic == "state",
+                                       workers=cfg.imitate_workers)
         fit = sb3.imitate(model, demos, epochs=cfg.imitate_epochs, learning_rate=cfg.imitate_learning_rate,
                           seed=cfg.seed)
         wall_before += time.time() - began  # part of the run's wall time
@@ -483,6 +484,10 @@ def main(argv: list[str] | None = None) -> dict:
         earlier = [r for r in read_eval_rows(eval_csv) if int(r["steps"]) != steps]
         write_eval_rows(eval_csv, earlier + rows)
         model.logger.dump(steps)
+
+    if cfg.imitate_decisions and not args.resume:  # the clone's strength: the curve starts there
+        run_eval(cfg.eval_games, model.num_timesteps, wall_before)
+        print("imitation: " + "  ".join(f"vs {o} {evaluation[o]['win_rate']:.3f}" for o in cfg.eval_opponents))
 
     # --- the training loop: one rollout + update per iteration ---
     start_time, start_steps = time.time(), model.num_timesteps

@@ -398,7 +398,7 @@ def main(argv: list[str] | None = None) -> dict:
         if cfg.imitate_decisions and not args.resume:  # behaviour cloning warm start
             began = time.time()
             demos = collect_demonstrations(rules, cfg.num_players, cfg.imitate_decisions, seed=cfg.seed,
-                                           teacher=cfg.imitate_teacher)
+                                           teacher=cfg.imitate_teacher, workers=cfg.imitate_workers)
             fit = ur.imitate_learner(algo, demos, epochs=cfg.imitate_epochs,
                                      learning_rate=cfg.imitate_learning_rate, seed=cfg.seed)
             for key, value in fit.items():

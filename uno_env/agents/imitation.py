@@ -18,9 +18,15 @@ fit, for any torch policy; :func:`uno_env.agents.sb3.imitate` (a MaskablePPO mod
 :func:`uno_env.integrations.rllib.imitate` (an RLlib module) call it.
 
 Determinism: the deals come from ``np.random.default_rng(seed)``, each teacher's own
-generator is seeded from it per game; the same arguments give the same rows.
+generator is seeded from it per game; the same arguments give the same rows. With
+``workers`` > 1 (``imitate_workers`` in the training configs) each worker plays its share of
+the decisions, rounded up, from its own seed (``np.random.SeedSequence(seed).spawn``), and the
+rows are joined in worker order: the same seed and number of workers give the same rows, but
+not the rows of one worker. Worth it for a slow teacher: ``search:simulations=200`` makes ~27 ms
+per decision against the heuristic's ~0.06 ms.
 
-Version history: 0 (first version, uno_env 0.3); :func:`fit_policy` shared by SB3 and RLlib (0.4).
+Version history: 0 (first version, uno_env 0.3); :func:`fit_policy` shared by SB3 and RLlib (0.4);
+``workers`` (0.5).
 """
 
 from __future__ import annotations
@@ -30,13 +36,14 @@ from typing import Any, Callable, Iterable
 
 import numpy as np
 
+from uno_env._processes import mp_context
 from uno_env.agents.arena import play_game
 from uno_env.agents.base import Agent, make_agent
 from uno_env.game.engine import Engine
 from uno_env.game.actions import NUM_ACTIONS
 from uno_env.game.global_state import GLOBAL_STATE_SIZE, GlobalStateEncoder
 from uno_env.game.observation import OBS_SIZE, ObservationEncoder
-from uno_env.game.rules import Rules
+from uno_env.game.rules import Rules, make_rules
 
 
 @dataclass
@@ -71,10 +78,36 @@ class _Recording(Agent):
 
 
 def collect_demonstrations(rules: Rules, num_players: int, decisions: int, seed: int,
-                           teacher: str = "heuristic", critic_state: bool = False) -> Demonstrations:
-    """At least ``decisions`` decisions of ``teacher`` playing every seat (module doc)."""
+                           teacher: str = "heuristic", critic_state: bool = False,
+                           workers: int = 1) -> Demonstrations:
+    """At least ``decisions`` decisions of ``teacher`` playing every seat (module doc); with
+    ``workers`` > 1, in that many processes (a slow teacher such as ``search``)."""
     if decisions < 1:
         raise ValueError(f"decisions must be >= 1, got {decisions!r}")
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers must be an integer >= 1, got {workers!r}")
+    if workers == 1:
+        return _collect(rules, num_players, decisions, seed, teacher, critic_state)
+    share = -(-decisions // workers)  # each worker's share, rounded up
+    seeds = [int(s.generate_state(1)[0]) for s in np.random.SeedSequence(seed).spawn(workers)]
+    tasks = [(rules.to_dict(), num_players, share, worker_seed, teacher, critic_state) for worker_seed in seeds]
+    with mp_context().Pool(workers) as pool:
+        parts = pool.map(_collect_task, tasks)
+    joined = {name: np.concatenate([getattr(part, name) for part in parts])
+              for name in ("observations", "masks", "actions", "returns")}
+    states = np.concatenate([part.states for part in parts]) if critic_state else None
+    return Demonstrations(**joined, states=states, games=sum(part.games for part in parts))
+
+
+def _collect_task(task: tuple) -> Demonstrations:
+    """Worker entry point: one worker's share of a collection."""
+    rules_dict, num_players, decisions, seed, teacher, critic_state = task
+    return _collect(make_rules(rules_dict), num_players, decisions, seed, teacher, critic_state)
+
+
+def _collect(rules: Rules, num_players: int, decisions: int, seed: int, teacher: str,
+             critic_state: bool) -> Demonstrations:
+    """One process's collection: the games of one generator seeded with ``seed``."""
     engine = Engine(rules, num_players)
     encoder = ObservationEncoder(engine)
     state_encoder = GlobalStateEncoder(engine) if critic_state else None

@@ -153,6 +153,8 @@ class TrainingConfig:
     imitate_teacher: str = "heuristic"
     imitate_epochs: int = 4
     imitate_learning_rate: float = 1e-3
+    imitate_workers: int = 1
+    """processes that collect the demonstrations (worth it for a slow teacher such as search)"""
     # --- the policy ---
     net_arch: list = field(default_factory=lambda: [256, 256])
     """hidden layers of the policy and of the (separate) value net"""
@@ -216,6 +218,7 @@ TRAINING_CHECKS: dict[str, Check] = {
     "imitate_teacher": text(),
     "imitate_epochs": integer(1),
     "imitate_learning_rate": real(0, low_open=True),
+    "imitate_workers": integer(1),
     "phases": phases(),
     "snapshot_every": integer(1),
     "snapshot_keep": integer(1),

@@ -71,7 +71,6 @@ import importlib
 import itertools
 import json
 import math
-import multiprocessing as mp
 import os
 import sys
 import time
@@ -80,6 +79,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from uno_env._processes import mp_context as mp_context_of
 from uno_env.agents.arena import GameRecord, IllegalActionError, play_game
 from uno_env.game.engine import Engine
 from uno_env.game.observation import ObservationEncoder
@@ -235,14 +235,6 @@ def _progress(total: int, enabled: bool, desc: str):
                 file=sys.stderr)
 
 
-def _mp_context(name: str | None):
-    """``fork`` where available (fast, no ``__main__`` guard needed) unless torch is already
-    loaded in this process (forking its thread pools is unsafe): then ``spawn``."""
-    if name is None:
-        name = "fork" if "fork" in mp.get_all_start_methods() and "torch" not in sys.modules else "spawn"
-    return mp.get_context(name)
-
-
 def _play_matches(matches: list[list[Any]], rules: Rules, num_players: int, games: int,
                   seed: int, workers: int, duplicate: bool, progress: bool,
                   chunk: int | None = None, mp_context: str | None = None,
@@ -275,7 +267,7 @@ def _play_matches(matches: list[list[Any]], rules: Rules, num_players: int, game
                 if bar is not None:
                     bar.update(stop - start)
         else:
-            with _mp_context(mp_context).Pool(workers) as pool:
+            with mp_context_of(mp_context).Pool(workers) as pool:
                 for mi, played in pool.imap_unordered(_run_chunk, tasks):
                     out[mi].extend(played)
                     if bar is not None:
