@@ -61,6 +61,27 @@ def test_same_seed_same_demonstrations_and_bad_size_named():
         collect_demonstrations(rules, 2, 0, seed=3)
 
 
+def test_workers_play_their_seeded_shares_and_join_them_in_order():
+    """Two workers: each plays half the decisions from its own spawned seed, exactly what one
+    process collecting that half with that seed plays; the rows are joined in worker order."""
+    rules = make_rules("classic", max_steps=400)
+    joined = collect_demonstrations(rules, 2, 301, seed=4, critic_state=True, workers=2)
+    seeds = [int(s.generate_state(1)[0]) for s in np.random.SeedSequence(4).spawn(2)]
+    parts = [collect_demonstrations(rules, 2, 151, seed=sd, critic_state=True) for sd in seeds]
+    assert len(joined) == sum(len(p) for p in parts) >= 301
+    assert joined.games == sum(p.games for p in parts)
+    for name in ("observations", "masks", "actions", "returns", "states"):
+        assert (getattr(joined, name) == np.concatenate([getattr(p, name) for p in parts])).all(), name
+    again = collect_demonstrations(rules, 2, 301, seed=4, critic_state=True, workers=2)
+    assert (again.actions == joined.actions).all()
+
+
+@pytest.mark.parametrize("workers", [0, -1, 1.5, True, "2"])
+def test_a_bad_number_of_workers_is_named(workers):
+    with pytest.raises(ValueError, match="workers"):
+        collect_demonstrations(make_rules("classic"), 2, 10, seed=0, workers=workers)
+
+
 def test_imitation_makes_the_policy_pick_the_teachers_moves():
     pytest.importorskip("sb3_contrib")
     from sb3_contrib import MaskablePPO

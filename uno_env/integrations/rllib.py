@@ -116,6 +116,7 @@ from torch import nn
 
 from uno_env.agents import checkpoint as ckpt
 from uno_env.agents.base import Agent, make_agent
+from uno_env.agents.imitation import fit_policy
 from uno_env.agents.policy import MaskedPolicy
 from uno_env.game import actions as A
 from uno_env.game import cards as C
@@ -634,8 +635,6 @@ def imitate(module: MaskedPPOModule, demos: Any, epochs: int = 4, batch_size: in
     with the learner's weights, fits it and loads it back with :func:`set_module_state`.
     Returns the last epoch's mean losses and the share of the teacher's actions the actor then
     picks (greedy)."""
-    from uno_env.agents.imitation import fit_policy
-
     if not hasattr(module, "vf"):
         raise ValueError("imitation needs the learner module with its critic (inference_only=False)")
     if demos.observations.shape[1:] != (OBS_SIZE,):
