@@ -87,7 +87,8 @@ import uno_env
 import uno_env.agents.checkpoint as ckpt
 from uno_env import _atomic
 from uno_env.agents import sb3
-from uno_env.agents.imitation import collect_demonstrations
+from uno_env.agents.demo_store import demonstrations
+from uno_env.agents.imitation import summary as imitation_summary
 from uno_env.agents.policy import PolicyAgent
 from uno_env.game import actions as A
 from uno_env.tools.evaluate import evaluate
@@ -444,17 +445,16 @@ def main(argv: list[str] | None = None) -> dict:
     # --- behaviour cloning warm start (a new run only) ---
     if cfg.imitate_decisions and not args.resume:
         began = time.time()
-        demos = collect_demonstrations(rules, cfg.num_players, cfg.imitate_decisions, seed=cfg.seed,
+        demos, loaded = demonstrations(rules, cfg.num_players, cfg.imitate_decisions, seed=cfg.seed,
                                        teacher=cfg.imitate_teacher, critic_state=cfg.critic == "state",
-                                       workers=cfg.imitate_workers)
+                                       workers=cfg.imitate_workers, cache=cfg.imitate_cache)
         fit = sb3.imitate(model, demos, epochs=cfg.imitate_epochs, learning_rate=cfg.imitate_learning_rate,
                           seed=cfg.seed)
         wall_before += time.time() - began  # part of the run's wall time
         for key, value in fit.items():
             model.logger.record(f"imitation/{key}", value)
-        print(f"imitation: {len(demos)} decisions of {cfg.imitate_teacher} ({demos.games} games), "
-              f"{time.time() - began:.0f} s; the policy now picks the teacher's move {fit['agreement']:.1%} "
-              f"of the time (policy loss {fit['policy_loss']:.3f}, value loss {fit['value_loss']:.3f})")
+        print(imitation_summary(demos, cfg.imitate_teacher, fit, time.time() - began,
+                                cfg.imitate_cache if loaded else None))
         del demos  # gigabytes at 400k decisions: not kept through PPO
     rollout = cfg.n_steps * cfg.n_envs
 

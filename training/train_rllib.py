@@ -70,7 +70,8 @@ import uno_env
 from uno_env import _atomic
 from uno_env.agents import checkpoint as ckpt
 from uno_env.agents.base import make_agent
-from uno_env.agents.imitation import collect_demonstrations
+from uno_env.agents.demo_store import demonstrations
+from uno_env.agents.imitation import summary as imitation_summary
 from uno_env.agents.policy import PolicyAgent
 from uno_env.game.rules import Rules, make_rules
 from uno_env.tools.evaluate import evaluate
@@ -397,20 +398,20 @@ def main(argv: list[str] | None = None) -> dict:
         writer = SummaryWriter(os.path.join(log_dir, "tb"))
         if cfg.imitate_decisions and not args.resume:  # behaviour cloning warm start
             began = time.time()
-            demos = collect_demonstrations(rules, cfg.num_players, cfg.imitate_decisions, seed=cfg.seed,
-                                           teacher=cfg.imitate_teacher, workers=cfg.imitate_workers)
+            demos, loaded = demonstrations(rules, cfg.num_players, cfg.imitate_decisions, seed=cfg.seed,
+                                           teacher=cfg.imitate_teacher, workers=cfg.imitate_workers,
+                                           cache=cfg.imitate_cache)
             fit = ur.imitate_learner(algo, demos, epochs=cfg.imitate_epochs,
                                      learning_rate=cfg.imitate_learning_rate, seed=cfg.seed)
             for key, value in fit.items():
                 writer.add_scalar(f"imitation/{key}", value, 0)
             trainer["imitation"] = dict({k: round(v, 4) for k, v in fit.items()}, decisions=len(demos),
                                         games=demos.games, teacher=cfg.imitate_teacher,
+                                        read_from=cfg.imitate_cache if loaded else None,
                                         wall_time_s=round(time.time() - began, 1))
             trainer["wall_time_s"] = float(trainer.get("wall_time_s", 0.0)) + time.time() - began
-            print(f"imitation: {len(demos)} decisions of {cfg.imitate_teacher} ({demos.games} games), "
-                  f"{time.time() - began:.0f} s; the policy now picks the teacher's move {fit['agreement']:.1%} "
-                  f"of the time (policy loss {fit['policy_loss']:.3f}, value loss {fit['value_loss']:.3f})",
-                  flush=True)
+            print(imitation_summary(demos, cfg.imitate_teacher, fit, time.time() - began,
+                                    cfg.imitate_cache if loaded else None), flush=True)
             del demos  # gigabytes at 400k decisions: not kept through PPO
 
         steps = int(algo.metrics.peek(("env_runners", "num_env_steps_sampled_lifetime"), default=0) or 0)

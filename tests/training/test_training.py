@@ -341,3 +341,23 @@ def test_imitation_warm_start_runs_before_ppo(tmp_path, capsys, critic):
     assert "imitation: " in out and "decisions of heuristic" in out
     card = ckpt.load_card(str(tmp_path / "c" / "bc"))
     assert card["config"]["imitate_decisions"] == 300 and card["total_steps"] == 512
+    first = [row for row in csv.DictReader(open(tmp_path / "c" / "bc" / "eval.csv"))][0]
+    assert first["steps"] == "0"  # the clone is evaluated before PPO: the curve starts there
+
+
+def test_imitate_cache_collects_once_and_the_second_run_reads_the_same_rows(tmp_path, capsys):
+    cache = tmp_path / "demos" / "heuristic-300.safetensors"
+    common = ["--config", TEST_CONFIG, "--checkpoint-dir", str(tmp_path / "c"), "--runs-dir", str(tmp_path / "r"),
+              "--no-progress", "--set", "imitate_decisions=300", "--set", "imitate_epochs=1",
+              "--set", f"imitate_cache={cache}", "--total-steps", "256"]
+    train.main(common + ["--run", "a"])
+    first = capsys.readouterr().out
+    assert cache.is_file() and "read from" not in first
+    train.main(common + ["--run", "b"])
+    second = capsys.readouterr().out
+    assert f"read from {cache}" in second
+    line = [ln for ln in first.splitlines() if ln.startswith("imitation: 3")][0]
+    again = [ln for ln in second.splitlines() if ln.startswith("imitation: 3")][0]
+    assert line.split("), ")[1].split("; ")[1] == again.split("), ")[1].split("; ")[1]  # the same fit
+    with pytest.raises(ValueError, match="seed 0 .asked: 1."):
+        train.main(common + ["--run", "c", "--set", "seed=1"])

@@ -150,6 +150,15 @@ def _collect(rules: Rules, num_players: int, decisions: int, seed: int, teacher:
         returns=returns.array(), states=states.array() if critic_state else None, games=games)
 
 
+def summary(demos: Demonstrations, teacher: str, fit: dict[str, float], seconds: float,
+            read_from: str | None = None) -> str:
+    """One line on a warm start, as the training scripts print it."""
+    source = f", read from {read_from}" if read_from else ""
+    return (f"imitation: {len(demos)} decisions of {teacher} ({demos.games} games{source}), {seconds:.0f} s; "
+            f"the policy now picks the teacher's move {fit['agreement']:.1%} of the time "
+            f"(policy loss {fit['policy_loss']:.3f}, value loss {fit['value_loss']:.3f})")
+
+
 class _Rows:
     """Rows written into one preallocated array (grown by half when full): a collection holds
     one copy of its observations, not a list of row arrays and then a second, stacked copy."""

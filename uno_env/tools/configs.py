@@ -97,8 +97,9 @@ def specs() -> Check:
     return Check(lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v), "a list of agent specs")
 
 
-def text() -> Check:
-    return Check(lambda v: isinstance(v, str) and bool(v), "a non-empty string")
+def text(optional: bool = False) -> Check:
+    return Check(lambda v: (optional and v is None) or (isinstance(v, str) and bool(v)),
+                 "a non-empty string" + (" or null" if optional else ""))
 
 
 def phase_problems(value: Any) -> list[str]:
@@ -155,6 +156,9 @@ class TrainingConfig:
     imitate_learning_rate: float = 1e-3
     imitate_workers: int = 1
     """processes that collect the demonstrations (worth it for a slow teacher such as search)"""
+    imitate_cache: str | None = None
+    """a .safetensors file: read the demonstrations from it if it holds this very collection,
+    else collect them and write it (uno_env.agents.demo_store); None: collect every time"""
     # --- the policy ---
     net_arch: list = field(default_factory=lambda: [256, 256])
     """hidden layers of the policy and of the (separate) value net"""
@@ -219,6 +223,7 @@ TRAINING_CHECKS: dict[str, Check] = {
     "imitate_epochs": integer(1),
     "imitate_learning_rate": real(0, low_open=True),
     "imitate_workers": integer(1),
+    "imitate_cache": text(optional=True),
     "phases": phases(),
     "snapshot_every": integer(1),
     "snapshot_keep": integer(1),
