@@ -6,7 +6,7 @@
 :func:`demonstrations` loads the file ``cache`` names when it holds the collection asked for,
 else collects (:func:`uno_env.agents.imitation.collect_demonstrations`) and writes it there.
 ``imitate_cache`` in the training configs. Collecting 150k decisions of
-``search:simulations=200`` takes ~34 minutes on two cores; reading them back, seconds.
+``search:simulations=200`` took 43 minutes on two cores (measured); reading them back, seconds.
 
 **Format**: one safetensors file (arrays only: never a pickle), written atomically.
 
