@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import tempfile
+import tracemalloc
+
 import numpy as np
 import pytest
 
@@ -74,6 +77,23 @@ def test_workers_play_their_seeded_shares_and_join_them_in_order():
         assert (getattr(joined, name) == np.concatenate([getattr(p, name) for p in parts])).all(), name
     again = collect_demonstrations(rules, 2, 301, seed=4, critic_state=True, workers=2)
     assert (again.actions == joined.actions).all()
+
+
+def test_workers_hand_back_their_shares_without_a_second_copy_in_the_parent(tmp_path, monkeypatch):
+    """The parent's peak (tracemalloc: numpy's buffers included) stays near one copy of the
+    collection: shares come back through files read into the joined arrays, not pickled and
+    concatenated (two copies); the files' folder is removed afterwards."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # where the shares' folder goes
+    rules = make_rules("classic", max_steps=400)
+    tracemalloc.start()
+    try:
+        demos = collect_demonstrations(rules, 2, 8000, seed=2, workers=2)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    held = sum(a.nbytes for a in (demos.observations, demos.masks, demos.actions, demos.returns))
+    assert peak < 1.5 * held, (peak, held)
+    assert list(tmp_path.iterdir()) == []
 
 
 @pytest.mark.parametrize("workers", [0, -1, 1.5, True, "2"])

@@ -25,12 +25,21 @@ rows are joined in worker order: the same seed and number of workers give the sa
 not the rows of one worker. Worth it for a slow teacher: ``search:simulations=200`` makes ~27 ms
 per decision against the heuristic's ~0.06 ms.
 
+Memory: rows are written into preallocated arrays (``_Rows``), so a collection holds one copy
+of its observations (~6 KB a decision in layout 1: ~0.9 GB at 150k decisions). Workers write
+their shares to ``.npy`` files in a temporary folder (removed at the end), which the parent
+reads memory-mapped into its arrays: the parent's peak stays one copy of the collection (in
+0.5 the shares came back pickled and were concatenated: two copies at the peak).
+
 Version history: 0 (first version, uno_env 0.3); :func:`fit_policy` shared by SB3 and RLlib (0.4);
-``workers`` (0.5).
+``workers`` (0.5); workers'
+shares returned through files, one copy at the peak (0.6).
 """
 
 from __future__ import annotations
 
+import os
+import tempfile
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable
 
@@ -90,19 +99,26 @@ def collect_demonstrations(rules: Rules, num_players: int, decisions: int, seed:
         return _collect(rules, num_players, decisions, seed, teacher, critic_state)
     share = -(-decisions // workers)  # each worker's share, rounded up
     seeds = [int(s.generate_state(1)[0]) for s in np.random.SeedSequence(seed).spawn(workers)]
-    tasks = [(rules.to_dict(), num_players, share, worker_seed, teacher, critic_state) for worker_seed in seeds]
-    with mp_context().Pool(workers) as pool:
-        parts = pool.map(_collect_task, tasks)
-    joined = {name: np.concatenate([getattr(part, name) for part in parts])
-              for name in ("observations", "masks", "actions", "returns")}
-    states = np.concatenate([part.states for part in parts]) if critic_state else None
-    return Demonstrations(**joined, states=states, games=sum(part.games for part in parts))
+    columns = _columns(workers * share + 2048, critic_state)  # a last game past a share: rarely more
+    games = 0
+    with tempfile.TemporaryDirectory(prefix="uno_env-demos-") as folder, mp_context().Pool(workers) as pool:
+        tasks = [(rules.to_dict(), num_players, share, worker_seed, teacher, critic_state, os.path.join(folder, str(i)))
+                 for i, worker_seed in enumerate(seeds)]
+        for part, part_games in pool.imap(_collect_task, tasks):  # in worker order
+            for name, rows in columns.items():  # read from the page cache straight into the columns
+                rows.extend(np.load(f"{part}-{name}.npy", mmap_mode="r"))
+            games += part_games
+    return _demonstrations(columns, games)
 
 
-def _collect_task(task: tuple) -> Demonstrations:
-    """Worker entry point: one worker's share of a collection."""
-    rules_dict, num_players, decisions, seed, teacher, critic_state = task
-    return _collect(make_rules(rules_dict), num_players, decisions, seed, teacher, critic_state)
+def _collect_task(task: tuple) -> tuple[str, int]:
+    """Worker entry point: one worker's share of a collection, written to ``<part>-<column>.npy``
+    files rather than sent back through a pipe (a pickled share is a second copy in each process)."""
+    rules_dict, num_players, decisions, seed, teacher, critic_state, part = task
+    demos = _collect(make_rules(rules_dict), num_players, decisions, seed, teacher, critic_state)
+    for name in _column_names(critic_state):
+        np.save(f"{part}-{name}.npy", getattr(demos, name))
+    return part, demos.games
 
 
 def _collect(rules: Rules, num_players: int, decisions: int, seed: int, teacher: str,
@@ -119,13 +135,9 @@ def _collect(rules: Rules, num_players: int, decisions: int, seed: int, teacher:
     def remember_state(s, p, action) -> None:
         game_states.append((p, state_encoder.encode(s, p)))
 
-    capacity = decisions + 2048  # a game's decisions past ``decisions`` rarely need more
-    observations = _Rows(capacity, (OBS_SIZE,), np.float32)
-    masks, actions = _Rows(capacity, (NUM_ACTIONS,), bool), _Rows(capacity, (), np.int64)
-    returns = _Rows(capacity, (), np.float32)
-    states = _Rows(capacity, (GLOBAL_STATE_SIZE,), np.float32) if critic_state else None
+    columns = _columns(decisions + 2048, critic_state)  # a game's decisions past ``decisions`` rarely need more
     games = 0
-    while len(actions) < decisions:
+    while len(columns["actions"]) < decisions:
         for rows in rows_by_seat:
             rows.clear()
         game_states.clear()
@@ -136,18 +148,40 @@ def _collect(rules: Rules, num_players: int, decisions: int, seed: int, teacher:
         games += 1
         for p, rows in enumerate(rows_by_seat):
             if rows:
-                observations.extend([obs for obs, _, _ in rows])
-                masks.extend([mask for _, mask, _ in rows])
-                actions.extend([action for _, _, action in rows])
-                returns.extend([record.rewards[p]] * len(rows))
+                columns["observations"].extend([obs for obs, _, _ in rows])
+                columns["masks"].extend([mask for _, mask, _ in rows])
+                columns["actions"].extend([action for _, _, action in rows])
+                columns["returns"].extend([record.rewards[p]] * len(rows))
         if critic_state:  # regroup the states seat by seat, as the rows above
             for p in range(num_players):
                 seat_states = [st for q, st in game_states if q == p]
                 if seat_states:
-                    states.extend(seat_states)
-    return Demonstrations(
-        observations=observations.array(), masks=masks.array(), actions=actions.array(),
-        returns=returns.array(), states=states.array() if critic_state else None, games=games)
+                    columns["states"].extend(seat_states)
+    return _demonstrations(columns, games)
+
+
+_COLUMNS = {  # name (a field of ``Demonstrations``): (row shape, dtype)
+    "observations": ((OBS_SIZE,), np.float32),
+    "masks": ((NUM_ACTIONS,), bool),
+    "actions": ((), np.int64),
+    "returns": ((), np.float32),
+    "states": ((GLOBAL_STATE_SIZE,), np.float32),  # only with ``critic_state``
+}
+
+
+def _column_names(critic_state: bool) -> list[str]:
+    return [name for name in _COLUMNS if critic_state or name != "states"]
+
+
+def _columns(capacity: int, critic_state: bool) -> dict[str, "_Rows"]:
+    """The preallocated columns of a collection."""
+    return {name: _Rows(capacity, *_COLUMNS[name]) for name in _column_names(critic_state)}
+
+
+def _demonstrations(columns: dict[str, "_Rows"], games: int) -> Demonstrations:
+    """The filled columns as one ``Demonstrations`` (views, not copies)."""
+    arrays = {name: rows.array() for name, rows in columns.items()}
+    return Demonstrations(**{"states": None, **arrays}, games=games)
 
 
 def summary(demos: Demonstrations, teacher: str, fit: dict[str, float], seconds: float,
