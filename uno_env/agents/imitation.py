@@ -28,12 +28,11 @@ per decision against the heuristic's ~0.06 ms.
 Memory: rows are written into preallocated arrays (``_Rows``), so a collection holds one copy
 of its observations (~6 KB a decision in layout 1: ~0.9 GB at 150k decisions). Workers write
 their shares to ``.npy`` files in a temporary folder (removed at the end), which the parent
-reads memory-mapped into its arrays: the parent's peak stays one copy of the collection (in
-0.5 the shares came back pickled and were concatenated: two copies at the peak).
+reads memory-mapped into its arrays: the parent's peak stays one copy of the collection.
 
 Version history: 0 (first version, uno_env 0.3); :func:`fit_policy` shared by SB3 and RLlib (0.4);
-``workers`` (0.5); workers'
-shares returned through files, one copy at the peak (0.6).
+``workers`` (0.5); the workers' shares returned through files instead of pickled and concatenated:
+one copy at the peak, not two (0.5.1).
 """
 
 from __future__ import annotations
@@ -102,8 +101,8 @@ def collect_demonstrations(rules: Rules, num_players: int, decisions: int, seed:
     columns = _columns(workers * share + 2048, critic_state)  # a last game past a share: rarely more
     games = 0
     with tempfile.TemporaryDirectory(prefix="uno_env-demos-") as folder, mp_context().Pool(workers) as pool:
-        tasks = [(rules.to_dict(), num_players, share, worker_seed, teacher, critic_state, os.path.join(folder, str(i)))
-                 for i, worker_seed in enumerate(seeds)]
+        tasks = [(rules.to_dict(), num_players, share, worker_seed, teacher, critic_state,
+                  os.path.join(folder, str(i))) for i, worker_seed in enumerate(seeds)]
         for part, part_games in pool.imap(_collect_task, tasks):  # in worker order
             for name, rows in columns.items():  # read from the page cache straight into the columns
                 rows.extend(np.load(f"{part}-{name}.npy", mmap_mode="r"))
