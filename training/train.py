@@ -174,6 +174,19 @@ def phase_opponents(cfg: Config, step: int, progress: float) -> dict[str, float]
     return dict(cfg.phases[-1]["opponents"])
 
 
+def check_league(cfg: Config, rules) -> None:
+    """``ValueError`` naming a league entry or evaluation opponent that is no agent spec, or a
+    ``checkpoint:<dir>`` that does not load for these rules and players: checked before
+    anything is spent on the run (the imitation alone can take many minutes)."""
+    entries = [e for e in configs.league_entries(cfg.phases) if e != "snapshots"]
+    if "self" in entries:
+        raise ValueError("config key 'phases': league entry 'self' (the learner itself in more "
+                         "seats) is train_rllib.py's; train.py plays against its past versions "
+                         "through 'snapshots'")
+    configs.check_agent_specs(entries, rules, cfg.num_players, "league entry")
+    configs.check_agent_specs(cfg.eval_opponents, rules, cfg.num_players, "eval_opponents entry")
+
+
 def league_pool(cfg: Config, step: int, snapshots: list[str], progress: float | None = None
                 ) -> list[tuple[str, float]]:
     """``(spec, weight)`` pairs for ``UnoGymEnv.set_opponent_pool``."""
@@ -377,6 +390,7 @@ def main(argv: list[str] | None = None) -> dict:
         flags = {"total_steps": args.total_steps, "time_limit_min": args.time_limit_min}
         cfg = load_config(args.config, {**config_sets, **{k: v for k, v in flags.items() if v is not None}})
         rules = make_rules(cfg.rules, **rule_sets)
+        check_league(cfg, rules)
     except ValueError as exc:
         parser.error(str(exc))
     run_dir = os.path.join(args.checkpoint_dir, args.run)

@@ -69,7 +69,6 @@ from typing import Any
 import uno_env
 from uno_env import _atomic
 from uno_env.agents import checkpoint as ckpt
-from uno_env.agents.base import make_agent
 from uno_env.agents.demo_store import demonstrations
 from uno_env.agents.imitation import summary as imitation_summary
 from uno_env.agents.policy import PolicyAgent
@@ -162,26 +161,16 @@ def split_overrides(sets: dict) -> tuple[dict, dict]:
 # ---------------------------------------------------------------------- the league
 def league_entries(cfg: Config) -> list[str]:
     """Every league entry of the config's phases (weights > 0), in order of appearance."""
-    seen: dict[str, None] = {}
-    for p in cfg.phases:
-        for entry, weight in p["opponents"].items():
-            if weight > 0:
-                seen[entry] = None
-    return list(seen)
+    return configs.league_entries(cfg.phases)
 
 
 def check_league(cfg: Config, rules: Rules) -> None:
-    """``ValueError`` naming a league entry that is no agent spec, or a ``checkpoint:<dir>`` that
-    does not load for these rules and players (checked before Ray starts)."""
-    for entry in league_entries(cfg):
-        if entry in (SELF, SNAPSHOTS):
-            continue
-        if entry.split(":", 1)[0] == "checkpoint":
-            path = entry.split(":", 1)[1] if ":" in entry else ""
-            path = path[:-len("#sample")] if path.endswith("#sample") else path
-            ckpt.check_card(ckpt.load_card(path), rules, cfg.num_players, where=f"league entry {entry!r}")
-        else:
-            make_agent(entry, rules, cfg.num_players, seed=0)
+    """``ValueError`` naming a league entry or evaluation opponent that is no agent spec, or a
+    ``checkpoint:<dir>`` that does not load for these rules and players (checked before Ray
+    starts)."""
+    configs.check_agent_specs([e for e in league_entries(cfg) if e not in (SELF, SNAPSHOTS)],
+                              rules, cfg.num_players, "league entry")
+    configs.check_agent_specs(cfg.eval_opponents, rules, cfg.num_players, "eval_opponents entry")
 
 
 def league_modules(cfg: Config) -> tuple[dict[str, str], int, list[dict]]:

@@ -78,3 +78,40 @@ def test_train_cli_bad_config_is_a_one_line_error_with_exit_2(tmp_path):
     assert r.returncode == 2 and "Traceback" not in r.stderr
     assert r.stderr.strip().splitlines()[-1].endswith("bad.yaml: config key 'total_steps' must be an "
                                                       "integer >= 1, got 'abc'")
+
+
+def cli_error(capsys, args) -> str:
+    """The last line train.py writes when it refuses ``args`` (exit code 2, no traceback)."""
+    with pytest.raises(SystemExit) as exc:
+        train.main(args)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    return err.strip().splitlines()[-1]
+
+
+QUICK = os.path.join(ROOT, "configs", "train", "quick.yaml")
+
+
+@pytest.mark.parametrize("sets,named", [
+    (["phases=[{until: 1.0, opponents: {heuristc: 1}}]"], "league entry 'heuristc': unknown agent spec"),
+    (["phases=[{until: 1.0, opponents: {'heuristic:w_nope=1': 1}}]"], "league entry 'heuristic:w_nope=1'"),
+    (["phases=[{until: 1.0, opponents: {self: 0.5, heuristic: 0.5}}]"], "'self' (the learner itself in more seats) is train_rllib.py's"),
+    (["eval_opponents=[random, serach]"], "eval_opponents entry 'serach'"),
+])
+def test_a_bad_league_or_evaluation_opponent_is_named_before_anything_is_spent(capsys, tmp_path, sets, named):
+    # an imitation of many minutes comes first in a run: a typo must not cost it
+    args = ["--config", QUICK, "--run", "x", "--checkpoint-dir", str(tmp_path / "ck"),
+            "--runs-dir", str(tmp_path / "runs"), "--set", "imitate_decisions=100000"]
+    for s in sets:
+        args += ["--set", s]
+    assert named in cli_error(capsys, args)
+    assert not (tmp_path / "ck").exists() and not (tmp_path / "runs").exists()
+
+
+def test_a_league_checkpoint_for_other_rules_or_players_is_named(capsys, tmp_path):
+    shipped = os.path.join(ROOT, "checkpoints", "classic-4p")
+    line = cli_error(capsys, ["--config", QUICK, "--run", "x", "--checkpoint-dir", str(tmp_path),
+                              "--runs-dir", str(tmp_path), "--set",
+                              f"phases=[{{until: 1.0, opponents: {{'checkpoint:{shipped}#sample': 1}}}}]"])
+    assert f"league entry 'checkpoint:{shipped}#sample'" in line and "num_players 4 (the env has 2)" in line

@@ -91,3 +91,9 @@ def test_rule_options_are_checked_like_the_sb3_script(train, capsys, tmp_path):
     line = cli_error(train, capsys, ["--config", TEST_CONFIG, "--run", "x", "--set", "uno_call=sometimes",
                                      "--checkpoint-dir", str(tmp_path)])
     assert "uno_call" in line
+
+
+def test_an_unknown_evaluation_opponent_is_named_before_ray_starts(train, capsys, tmp_path):
+    line = cli_error(train, capsys, ["--config", TEST_CONFIG, "--run", "x", "--checkpoint-dir", str(tmp_path),
+                                     "--set", "eval_opponents=[random, heuristc]"])
+    assert "eval_opponents entry 'heuristc'" in line

@@ -13,6 +13,9 @@ the same way:
 :class:`Check`             one key's test and its description for the error message;
                            built by :func:`integer`, :func:`real`, :func:`choice`,
                            :func:`boolean`, :func:`layer_sizes`, :func:`specs`, :func:`phases`
+:func:`league_entries`     the league entries of ``phases`` (weight > 0)
+:func:`check_agent_specs`  builds every agent spec of a league or ``eval_opponents`` once, so
+                           that a bad one stops a run before it spends anything
 =========================  =================================================================
 
 Decisions:
@@ -279,3 +282,33 @@ def split_overrides(cls: type, sets: Mapping[str, Any]) -> tuple[dict, dict]:
                          f"nor rule options ({sorted(rule_keys)})")
     return ({k: v for k, v in sets.items() if k in config_keys},
             {k: v for k, v in sets.items() if k not in config_keys})
+
+
+def league_entries(phases: list) -> list[str]:
+    """Every league entry of ``phases`` (weight > 0), in order of first appearance."""
+    seen: dict[str, None] = {}
+    for p in phases:
+        for entry, weight in p["opponents"].items():
+            if weight > 0:
+                seen[entry] = None
+    return list(seen)
+
+
+def check_agent_specs(specs: list[str], rules: Rules, num_players: int, what: str) -> None:
+    """``ValueError`` naming the first of ``specs`` (``what``: which config key they come from)
+    that is no agent spec, or a ``checkpoint:<dir>[#sample]`` whose card does not load for these
+    rules and players. A training script calls it before it spends anything on the run (Ray,
+    an imitation of many minutes), so that a typo in a league costs nothing."""
+    from uno_env.agents import checkpoint as ckpt
+    from uno_env.agents.base import make_agent
+
+    for spec in specs:
+        try:
+            kind, _, path = spec.partition(":")
+            if kind == "checkpoint":
+                path = path[:-len("#sample")] if path.endswith("#sample") else path
+                ckpt.check_card(ckpt.load_card(path), rules, num_players, where=f"checkpoint {path!r}")
+            else:
+                make_agent(spec, rules, num_players, seed=0)
+        except (ValueError, OSError) as exc:
+            raise ValueError(f"{what} {spec!r}: {exc}") from None
