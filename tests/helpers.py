@@ -1,6 +1,6 @@
 """Shared test helpers: stacked decks, named actions, scenario checks (``P``, ``hand``,
-``size``, ``known``, ``offer_seen``, ``assert_conserved``), the decks' colour names and the
-hidden-information check.
+``size``, ``known``, ``offer_seen``, ``assert_conserved``), the decks' colour names, the
+hidden-information check and ``cli_error`` (a command line's refusal).
 
 ``stacked_deck`` builds the full ordered deck (card strings, top first) that
 ``reset(options={"deck": deck, "dealer": dealer})`` deals into the given position, per
@@ -17,6 +17,7 @@ from collections import Counter
 from typing import Any, Mapping
 
 import numpy as np
+import pytest
 
 import uno_env
 from uno_env.game import cards as C
@@ -283,3 +284,14 @@ def perturb_hidden(s, observer: int, rng: np.random.Generator):
     card of another hand swapped with DRAW, two other hands swapping hidden cards, DRAW
     reordered), and whether anything changed."""
     return _perturbed(s, observer, rng)
+
+
+def cli_error(main: Any, capsys: Any, args: list[str]) -> str:
+    """The last line a script's ``main(args)`` writes when it refuses them: it must exit with
+    code 2 and no traceback."""
+    with pytest.raises(SystemExit) as exc:
+        main(args)
+    assert exc.value.code == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    return err.strip().splitlines()[-1]

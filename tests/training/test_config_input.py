@@ -13,6 +13,7 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "training"))
 import train  # noqa: E402
+from helpers import cli_error  # noqa: E402
 
 
 @pytest.mark.parametrize("text,key", [
@@ -80,16 +81,6 @@ def test_train_cli_bad_config_is_a_one_line_error_with_exit_2(tmp_path):
                                                       "integer >= 1, got 'abc'")
 
 
-def cli_error(capsys, args) -> str:
-    """The last line train.py writes when it refuses ``args`` (exit code 2, no traceback)."""
-    with pytest.raises(SystemExit) as exc:
-        train.main(args)
-    assert exc.value.code == 2
-    err = capsys.readouterr().err
-    assert "Traceback" not in err
-    return err.strip().splitlines()[-1]
-
-
 QUICK = os.path.join(ROOT, "configs", "train", "quick.yaml")
 
 
@@ -105,13 +96,13 @@ def test_a_bad_league_or_evaluation_opponent_is_named_before_anything_is_spent(c
             "--runs-dir", str(tmp_path / "runs"), "--set", "imitate_decisions=100000"]
     for s in sets:
         args += ["--set", s]
-    assert named in cli_error(capsys, args)
+    assert named in cli_error(train.main, capsys, args)
     assert not (tmp_path / "ck").exists() and not (tmp_path / "runs").exists()
 
 
 def test_a_league_checkpoint_for_other_rules_or_players_is_named(capsys, tmp_path):
     shipped = os.path.join(ROOT, "checkpoints", "classic-4p")
-    line = cli_error(capsys, ["--config", QUICK, "--run", "x", "--checkpoint-dir", str(tmp_path),
+    line = cli_error(train.main, capsys, ["--config", QUICK, "--run", "x", "--checkpoint-dir", str(tmp_path),
                               "--runs-dir", str(tmp_path), "--set",
                               f"phases=[{{until: 1.0, opponents: {{'checkpoint:{shipped}#sample': 1}}}}]"])
     assert f"league entry 'checkpoint:{shipped}#sample'" in line and "num_players 4 (the env has 2)" in line

@@ -10,6 +10,8 @@ import sys
 
 import pytest
 
+from helpers import cli_error
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 TEST_CONFIG = os.path.join(ROOT, "configs", "rllib", "test.yaml")
 
@@ -21,15 +23,6 @@ def train():
     sys.modules["train_rllib"] = module  # dataclasses look their module up
     spec.loader.exec_module(module)
     return module
-
-
-def cli_error(train, capsys, args):
-    with pytest.raises(SystemExit) as exc:
-        train.main(args)
-    assert exc.value.code == 2
-    err = capsys.readouterr().err
-    assert "Traceback" not in err
-    return err.strip().splitlines()[-1]
 
 
 @pytest.mark.parametrize("path", sorted(glob.glob(os.path.join(ROOT, "configs", "rllib", "*.yaml"))))
@@ -59,41 +52,41 @@ def test_a_bad_config_is_an_error_naming_the_key(train, overrides, named):
 def test_an_unknown_config_key_is_a_one_line_cli_error(train, capsys, tmp_path):
     path = tmp_path / "bad.yaml"
     path.write_text("rules: classic\nnum_envs: 4\n")
-    line = cli_error(train, capsys, ["--config", str(path), "--run", "x", "--checkpoint-dir", str(tmp_path)])
+    line = cli_error(train.main, capsys, ["--config", str(path), "--run", "x", "--checkpoint-dir", str(tmp_path)])
     assert "unknown config keys ['num_envs']" in line
 
 
 def test_a_set_key_that_is_neither_config_nor_rule_is_named(train, capsys, tmp_path):
-    line = cli_error(train, capsys, ["--config", TEST_CONFIG, "--run", "x", "--set", "nonsense=1",
+    line = cli_error(train.main, capsys, ["--config", TEST_CONFIG, "--run", "x", "--set", "nonsense=1",
                                      "--checkpoint-dir", str(tmp_path)])
     assert "['nonsense']" in line
 
 
 def test_an_unknown_agent_in_the_league_is_named_before_ray_starts(train, capsys, tmp_path):
-    line = cli_error(train, capsys, ["--config", TEST_CONFIG, "--run", "x", "--checkpoint-dir", str(tmp_path),
+    line = cli_error(train.main, capsys, ["--config", TEST_CONFIG, "--run", "x", "--checkpoint-dir", str(tmp_path),
                                      "--set", "phases=[{until: 1.0, opponents: {self: 1, heuristc: 1}}]"])
     assert "heuristc" in line
 
 
 def test_a_league_checkpoint_for_other_players_is_named(train, capsys, tmp_path):
-    line = cli_error(train, capsys, ["--config", TEST_CONFIG, "--run", "x", "--checkpoint-dir", str(tmp_path),
+    line = cli_error(train.main, capsys, ["--config", TEST_CONFIG, "--run", "x", "--checkpoint-dir", str(tmp_path),
                                      "--set", f"phases=[{{until: 1.0, opponents: {{'checkpoint:{tmp_path}/none': 1}}}}]"])
     assert "not found" in line
 
 
 def test_resume_without_a_run_is_an_error(train, capsys, tmp_path):
-    line = cli_error(train, capsys, ["--config", TEST_CONFIG, "--run", "x", "--resume",
+    line = cli_error(train.main, capsys, ["--config", TEST_CONFIG, "--run", "x", "--resume",
                                      "--checkpoint-dir", str(tmp_path)])
     assert "no RLlib run to resume" in line
 
 
 def test_rule_options_are_checked_like_the_sb3_script(train, capsys, tmp_path):
-    line = cli_error(train, capsys, ["--config", TEST_CONFIG, "--run", "x", "--set", "uno_call=sometimes",
+    line = cli_error(train.main, capsys, ["--config", TEST_CONFIG, "--run", "x", "--set", "uno_call=sometimes",
                                      "--checkpoint-dir", str(tmp_path)])
     assert "uno_call" in line
 
 
 def test_an_unknown_evaluation_opponent_is_named_before_ray_starts(train, capsys, tmp_path):
-    line = cli_error(train, capsys, ["--config", TEST_CONFIG, "--run", "x", "--checkpoint-dir", str(tmp_path),
+    line = cli_error(train.main, capsys, ["--config", TEST_CONFIG, "--run", "x", "--checkpoint-dir", str(tmp_path),
                                      "--set", "eval_opponents=[random, heuristc]"])
     assert "eval_opponents entry 'heuristc'" in line
