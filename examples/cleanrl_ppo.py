@@ -190,7 +190,8 @@ def main(argv=None) -> dict:
 
         rules = uno_env.make_rules(args.rules)
         agent = TorchPolicyAgent(model, rules, args.num_players)
-        ev = evaluate([agent, args.opponent], rules=rules, num_players=args.num_players,
+        lineup = [agent] + [args.opponent] * (args.num_players - 1)  # 1 vs the rest
+        ev = evaluate(lineup, rules=rules, num_players=args.num_players,
                       games=args.eval_games, seed=args.seed + 1, workers=1, progress=False)
         me = ev["agents"][0]
         print(f"greedy policy vs {args.opponent}: {me['win_rate']:.1%} "

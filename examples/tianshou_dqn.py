@@ -187,7 +187,8 @@ def main(argv=None) -> dict:
 
         rules = uno_env.make_rules(args.rules)
         net.eval()
-        ev = evaluate([QAgent(net, rules, args.num_players), args.opponent], rules=rules,
+        lineup = [QAgent(net, rules, args.num_players)] + [args.opponent] * (args.num_players - 1)
+        ev = evaluate(lineup, rules=rules,
                       num_players=args.num_players, games=args.eval_games, seed=args.seed + 1,
                       workers=1, progress=False)
         me = ev["agents"][0]

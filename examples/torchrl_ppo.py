@@ -188,7 +188,8 @@ def main(argv=None) -> dict:
         from uno_env.tools.evaluate import evaluate
 
         rules = uno_env.make_rules(args.rules)
-        ev = evaluate([TorchRLAgent(logits_net, rules, args.num_players), args.opponent], rules=rules,
+        lineup = [TorchRLAgent(logits_net, rules, args.num_players)] + [args.opponent] * (args.num_players - 1)
+        ev = evaluate(lineup, rules=rules,
                       num_players=args.num_players, games=args.eval_games, seed=args.seed + 1,
                       workers=1, progress=False)
         me = ev["agents"][0]

@@ -7,8 +7,9 @@ One learner plays one seat of ``uno_env.envs.gym_env.UnoGymEnv``; the other seat
 inside the env by opponents drawn per episode from the league: scripted bots and frozen
 snapshots of the learner (saved every ``snapshot_every`` steps), mixed by the config's
 ``phases`` (a curriculum). Every ``eval_every`` steps the greedy policy plays
-``eval_games`` games against each of ``eval_opponents`` with ``uno_env.tools.evaluate`` (seats
-rotated, duplicate deals; win rate and 95% Wilson interval) -> TensorBoard and
+``eval_games`` games against each of ``eval_opponents`` in every other seat with
+``uno_env.tools.evaluate.evaluate_vs`` (1 vs the rest, seats rotated, duplicate deals; win
+rate and 95% Wilson interval) -> TensorBoard and
 ``eval.csv``. At the end (``total_steps`` or ``time_limit_min``): ``final_eval_games``
 games each, written to the card, a results table, and the learning curve ``curve.png``.
 
@@ -91,7 +92,7 @@ from uno_env.agents.demo_store import demonstrations
 from uno_env.agents.imitation import summary as imitation_summary
 from uno_env.agents.policy import PolicyAgent
 from uno_env.game import actions as A
-from uno_env.tools.evaluate import evaluate
+from uno_env.tools.evaluate import evaluate_vs
 from uno_env.envs.gym_env import UnoGymEnv
 from uno_env.game.rules import make_rules
 from uno_env.tools import configs
@@ -201,19 +202,6 @@ def league_pool(cfg: Config, step: int, snapshots: list[str], progress: float | 
     if not pool:  # e.g. "snapshots" only, before the first snapshot
         pool = [("random", 1.0)]
     return pool
-
-
-# ---------------------------------------------------------------------- evaluation
-def evaluate_vs(agent, opponent: str, rules, num_players: int, games: int, seed: int,
-                workers: int = 1) -> dict:
-    """``agent`` (a spec or an Agent) against ``opponent`` in every other seat, seats rotated,
-    duplicate deals (``uno_env.tools.evaluate``): the agent's wins, win rate and 95% Wilson interval."""
-    result = evaluate([agent, opponent], rules=rules, num_players=num_players, games=games,
-                      seed=seed, workers=workers)
-    me = result["agents"][0]
-    return {"games": games, "wins": me["wins"], "win_rate": me["win_rate"], "ci95": me["win_ci95"],
-            "truncated": result["truncated"], "deterministic": True, "seats": "rotated",
-            "duplicate_deals": True, "seed": seed}
 
 
 # ---------------------------------------------------------------------- outputs

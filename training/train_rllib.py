@@ -34,8 +34,8 @@ It runs in the driver; its time counts in the run's wall time and its result goe
 
 **Evaluation.** Every ``eval_every`` steps the learner's greedy policy plays ``eval_games``
 games against each of ``eval_opponents`` in all the other seats with
-:func:`uno_env.tools.evaluate.evaluate` (seats rotated, duplicate deals; Wilson interval)
--> TensorBoard, ``eval.csv`` and the console. At the end ``final_eval_games`` games each,
+:func:`uno_env.tools.evaluate.evaluate_vs` (1 vs the rest, seats rotated, duplicate deals;
+Wilson interval) -> TensorBoard, ``eval.csv`` and the console. At the end ``final_eval_games`` games each,
 played by the exported checkpoint as users load it (``checkpoint:<run dir>``).
 
 **Outputs.** ``checkpoints/<run>/``: ``card.json`` + ``policy-*.safetensors`` (the actor in this
@@ -73,7 +73,7 @@ from uno_env.agents.demo_store import demonstrations
 from uno_env.agents.imitation import summary as imitation_summary
 from uno_env.agents.policy import PolicyAgent
 from uno_env.game.rules import Rules, make_rules
-from uno_env.tools.evaluate import evaluate
+from uno_env.tools.evaluate import evaluate_vs
 from uno_env.tools import configs
 from uno_env.tools.overrides import parse_overrides
 
@@ -254,19 +254,7 @@ def start_ray(args: argparse.Namespace, cfg: Config) -> bool:
     return True
 
 
-# ---------------------------------------------------------------------- evaluation and outputs
-def evaluate_vs(agent: Any, opponent: str, rules: Rules, num_players: int, games: int, seed: int,
-                workers: int = 1) -> dict:
-    """``agent`` in one seat, ``opponent`` in every other one (seats rotated, duplicate deals)."""
-    lineup = [agent] + [opponent] * (num_players - 1)
-    result = evaluate(lineup, rules=rules, num_players=num_players, games=games, seed=seed,
-                      workers=workers)
-    me = result["agents"][0]
-    return {"games": games, "wins": me["wins"], "win_rate": me["win_rate"], "ci95": me["win_ci95"],
-            "truncated": result["truncated"], "deterministic": True, "seats": "rotated",
-            "duplicate_deals": True, "seed": seed, "lineup": f"1 vs {num_players - 1} {opponent}"}
-
-
+# ---------------------------------------------------------------------- outputs
 def write_curve(csv_path: str, png_path: str, title: str, num_players: int) -> None:
     import matplotlib
     matplotlib.use("Agg")

@@ -13,7 +13,7 @@ import sys
 import numpy as np
 import pytest
 
-from uno_env.tools.evaluate import _play_matches, evaluate, evaluate_pool, game_log_path
+from uno_env.tools.evaluate import _play_matches, evaluate, evaluate_pool, evaluate_vs, game_log_path
 from uno_env.tools.evaluate_cli import main
 from uno_env.tools.gamelog import read_log, replay
 from uno_env.game.rules import make_rules
@@ -344,3 +344,18 @@ def test_moved_names_stay_importable_from_evaluate():
     assert ev.main is evaluate_cli.main
     with pytest.raises(AttributeError):
         ev.no_such_name  # noqa: B018
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_evaluate_vs_seats_the_agent_once_and_the_opponent_everywhere_else(n):
+    # the training scripts' 1-vs-the-rest record; evaluate([agent, opponent]) at 4 players
+    # would repeat the line-up (agent, opponent, agent, opponent)
+    r = evaluate_vs("heuristic", "random", num_players=n, games=8 * n, seed=3)
+    full = evaluate(["heuristic"] + ["random"] * (n - 1), num_players=n, games=8 * n, seed=3)
+    assert full["config"]["agents"].count("heuristic") == 1
+    assert (r["wins"], r["win_rate"], r["ci95"]) == (full["agents"][0]["wins"], full["agents"][0]["win_rate"],
+                                                      full["agents"][0]["win_ci95"])
+    assert r["games"] == 8 * n and r["lineup"] == f"1 vs {n - 1} random" and r["seats"] == "rotated"
+    if n == 4:
+        repeated = evaluate(["heuristic", "random"], num_players=4, games=32, seed=3)
+        assert repeated["config"]["agents"].count("heuristic") == 2

@@ -320,6 +320,19 @@ def test_set_overrides_a_run(tmp_path):
     assert card["evaluation"]["random"]["games"] == 4
 
 
+def test_a_four_player_run_is_evaluated_one_against_three(tmp_path):
+    """The card's result at 4 players is the checkpoint in one seat, the opponent in the three
+    others (train.py <= 0.5.2 recorded (agent, random, agent, random): one of two copies)."""
+    train.main(["--config", TEST_CONFIG, "--run", "four", "--checkpoint-dir", str(tmp_path), "--runs-dir",
+                str(tmp_path), "--no-progress", "--time-limit-min", "0.0001", "--set", "num_players=4",
+                "--set", "final_eval_games=8", "--set", "net_arch=[16, 8]"])
+    run = str(tmp_path / "four")
+    recorded = ckpt.load_card(run)["evaluation"]["random"]
+    full = evaluate([f"checkpoint:{run}"] + ["random"] * 3, num_players=4, games=8, seed=recorded["seed"])
+    assert recorded["lineup"] == "1 vs 3 random"
+    assert (recorded["games"], recorded["wins"]) == (8, full["agents"][0]["wins"])
+
+
 @pytest.mark.parametrize("bad", [["--set", "n_env=2"], ["--set", "uno_call"], ["--set", "uno_call=shout"],
                                  ["--set", "vec_env=threads"]])
 def test_bad_set_is_a_usage_error(bad, tmp_path, capsys):

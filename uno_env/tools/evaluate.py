@@ -2,9 +2,10 @@
 
 Library use::
 
-    from uno_env.tools.evaluate import evaluate, evaluate_pool
+    from uno_env.tools.evaluate import evaluate, evaluate_pool, evaluate_vs
     result = evaluate(["heuristic", "random"], rules="classic", games=10_000, seed=0, workers=2)
     result["agents"][0]["win_rate"], result["agents"][0]["win_ci95"]
+    evaluate_vs("heuristic", "random", num_players=4, games=10_000)["win_rate"]  # 1 vs 3
 
 Command line (``uno-evaluate`` or ``python training/evaluate.py``; :mod:`uno_env.tools.evaluate_cli`)::
 
@@ -408,6 +409,24 @@ def evaluate(agents: Sequence[Any], rules: Any = "classic", num_players: int | N
     result["elapsed_s"] = elapsed
     result["games_per_s"] = games / elapsed if elapsed > 0 else float("inf")
     return result
+
+
+def evaluate_vs(agent: Any, opponent: Any, rules: Any = "classic", num_players: int = 2,
+                games: int = 10_000, seed: int = 0, workers: int = 1) -> dict[str, Any]:
+    """``agent`` in one seat and ``opponent`` in every other seat (1 vs ``num_players - 1``,
+    seats rotated, duplicate deals): what the training scripts record for a checkpoint's card
+    and ``eval.csv``: ``games``, ``wins``, ``win_rate``, ``ci95`` (Wilson), ``truncated``,
+    ``deterministic``, ``seats``, ``duplicate_deals``, ``seed``, ``lineup``.
+
+    Not ``evaluate([agent, opponent], num_players=4)``: that line-up repeats (agent, opponent,
+    agent, opponent), two seats of the agent."""
+    result = evaluate([agent] + [opponent] * (num_players - 1), rules=rules, num_players=num_players,
+                      games=games, seed=seed, workers=workers)
+    me = result["agents"][0]
+    label = opponent if isinstance(opponent, str) else getattr(opponent, "name", "agent")
+    return {"games": games, "wins": me["wins"], "win_rate": me["win_rate"], "ci95": me["win_ci95"],
+            "truncated": result["truncated"], "deterministic": True, "seats": "rotated",
+            "duplicate_deals": True, "seed": seed, "lineup": f"1 vs {num_players - 1} {label}"}
 
 
 def evaluate_pool(pool: Sequence[str], rules: Any = "classic", table_size: int = 2,
