@@ -6,12 +6,12 @@
 One learner plays one seat of ``uno_env.envs.gym_env.UnoGymEnv``; the other seats are played
 inside the env by opponents drawn per episode from the league: scripted bots and frozen
 snapshots of the learner (saved every ``snapshot_every`` steps), mixed by the config's
-``phases`` (a curriculum). Every ``eval_every`` steps the greedy policy plays
-``eval_games`` games against each of ``eval_opponents`` in every other seat with
-``uno_env.tools.evaluate.evaluate_vs`` (1 vs the rest, seats rotated, duplicate deals; win
-rate and 95% Wilson interval) -> TensorBoard and
-``eval.csv``. At the end (``total_steps`` or ``time_limit_min``): ``final_eval_games``
-games each, written to the card, a results table, and the learning curve ``curve.png``.
+``phases`` (a curriculum). Every ``eval_every`` steps the greedy policy plays ``eval_games``
+games against each of ``eval_opponents`` in every other seat with
+``uno_env.tools.evaluate.evaluate_vs`` (1 vs the rest, seats rotated, duplicate deals; win rate
+and 95% Wilson interval) -> TensorBoard and ``eval.csv``. At the end (``total_steps`` or
+``time_limit_min``): ``final_eval_games`` games each, written to the card, a results table, and
+the learning curve ``curve.png``.
 
 **Imitation first** (``imitate_decisions`` > 0, a new run only): before PPO, the policy is
 fitted to ``imitate_decisions`` decisions of ``imitate_teacher`` playing every seat (masked

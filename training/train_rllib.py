@@ -35,8 +35,8 @@ It runs in the driver; its time counts in the run's wall time and its result goe
 **Evaluation.** Every ``eval_every`` steps the learner's greedy policy plays ``eval_games``
 games against each of ``eval_opponents`` in all the other seats with
 :func:`uno_env.tools.evaluate.evaluate_vs` (1 vs the rest, seats rotated, duplicate deals;
-Wilson interval) -> TensorBoard, ``eval.csv`` and the console. At the end ``final_eval_games`` games each,
-played by the exported checkpoint as users load it (``checkpoint:<run dir>``).
+Wilson interval) -> TensorBoard, ``eval.csv`` and the console. At the end ``final_eval_games``
+games each, played by the exported checkpoint as users load it (``checkpoint:<run dir>``).
 
 **Outputs.** ``checkpoints/<run>/``: ``card.json`` + ``policy-*.safetensors`` (the actor in this
 project's checkpoint format, :mod:`uno_env.agents.checkpoint`; the card's ``algorithm`` and
