@@ -35,15 +35,15 @@ sys.path.insert(0, ROOT)
 import numpy as np  # noqa: E402
 
 from uno_env.agents.heuristic import HeuristicAgent  # noqa: E402
+from uno_env.agents.search import SEARCHED_PHASES  # noqa: E402
 from uno_env.agents.search.determinise import clone  # noqa: E402
 from uno_env.agents.search.rollout import RolloutPolicy  # noqa: E402
 from uno_env.game import actions as A  # noqa: E402
-from uno_env.game.engine import CHALLENGE, COLOR, DRAWN, TURN, Engine, State  # noqa: E402
+from uno_env.game.engine import Engine, State  # noqa: E402
 from uno_env.game.observation import ObservationEncoder  # noqa: E402
 from uno_env.game.rules import make_rules  # noqa: E402
 from uno_env.tools.stats import wilson_interval  # noqa: E402
 
-SEARCHED_PHASES = (TURN, DRAWN, CHALLENGE, COLOR)
 ROLLOUT_CAP = 3000  # steps of one rollout before it counts as a draw (0)
 Z = 2.0  # standard errors a move's gain must clear to replace the default
 
