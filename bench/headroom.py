@@ -8,12 +8,13 @@ drawn card, challenge, wild colour) it takes the heuristic's move as the default
 every legal move on the TRUE state (every hand known; only the DRAW pile's order is
 reshuffled for each sample: it does not see the deck), ``--simulations`` rollouts in all
 with common random numbers, every seat played to the end of the round by the search bot's
-:class:`~uno_env.agents.search.rollout.RolloutPolicy`; a move replaces the default when its
-mean gain over it is positive and above 2 standard errors (as ``search`` does). It is the
-``search`` bot with perfect determinisation: the distance between its win rate and the
-``search`` bot's (which deals the hidden cards from what it saw) is what knowing the hands
-is worth to this kind of play, an upper reference for what inference from the public
-history can add. It is not an agent of :mod:`uno_env.agents`: those see observations only.
+:class:`~uno_env.agents.search.rollout.RolloutPolicy`. The move with the best mean gain over
+the default replaces it when that gain is positive and above 2 standard errors: the paired
+test of ``search`` (:mod:`uno_env.agents.search.paired`). It is the ``search`` bot with
+perfect determinisation: the distance between its win rate and the ``search`` bot's (which
+deals the hidden cards from what it saw) is what knowing the hands is worth to this kind of
+play, an upper reference for what inference from the public history can add. It is not an
+agent of :mod:`uno_env.agents`: those see observations only.
 
 Every game is seeded from ``(--seed, game)`` alone (deal, bots, samples), so ``--workers``
 changes the wall time, not the games. Prints the win rate with its Wilson 95% interval, par
@@ -23,7 +24,6 @@ changes the wall time, not the games. Prints the win rate with its Wilson 95% in
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import sys
 import time
@@ -35,7 +35,7 @@ sys.path.insert(0, ROOT)
 import numpy as np  # noqa: E402
 
 from uno_env.agents.heuristic import HeuristicAgent  # noqa: E402
-from uno_env.agents.search import SEARCHED_PHASES  # noqa: E402
+from uno_env.agents.search import SEARCHED_PHASES, paired_choice, play_each  # noqa: E402
 from uno_env.agents.search.determinise import clone  # noqa: E402
 from uno_env.agents.search.rollout import RolloutPolicy  # noqa: E402
 from uno_env.game import actions as A  # noqa: E402
@@ -69,27 +69,16 @@ class Clairvoyant:
         legal = self.engine.legal_actions(s)
         if s.phase not in SEARCHED_PHASES or len(legal) < 2 or A.UNO in legal:
             return default
-        diffs: dict[int, list[float]] = {a: [] for a in legal}
+        d = legal.index(default)
+        diffs: list[list[float]] = [[] for _ in legal]
         for _ in range(max(2, self.simulations // len(legal))):
-            base = clone(s)
+            base = clone(s)  # the true hands; only the DRAW pile is reshuffled
             base.draw_pile = self.rng.permutation(base.draw_pile).tolist() if base.draw_pile else []
-            seed = int(self.rng.integers(2**62))
-            out = {}
-            for a in legal:  # common random numbers: the same deal and generator for each move
-                t = clone(base)
-                t.rng = np.random.default_rng(seed)
-                self.engine.step(t, a)
-                out[a] = self.rollout(t, me)
-            for a in legal:
-                diffs[a].append(out[a] - out[default])
-        best, best_gain = default, 0.0
-        for a, x in diffs.items():
-            gain = sum(x) / len(x)
-            if a != default and gain > best_gain:
-                se = math.sqrt(sum((y - gain) ** 2 for y in x) / max(1, len(x) - 1) / len(x))
-                if gain > Z * se:
-                    best, best_gain = a, gain
-        return best
+            out = play_each(self.engine, base, legal, int(self.rng.integers(2**62)),
+                            lambda t: self.rollout(t, me))
+            for x, y in zip(diffs, out):
+                x.append(y - out[d])
+        return legal[paired_choice(diffs, d, 0.0, Z)]
 
 
 def play(job: tuple[str, int, int, int, int]) -> int:

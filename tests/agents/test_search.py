@@ -318,6 +318,52 @@ def test_search_bot_differs_from_the_heuristic_sometimes():
     assert bot.stats["searched"] > 20 and bot.stats["overrides"] > 0
 
 
+# ---------------------------------------------------------------------- the paired test
+def test_paired_test_keeps_the_default_unless_a_gain_clears_z_standard_errors():
+    """A move replaces the default only if its mean gain exceeds z standard errors (and margin)."""
+    noisy = [1.0, -1.0, 1.0, -1.0, 1.0, 0.0]  # mean 1/6, standard error ~0.40
+    steady = [0.5, 0.5, 0.5, 0.5, 0.5, 0.4]   # mean ~0.48, standard error ~0.02
+    assert search.paired_choice([None, noisy], 0, 0.0, 2.0) == 0
+    assert search.paired_choice([None, noisy], 0, 0.0, 0.3) == 1
+    assert search.paired_choice([[0.0] * 6, steady], 0, 0.0, 2.0) == 1
+    assert search.paired_choice([[0.0] * 6, steady], 0, 0.5, 2.0) == 0  # below the margin
+    assert search.paired_choice([[0.0] * 6, [-0.5] * 6], 0, 0.0, 0.0) == 0  # a loss never replaces it
+
+
+def test_paired_test_tries_only_the_best_mean_gain():
+    """The move with the largest mean gain is the one tested (the first of equals); a move no
+    longer compared (None) is skipped, and a sure smaller gain does not win over it."""
+    sure_small = [0.2] * 8
+    big_noisy = [2.0, -1.0] * 4  # mean 0.5, too noisy for z = 2
+    assert search.paired_choice([None, sure_small, big_noisy], 0, 0.0, 2.0) == 0
+    assert search.paired_choice([None, sure_small, None], 0, 0.0, 2.0) == 1
+    assert search.paired_choice([None, sure_small, list(sure_small)], 0, 0.0, 2.0) == 1
+
+
+def test_paired_rollouts_share_the_deal_and_the_random_numbers():
+    """Every move is played on its own copy of the state with the same generator: equal moves
+    have equal outcomes, the state is unchanged, and the seed alone decides each outcome."""
+    rules = make_rules("classic")
+    engine = Engine(rules, 3)
+    policy = RolloutPolicy(engine)
+
+    def rollout(s):
+        while not s.game_over:
+            engine.step(s, policy(s, engine.legal_actions(s)))
+        return float(s.winner)
+
+    for seed in range(5):
+        base = engine.new_state(np.random.default_rng(seed))
+        legal = engine.legal_actions(base)
+        before = copy.deepcopy(base)
+        moves = [legal[0], legal[-1], legal[0], legal[-1]]
+        out = search.play_each(engine, base, moves, 1234 + seed, rollout)
+        assert out[0] == out[2] and out[1] == out[3]
+        assert out == search.play_each(engine, base, moves, 1234 + seed, rollout)
+        assert repr(base.hands) == repr(before.hands) and list(base.draw_pile) == list(before.draw_pile)
+        assert base.steps == before.steps
+
+
 # ---------------------------------------------------------------------- the package
 def test_package_docstring_names_every_module():
     """The spec's table of modules (package docstring) lists exactly the package's modules."""

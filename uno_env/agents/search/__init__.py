@@ -91,21 +91,24 @@ It never reads hidden state: it decides from its observations (decoded by
 ``tracker``        :class:`Tracker`, the opponent's voids read from its draws and plays
 ``determinise``    :func:`template` and :func:`deal`: random deals of the hidden cards
 ``rollout``        :class:`RolloutPolicy`, the heuristic's card ranking on the engine state
-``agent``          :class:`SearchAgent`: the decision, the candidates, the paired test
+``paired``         :func:`play_each` and :func:`paired_choice`: common random numbers, the test
+``agent``          :class:`SearchAgent`: the decision, the candidates, successive halving
 =================  =====================================================================
 
 Version history: 0 (first release; one module ``search.py``, split into this package
-without a change of behaviour).
+without a change of behaviour); the paired test in its own module ``paired``, shared with
+``bench/headroom.py``, without a change of behaviour (0.5.4).
 """
 
 from uno_env.agents.base import register_agent
 from uno_env.agents.search.agent import SEARCHED_PHASES, SearchAgent, make_search_agent
 from uno_env.agents.search.determinise import Template, clone, deal, template
 from uno_env.agents.search.options import OPTION_NAMES, SearchOptions
+from uno_env.agents.search.paired import paired_choice, play_each
 from uno_env.agents.search.rollout import RolloutPolicy
 from uno_env.agents.search.tracker import SWITCH_EVIDENCE, Tracker
 
 register_agent("search", make_search_agent)
 
 __all__ = ["SearchAgent", "SearchOptions", "OPTION_NAMES", "SEARCHED_PHASES", "RolloutPolicy", "Tracker",
-           "SWITCH_EVIDENCE", "Template", "template", "deal", "clone"]
+           "SWITCH_EVIDENCE", "Template", "template", "deal", "clone", "play_each", "paired_choice"]

@@ -18,8 +18,9 @@ from uno_env.game import cards as C
 from uno_env.game.rules import LIMITS
 from uno_env.agents.bots import PyRngAgent
 from uno_env.agents.heuristic import HeuristicAgent
-from uno_env.agents.search.determinise import Evidence, Template, clone, deal, template
+from uno_env.agents.search.determinise import Evidence, Template, deal, template
 from uno_env.agents.search.options import SearchOptions
+from uno_env.agents.search.paired import paired_choice, play_each
 from uno_env.agents.search.rollout import RolloutPolicy
 from uno_env.agents.search.tracker import Tracker
 from uno_env.agents.view import View, decode
@@ -101,7 +102,6 @@ class SearchAgent(PyRngAgent):
         if self.engine.legal_actions(first) != v.legal:
             return default  # the rebuilt state does not match what I see: no search
         o = self.options
-        step = self.engine.step
         d = cands.index(default)
         alive = list(range(len(cands)))
         budget = int(o.simulations)
@@ -113,34 +113,21 @@ class SearchAgent(PyRngAgent):
             for _ in range(samples):
                 base = first if first is not None else deal(tp, self.rng)
                 first = None
-                seed = self.py.getrandbits(63)
-                out = {}
-                for ci in alive:  # common random numbers: the same deal and generator for each
-                    s = clone(base)
-                    s.rng = np.random.default_rng(seed)
-                    step(s, cands[ci])
-                    out[ci] = self._rollout(s)
-                for ci in alive:
-                    diffs[ci].append(out[ci] - out[d])
+                out = play_each(self.engine, base, [cands[ci] for ci in alive], self.py.getrandbits(63),
+                                self._rollout)
+                gain = out[alive.index(d)]
+                for ci, x in zip(alive, out):
+                    diffs[ci].append(x - gain)
             if r < rounds - 1:
                 others = sorted((ci for ci in alive if ci != d), key=lambda ci: -sum(diffs[ci]) / len(diffs[ci]))
                 alive = sorted([d] + others[:max(1, (len(alive) + 1) // 2 - 1)])
             if budget <= 0:
                 break
         self.stats["searched"] += 1
-        best, best_mean, best_se = -1, -math.inf, 0.0
-        for ci in alive:
-            if ci == d:
-                continue
-            x = diffs[ci]
-            mean = sum(x) / len(x)
-            if mean > best_mean:
-                var = sum((y - mean) ** 2 for y in x) / max(1, len(x) - 1)
-                best, best_mean, best_se = ci, mean, math.sqrt(var / len(x))
-        if best >= 0 and best_mean > o.margin and best_mean > o.z * best_se:
+        best = paired_choice([diffs[ci] if ci in alive else None for ci in range(len(cands))], d, o.margin, o.z)
+        if best != d:
             self.stats["overrides"] += 1
-            return cands[best]
-        return default
+        return cands[best]
 
     def _rollout(self, s: State) -> float:
         """Play ``s`` to the end of the round; seat 0's outcome (0 if cut at ``max_steps``)."""
