@@ -1,9 +1,10 @@
-"""Headroom: how much a player that SEES EVERY HAND wins against the heuristic.
+"""Headroom: how much a player that SEES EVERY HAND wins against the heuristic (or another bot).
 
     python bench/headroom.py --players 4 --games 300 --seed 7 --workers 2
+    python bench/headroom.py --players 4 --games 300 --seed 7 --workers 2 --opponent random
 
 One seat (rotating over the games) is the *clairvoyant rollout player*; the others are
-``heuristic`` bots on their observations. At each of its choices in a searched phase (turn,
+``--opponent`` bots (``heuristic`` by default) on their observations. At each of its choices in a searched phase (turn,
 drawn card, challenge, wild colour) it takes the heuristic's move as the default and tries
 every legal move on the TRUE state (every hand known; only the DRAW pile's order is
 reshuffled for each sample: it does not see the deck), ``--simulations`` rollouts in all
@@ -34,6 +35,7 @@ sys.path.insert(0, ROOT)
 
 import numpy as np  # noqa: E402
 
+from uno_env.agents import make_agent  # noqa: E402
 from uno_env.agents.heuristic import HeuristicAgent  # noqa: E402
 from uno_env.agents.search import SEARCHED_PHASES, paired_choice, play_each  # noqa: E402
 from uno_env.agents.search.determinise import clone  # noqa: E402
@@ -81,21 +83,24 @@ class Clairvoyant:
         return legal[paired_choice(diffs, d, 0.0, Z)]
 
 
-def play(job: tuple[str, int, int, int, int]) -> int:
-    """One game: 1 if the clairvoyant seat (game % players) wins."""
-    rules_name, players, simulations, seed, game = job
+def play(job: tuple[str, int, int, int, int] | tuple[str, int, int, int, int, str]) -> int:
+    """One game: 1 if the clairvoyant seat (game % players) wins. ``job``: rules, players,
+    simulations, seed, game and the opponents' spec (``heuristic`` if left out)."""
+    rules_name, players, simulations, seed, game = job[:5]
+    opponent = job[5] if len(job) > 5 else "heuristic"
     rules = make_rules(rules_name)
     engine = Engine(rules, players)
     encoder = ObservationEncoder(engine)
     me = game % players
     s = engine.new_state(np.random.default_rng([seed, game, 0]))
-    bots = [HeuristicAgent(rules, players, seed=int(x)) for x in
-            np.random.default_rng([seed, game, 1]).integers(2**31, size=players)]
+    seeds = [int(x) for x in np.random.default_rng([seed, game, 1]).integers(2**31, size=players)]
+    bots = [HeuristicAgent(rules, players, seed=x) if p == me else make_agent(opponent, rules, players, seed=x)
+            for p, x in enumerate(seeds)]
     player = Clairvoyant(rules, players, simulations, np.random.default_rng([seed, game, 2]))
     while not s.game_over and not engine.truncated(s):
         p = s.actor
-        # every seat's heuristic reads its observation (keeps its card counting), the
-        # clairvoyant seat's as its default move
+        # every seat's bot reads its observation (a heuristic keeps its card counting); the
+        # clairvoyant seat's heuristic gives its default move
         a = bots[p].act(encoder.encode(s, p), A.legal_mask(engine.legal_actions(s)))
         if p == me:
             a = player.decide(s, me, a)
@@ -109,12 +114,17 @@ def main(argv: list[str] | None = None) -> dict:
     p.add_argument("--players", type=int, default=4)
     p.add_argument("--games", type=int, default=300)
     p.add_argument("--simulations", type=int, default=200, help="rollouts per decision, over its moves")
+    p.add_argument("--opponent", default="heuristic", help="the other seats' agent spec")
     p.add_argument("--seed", type=int, default=7)
     p.add_argument("--workers", type=int, default=1)
     args = p.parse_args(argv)
     if args.games < 1 or args.simulations < 1 or args.workers < 1 or not 2 <= args.players <= 10:
         p.error("--games, --simulations and --workers must be >= 1, --players in 2..10")
-    jobs = [(args.rules, args.players, args.simulations, args.seed, g) for g in range(args.games)]
+    try:
+        make_agent(args.opponent, make_rules(args.rules), args.players)
+    except (ValueError, OSError) as exc:
+        p.error(f"--opponent {args.opponent!r}: {exc}")
+    jobs = [(args.rules, args.players, args.simulations, args.seed, g, args.opponent) for g in range(args.games)]
     began = time.time()
     if args.workers == 1:
         wins = sum(map(play, jobs))
@@ -124,8 +134,9 @@ def main(argv: list[str] | None = None) -> dict:
     low, high = wilson_interval(wins, args.games)
     out = {"rules": args.rules, "players": args.players, "games": args.games, "wins": wins,
            "win_rate": wins / args.games, "ci95": [low, high], "par": 1 / args.players,
-           "simulations": args.simulations, "seed": args.seed, "wall_s": time.time() - began}
-    print(f"clairvoyant rollout player vs {args.players - 1} heuristic ({args.rules}, "
+           "simulations": args.simulations, "opponent": args.opponent, "seed": args.seed,
+           "wall_s": time.time() - began}
+    print(f"clairvoyant rollout player vs {args.players - 1} {args.opponent} ({args.rules}, "
           f"{args.simulations} simulations, seed {args.seed}): {wins}/{args.games} = "
           f"{wins / args.games:.1%} [{low:.1%}, {high:.1%}], par {1 / args.players:.1%}, "
           f"{out['wall_s']:.0f} s")

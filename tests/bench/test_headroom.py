@@ -9,7 +9,7 @@ import sys
 
 import numpy as np
 
-from helpers import make_env
+from helpers import cli_error, make_env
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 _spec = importlib.util.spec_from_file_location("headroom", os.path.join(ROOT, "bench", "headroom.py"))
@@ -45,3 +45,12 @@ def test_the_games_depend_on_the_seed_not_the_workers():
     assert one["wins"] == two["wins"] and 0 <= one["wins"] <= 6
     assert [headroom.play(("classic", 3, 6, 3, g)) for g in range(6)] == \
         [headroom.play(("classic", 3, 6, 3, g)) for g in range(6)]
+
+
+def test_the_other_seats_may_be_any_bot_and_a_bad_spec_is_named(capsys):
+    out = headroom.main(["--players", "3", "--games", "4", "--simulations", "4", "--seed", "2",
+                         "--opponent", "random"])
+    assert out["opponent"] == "random" and 0 <= out["wins"] <= 4
+    heuristic = [headroom.play(("classic", 3, 4, 2, g)) for g in range(4)]
+    assert heuristic == [headroom.play(("classic", 3, 4, 2, g, "heuristic")) for g in range(4)]
+    assert "--opponent 'nosuchbot'" in cli_error(headroom.main, capsys, ["--opponent", "nosuchbot"])
