@@ -13,6 +13,9 @@ bottom of the DRAW pile, in card-kind order (deterministic).
 from __future__ import annotations
 
 import copy
+import importlib.util
+import os
+import sys
 from collections import Counter
 from typing import Any, Mapping
 
@@ -295,3 +298,16 @@ def cli_error(main: Any, capsys: Any, args: list[str]) -> str:
     err = capsys.readouterr().err
     assert "Traceback" not in err
     return err.strip().splitlines()[-1]
+
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def load_script(folder: str, name: str) -> Any:
+    """The script ``<repo>/<folder>/<name>.py`` (not a package module) imported as module
+    ``name``, registered in ``sys.modules`` (dataclasses and pickling look their module up)."""
+    spec = importlib.util.spec_from_file_location(name, os.path.join(REPO_ROOT, folder, f"{name}.py"))
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module

@@ -3,19 +3,11 @@ the hidden information makes right, and its games depend on the seed alone."""
 
 from __future__ import annotations
 
-import importlib.util
-import os
-import sys
-
 import numpy as np
 
-from helpers import cli_error, make_env
+from helpers import cli_error, load_script, make_env
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-_spec = importlib.util.spec_from_file_location("headroom", os.path.join(ROOT, "bench", "headroom.py"))
-headroom = importlib.util.module_from_spec(_spec)
-sys.modules["headroom"] = headroom
-_spec.loader.exec_module(headroom)
+headroom = load_script("bench", "headroom")
 
 
 def test_knowing_the_hands_it_changes_colour_away_from_the_opponents_last_colour():

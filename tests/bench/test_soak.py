@@ -2,22 +2,17 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import os
-import sys
 
 import pytest
+
+from helpers import load_script
 
 from uno_env.game import actions as A
 from uno_env.game import events as E
 from uno_env.game.engine import H_RECEIVED, Engine
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-_spec = importlib.util.spec_from_file_location("soak", os.path.join(ROOT, "bench", "soak.py"))
-soak = importlib.util.module_from_spec(_spec)
-sys.modules["soak"] = soak  # dataclasses look their module up
-_spec.loader.exec_module(soak)
+soak = load_script("bench", "soak")
 
 
 @pytest.mark.parametrize("variant", sorted(soak.VARIANTS))

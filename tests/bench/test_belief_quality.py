@@ -1,0 +1,33 @@
+"""bench/belief_quality.py: its labels are the true hands, the heuristic's Beliefs read the
+public history better than the base rate, and a run depends on its seed alone."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from helpers import cli_error, load_script
+
+belief_quality = load_script("bench", "belief_quality")
+
+
+def test_rows_hold_one_truth_and_one_belief_per_opponent_and_colour():
+    rows = belief_quality.collect(players=3, games=6, seed=1)
+    n = len(rows["x"])
+    assert n > 20 and rows["truth"].shape == rows["beliefs"].shape == (n, 2 * 4)
+    assert set(np.unique(rows["truth"])) <= {0.0, 1.0}
+    assert rows["beliefs"].min() >= 0.0 and rows["beliefs"].max() <= 1.0
+    # a colour an opponent is sure (Beliefs 1.0: a card of it shown to me) to hold, it holds
+    sure = rows["beliefs"] >= 1.0 - 1e-9
+    assert np.all(rows["truth"][sure] == 1.0)
+
+
+def test_beliefs_beat_the_base_rate_and_a_run_depends_on_its_seed():
+    one = belief_quality.main(["--players", "4", "--games", "150", "--epochs", "1", "--seed", "5"])
+    again = belief_quality.main(["--players", "4", "--games", "150", "--epochs", "1", "--seed", "5"])
+    assert one["brier"] == again["brier"] and one["rows"] == again["rows"]
+    assert one["brier"]["Beliefs"] < one["brier"]["base rate"] - 0.02
+    assert 0.0 < one["brier"]["MLP"] < 0.3
+
+
+def test_too_few_games_is_refused(capsys):
+    assert "--games must be >= 5" in cli_error(belief_quality.main, capsys, ["--games", "3"])
