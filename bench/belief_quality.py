@@ -60,8 +60,6 @@ def collect(players: int, games: int, seed: int) -> dict[str, np.ndarray]:
     engine = Engine(rules, players)
     encoder = ObservationEncoder(engine)
     keep, scale = obs_features_layout(players)
-    color_of = np.array([C.COLOR_OF[k] for k in range(C.NUM_KINDS)])
-    colored = [color_of == c for c in range(C.NUM_COLORS)]
     x, truth, beliefs, game_of = [], [], [], []
     for g in range(games):
         rng = np.random.default_rng([seed, g])
@@ -74,8 +72,8 @@ def collect(players: int, games: int, seed: int) -> dict[str, np.ndarray]:
             bot.beliefs.observe(v)  # HeuristicAgent.act, in three steps, to read its Beliefs
             if s.phase == TURN and len(v.legal) > 1 and bot.beliefs.void is not None:
                 x.append(v.obs[keep] * scale)
-                truth.append([float(s.hands[(p + j) % players][m].sum() > 0)
-                              for j in range(1, players) for m in colored])
+                truth.append([float(s.hands[(p + j) % players][C.COLOR_SLICES[c]].sum() > 0)
+                              for j in range(1, players) for c in range(C.NUM_COLORS)])
                 beliefs.append([1.0 - q for j in range(1, players) for q in bot.beliefs.opponent(v, j).p_no])
                 game_of.append(g)
             a = bot.decide(v)
