@@ -115,9 +115,9 @@ class SearchAgent(PyRngAgent):
                 first = None
                 out = play_each(self.engine, base, [cands[ci] for ci in alive], self.py.getrandbits(63),
                                 self._rollout)
-                gain = out[alive.index(d)]
+                at_default = out[alive.index(d)]
                 for ci, x in zip(alive, out):
-                    diffs[ci].append(x - gain)
+                    diffs[ci].append(x - at_default)
             if r < rounds - 1:
                 others = sorted((ci for ci in alive if ci != d), key=lambda ci: -sum(diffs[ci]) / len(diffs[ci]))
                 alive = sorted([d] + others[:max(1, (len(alive) + 1) // 2 - 1)])
