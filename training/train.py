@@ -25,6 +25,9 @@ observation. ``state``: an asymmetric actor-critic (:class:`uno_env.agents.sb3.A
 the env appends the global state seen from the learner (every hand, the DRAW pile's contents:
 ``UnoGymEnv(critic_state="append")``) and only the value network reads it; the policy, the part
 the checkpoint saves, reads the observation alone, so the checkpoint is the same kind either way.
+With ``critic: state``, ``hand_loss_coef`` > 0 adds an auxiliary task: a head on the actor's
+last hidden layer predicts the opponents' hands from it, its squared error against the true
+hands joining the PPO loss (:class:`uno_env.agents.sb3.HandLossPPO`; the head is not saved).
 
 **Stalling shows.** ``draw`` is always legal, so a policy can learn to draw forever. After
 every rollout, TensorBoard's ``play/*`` scalars (and a line at each evaluation) give the share
@@ -76,7 +79,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import torch
-from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.env_util import make_vec_env
 from stable_baselines3.common.logger import configure
@@ -120,6 +122,10 @@ class Config(configs.TrainingConfig):
     the value network also reads the global state (every hand; uno_env.agents.sb3.AsymmetricPolicy,
     the env appends the state to the observation), the policy only the observation. The
     checkpoint is the same either way (needs obs_features)"""
+    hand_loss_coef: float = 0.0
+    """critic: state only. > 0: an auxiliary head on the actor's last hidden layer predicts the
+    opponents' hands, and this times its squared error joins the PPO loss (uno_env.agents.sb3.
+    HandLossPPO); the head is not saved in the checkpoint. 0: plain MaskablePPO"""
     n_steps: int = 256
     """steps per env per rollout (rollout = n_steps * n_envs)"""
     batch_size: int = 512
@@ -136,6 +142,7 @@ _CONFIG_CHECKS = {**configs.TRAINING_CHECKS,  # the keys train_rllib.py shares, 
     "vec_env": configs.choice("dummy", "subproc"),
     "max_learner_steps": configs.integer(1, optional=True),
     "critic": configs.choice("obs", "state"),
+    "hand_loss_coef": configs.real(0),
     "n_steps": configs.integer(1),
     "batch_size": configs.integer(1),
     "n_epochs": configs.integer(1),
@@ -153,6 +160,9 @@ def load_config(path: str, overrides: dict | None = None) -> Config:
     if cfg.critic == "state" and not cfg.obs_features:
         raise ValueError(f"{path}: critic: state needs obs_features: true (the policy must not read "
                          f"the global state appended to its observations)")
+    if cfg.hand_loss_coef and cfg.critic != "state":
+        raise ValueError(f"{path}: hand_loss_coef: {cfg.hand_loss_coef} needs critic: state (the hand "
+                         f"head learns from the true hands, appended to the observations only then)")
     try:
         make_rules(cfg.rules)
     except ValueError as e:
@@ -415,6 +425,10 @@ def main(argv: list[str] | None = None) -> dict:
         trained_critic = card.get("config", {}).get("critic", "obs")
         if trained_critic != cfg.critic:
             sys.exit(f"--resume: {run_dir} was trained with critic: {trained_critic}, the config says {cfg.critic}")
+        trained_coef = card.get("config", {}).get("hand_loss_coef", 0.0)
+        if trained_coef != cfg.hand_loss_coef:
+            sys.exit(f"--resume: {run_dir} was trained with hand_loss_coef: {trained_coef}, "
+                     f"the config says {cfg.hand_loss_coef}")
         wall_before, evaluation = float(card.get("wall_time_s", 0.0)), card.get("evaluation", {})
         seed = cfg.seed + int(card.get("total_steps", 0))  # new games, not a replay of the first ones
     else:
@@ -430,12 +444,13 @@ def main(argv: list[str] | None = None) -> dict:
         policy_kwargs = {"net_arch": list(cfg.net_arch), "activation_fn": activation}
         if cfg.critic == "state":  # the policy on ObsFeatures, the value net on CriticFeatures
             policy, policy_kwargs["num_players"] = sb3.AsymmetricPolicy, cfg.num_players
+            policy_kwargs["hand_loss_coef"] = cfg.hand_loss_coef
         else:
             policy = "MlpPolicy"
             if cfg.obs_features:
                 policy_kwargs.update(features_extractor_class=sb3.ObsFeatures,
                                      features_extractor_kwargs={"num_players": cfg.num_players})
-        model = MaskablePPO(
+        model = sb3.HandLossPPO(  # MaskablePPO, plus the hand loss when hand_loss_coef > 0
             policy, venv, learning_rate=cfg.learning_rate, n_steps=cfg.n_steps,
             batch_size=cfg.batch_size, n_epochs=cfg.n_epochs, gamma=cfg.gamma,
             gae_lambda=cfg.gae_lambda, clip_range=cfg.clip_range, ent_coef=cfg.ent_coef,

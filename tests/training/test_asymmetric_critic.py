@@ -183,3 +183,109 @@ def test_forced_draws_are_not_stalling():
     assert r["play/draw_share"] == 0.5 and r["play/draw_when_play_legal"] == 0.0
     assert r["play/win_rate"] == 1.0 and r["play/learner_steps_per_game"] == 30
     assert "stalling" not in stats.summary()
+
+
+# ---------------------------------------------------------------------- the hand-prediction loss
+def hand_model(num_players: int = 2, coef: float = 1.0, algo=None) -> MaskablePPO:
+    env = UnoGymEnv("classic", num_players, opponents="random", critic_state="append")
+    return (algo or sb3.HandLossPPO)(
+        sb3.AsymmetricPolicy, env, n_steps=64, batch_size=32, n_epochs=2, seed=0, device="cpu",
+        policy_kwargs={"num_players": num_players, "net_arch": [16, 16], "hand_loss_coef": coef})
+
+
+@pytest.mark.parametrize("num_players", [2, 4])
+def test_hand_loss_targets_are_the_opponents_hands_in_seat_order(num_players):
+    """A head that always answers the true hands of the seats 1..n-1 places to the learner's
+    left, card kind by kind and in that order, has zero loss; a head answering zeros, the
+    mean square of those hands."""
+    env = UnoGymEnv("classic", num_players, opponents="random", critic_state="append", seat=1)
+    obs, _ = env.reset(seed=5)
+    s = env.game_state
+    expected = np.concatenate([s.hands[(env.seat + j) % num_players] for j in range(1, num_players)])
+    policy = hand_model(num_players).policy
+    x = torch.as_tensor(obs[None])
+    with torch.no_grad():
+        policy.hand_net.weight.zero_()
+        policy.hand_net.bias.zero_()
+        assert policy.hand_loss(x).item() == pytest.approx(float(np.mean(expected.astype(np.float64) ** 2)))
+        policy.hand_net.bias.copy_(torch.as_tensor(expected, dtype=torch.float32))
+        assert policy.hand_loss(x).item() == 0.0
+
+
+def test_hand_loss_gradient_reaches_the_actor_layers_and_not_the_value_network():
+    policy = hand_model(4).policy
+    policy.optimizer.zero_grad()
+    policy.hand_loss(torch.as_tensor(appended_observations(4, games=1))).backward()
+    assert all(p.grad is not None and p.grad.abs().sum() > 0 for p in policy.mlp_extractor.policy_net.parameters())
+    assert all(p.grad is None for p in policy.mlp_extractor.value_net.parameters())
+    assert all(p.grad is None for p in [*policy.value_net.parameters(), *policy.action_net.parameters()])
+
+
+def test_actor_still_ignores_the_state_with_a_hand_head():
+    policy = hand_model(4).policy
+    x = torch.as_tensor(appended_observations(4, games=1))
+    other = x.clone()
+    other[:, O.OBS_SIZE:] = 3.0
+    with torch.no_grad():
+        torch.testing.assert_close(policy.get_distribution(x).distribution.logits,
+                                   policy.get_distribution(other).distribution.logits)
+
+
+def test_hand_loss_ppo_trains_the_head_and_logs_its_loss():
+    model = hand_model(2)
+    before = model.policy.hand_net.weight.detach().clone()
+    model.learn(128)
+    assert not torch.equal(before, model.policy.hand_net.weight)
+    assert model.logger.name_to_value["train/hand_loss"] > 0
+
+
+def test_hand_loss_ppo_with_coefficient_zero_is_maskable_ppo():
+    """No head, and the same updates as MaskablePPO's own train() from the same seed."""
+    plain = hand_model(2, coef=0.0, algo=MaskablePPO).learn(128)  # each seeds torch's global RNG
+    ours = hand_model(2, coef=0.0).learn(128)
+    assert not hasattr(ours.policy, "hand_net")
+    for a, b in zip(plain.policy.parameters(), ours.policy.parameters()):
+        torch.testing.assert_close(a, b)
+
+
+def test_hand_loss_ppo_update_is_maskable_ppo_plus_the_hand_term():
+    """With the hand term replaced by a constant 0, HandLossPPO's own loop makes exactly the
+    updates of MaskablePPO.train (which ignores the head) from the same seed."""
+    plain = hand_model(2, algo=MaskablePPO).learn(128)
+    ours = hand_model(2)
+    ours.policy.hand_loss = lambda observations: torch.zeros(())
+    ours.learn(128)
+    for a, b in zip(plain.policy.parameters(), ours.policy.parameters()):
+        torch.testing.assert_close(a, b)
+
+
+def test_hand_head_is_not_in_the_checkpoint_and_the_coefficient_resumes(tmp_path):
+    model = hand_model(2)
+    card = ckpt.make_card(rules=make_rules("classic"), num_players=2, total_steps=0, wall_time_s=0.0)
+    sb3.save_checkpoint(model, str(tmp_path), card)
+    policy, card = load_policy(str(tmp_path))
+    obs = appended_observations()[:, :O.OBS_SIZE]
+    np.testing.assert_allclose(policy.logits(obs), sb3.sb3_logits(model, obs), atol=1e-5)
+    resumed, _ = sb3.load_model(str(tmp_path))
+    assert type(resumed).__name__ == "HandLossPPO" and resumed.policy.hand_loss_coef == 1.0
+    torch.testing.assert_close(resumed.policy.hand_net.weight, model.policy.hand_net.weight)
+
+
+def test_hand_loss_coefficient_is_refused_without_the_state_or_below_zero():
+    with pytest.raises(ValueError, match="hand_loss_coef.*critic: state"):
+        train.load_config(TEST_CONFIG, {"hand_loss_coef": 0.5})
+    with pytest.raises(ValueError, match="hand_loss_coef"):
+        train.load_config(TEST_CONFIG, {"critic": "state", "hand_loss_coef": -1})
+    with pytest.raises(ValueError, match="hand_loss_coef must be >= 0"):
+        hand_model(2, coef=-0.5)
+
+
+def test_hand_loss_training_run_and_resume(tmp_path):
+    args = ["--config", TEST_CONFIG, "--run", "hands", "--checkpoint-dir", str(tmp_path / "c"),
+            "--runs-dir", str(tmp_path / "r"), "--no-progress", "--set", "critic=state",
+            "--set", "hand_loss_coef=0.5"]
+    train.main(args)
+    card = ckpt.load_card(str(tmp_path / "c" / "hands"))
+    assert card["config"]["hand_loss_coef"] == 0.5 and card["policy"]["input"] == "obs_features"
+    with pytest.raises(SystemExit, match="hand_loss_coef: 0.5"):  # resuming with another coefficient
+        train.main(args[:-1] + ["hand_loss_coef=0.25", "--resume", "--total-steps", "1024"])

@@ -9,6 +9,8 @@ of :class:`ObsFeatures`), so importing this module costs nothing.
 :class:`AsymmetricPolicy`   the asymmetric actor-critic of ``critic: state``: the policy reads
                             :class:`ObsFeatures` (the observation only), the value network
                             :class:`CriticFeatures` (the observation and the global state)
+:class:`HandLossPPO`        MaskablePPO with the asymmetric policy's auxiliary hand-prediction
+                            loss added (``hand_loss_coef``; MaskablePPO itself when it is 0)
 :func:`actor_tensors`       the actor of a MaskablePPO model as a card's ``policy`` description
                             and its tensors (an MLP on the raw or ``obs_features`` input)
 :func:`masked_policy`       that actor as a numpy :class:`~uno_env.agents.policy.MaskedPolicy`
@@ -33,6 +35,14 @@ observation only (its indices all lie below 1537), the value network's :class:`C
 checkpoint saves, is the same MLP on the same ``obs_features`` input as with a symmetric
 critic and acts without the state; the hidden cards reach only the value estimates (the
 baseline of the advantages), as in PerfectDou and Suphx.
+
+**The hand-prediction loss** (``AsymmetricPolicy(hand_loss_coef=c)``, ``c`` > 0, trained by
+:class:`HandLossPPO`). A linear head on the actor's last hidden layer predicts how many of each
+card kind every opponent holds; ``c`` times its squared error against the true hands (the
+appended state) joins the PPO loss. It is an auxiliary task (as UNREAL's, or the oracle
+guiding of Suphx and PerfectDou): its gradient shapes the actor's hidden layers towards what
+the observation says about the hidden hands, but the actor still reads only the observation,
+and the head is not part of the checkpoint, which is the same actor as without it.
 
 Models saved by uno_env 0.1-0.2 pickled the input layer as ``uno_env.checkpoint.ObsFeatures`` or
 ``uno_env.agents.checkpoint.ObsFeatures``; both names resolve to :class:`ObsFeatures`, so
@@ -113,13 +123,97 @@ def critic_features_layout(num_players: int) -> tuple[np.ndarray, np.ndarray]:
     return keep, np.r_[obs_scale, scale[state_keep]].astype(np.float32)
 
 
+def _build_hand_loss_ppo() -> type:
+    import torch as th
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.utils import explained_variance
+    from torch.nn import functional as F
+
+    class HandLossPPO(MaskablePPO):
+        """MaskablePPO whose loss also holds the policy's auxiliary hand-prediction loss,
+        ``policy.hand_loss_coef * policy.hand_loss(observations)`` on every minibatch
+        (:class:`AsymmetricPolicy` with ``hand_loss_coef`` > 0). With any other policy, or a
+        coefficient of 0, it is MaskablePPO unchanged. ``train`` is sb3-contrib 2.9's
+        ``MaskablePPO.train`` with that one term (and its ``train/hand_loss`` record) added;
+        checkpoints load with it whatever their coefficient (:func:`load_model`)."""
+
+        def train(self) -> None:
+            coef = float(getattr(self.policy, "hand_loss_coef", 0.0))
+            if coef == 0.0:
+                return super().train()
+            self.policy.set_training_mode(True)
+            self._update_learning_rate(self.policy.optimizer)
+            clip_range = self.clip_range(self._current_progress_remaining)
+            if self.clip_range_vf is not None:
+                clip_range_vf = self.clip_range_vf(self._current_progress_remaining)
+            entropy_losses, pg_losses, value_losses, hand_losses, clip_fractions = [], [], [], [], []
+            continue_training = True
+            for epoch in range(self.n_epochs):
+                approx_kl_divs = []
+                for rollout_data in self.rollout_buffer.get(self.batch_size):
+                    actions = rollout_data.actions.long().flatten()  # Discrete(195), as everywhere here
+                    values, log_prob, entropy = self.policy.evaluate_actions(
+                        rollout_data.observations, actions, action_masks=rollout_data.action_masks)
+                    values = values.flatten()
+                    advantages = rollout_data.advantages
+                    if self.normalize_advantage:
+                        advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
+                    ratio = th.exp(log_prob - rollout_data.old_log_prob)
+                    policy_loss_1 = advantages * ratio
+                    policy_loss_2 = advantages * th.clamp(ratio, 1 - clip_range, 1 + clip_range)
+                    policy_loss = -th.min(policy_loss_1, policy_loss_2).mean()
+                    pg_losses.append(policy_loss.item())
+                    clip_fractions.append(th.mean((th.abs(ratio - 1) > clip_range).float()).item())
+                    if self.clip_range_vf is None:
+                        values_pred = values
+                    else:
+                        values_pred = rollout_data.old_values + th.clamp(
+                            values - rollout_data.old_values, -clip_range_vf, clip_range_vf)
+                    value_loss = F.mse_loss(rollout_data.returns, values_pred)
+                    value_losses.append(value_loss.item())
+                    entropy_loss = -th.mean(-log_prob) if entropy is None else -th.mean(entropy)
+                    entropy_losses.append(entropy_loss.item())
+                    hand_loss = self.policy.hand_loss(rollout_data.observations)  # the added term
+                    hand_losses.append(hand_loss.item())
+                    loss = (policy_loss + self.ent_coef * entropy_loss + self.vf_coef * value_loss
+                            + coef * hand_loss)
+                    with th.no_grad():
+                        log_ratio = log_prob - rollout_data.old_log_prob
+                        approx_kl_div = th.mean((th.exp(log_ratio) - 1) - log_ratio).cpu().numpy()
+                        approx_kl_divs.append(approx_kl_div)
+                    if self.target_kl is not None and approx_kl_div > 1.5 * self.target_kl:
+                        continue_training = False
+                        break
+                    self.policy.optimizer.zero_grad()
+                    loss.backward()
+                    th.nn.utils.clip_grad_norm_(self.policy.parameters(), self.max_grad_norm)
+                    self.policy.optimizer.step()
+                self._n_updates += 1
+                if not continue_training:
+                    break
+            explained_var = explained_variance(self.rollout_buffer.values.flatten(),
+                                               self.rollout_buffer.returns.flatten())
+            for key, values_ in (("entropy_loss", entropy_losses), ("policy_gradient_loss", pg_losses),
+                                 ("value_loss", value_losses), ("hand_loss", hand_losses),
+                                 ("approx_kl", approx_kl_divs), ("clip_fraction", clip_fractions)):
+                self.logger.record(f"train/{key}", np.mean(values_))
+            self.logger.record("train/loss", loss.item())
+            self.logger.record("train/explained_variance", explained_var)
+            self.logger.record("train/n_updates", self._n_updates, exclude="tensorboard")
+            self.logger.record("train/clip_range", clip_range)
+            if self.clip_range_vf is not None:
+                self.logger.record("train/clip_range_vf", clip_range_vf)
+
+    return HandLossPPO
+
+
 def _build_asymmetric() -> dict[str, type]:
     import torch
     import torch.nn as nn
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
     from stable_baselines3.common.torch_layers import BaseFeaturesExtractor, MlpExtractor
 
-    obs_features = __getattr__("ObsFeatures")
+    obs_features = _lazy("ObsFeatures")
 
     class CriticFeatures(BaseFeaturesExtractor):
         """The value network's input: :func:`critic_features_layout` of an observation with
@@ -150,15 +244,19 @@ def _build_asymmetric() -> dict[str, type]:
     class AsymmetricPolicy(MaskableActorCriticPolicy):
         """MaskablePPO's policy with the policy on :class:`ObsFeatures` (the observation
         only) and the value network on :class:`CriticFeatures` (observation + global state).
-        ``policy_kwargs``: ``num_players`` and SB3's own (``net_arch``, ``activation_fn`` ...);
-        the features extractors are fixed."""
+        ``policy_kwargs``: ``num_players``, ``hand_loss_coef`` (> 0: a ``hand_net`` head and
+        :meth:`hand_loss`, for :class:`HandLossPPO`) and SB3's own (``net_arch``,
+        ``activation_fn`` ...); the features extractors are fixed."""
 
-        def __init__(self, observation_space, action_space, lr_schedule, *args, num_players: int = 2, **kwargs):
+        def __init__(self, observation_space, action_space, lr_schedule, *args, num_players: int = 2,
+                     hand_loss_coef: float = 0.0, **kwargs):
             if observation_space.shape != (CRITIC_INPUT_SIZE,):
                 raise ValueError(f"AsymmetricPolicy needs observations with the global state appended "
                                  f"(UnoGymEnv(critic_state='append'), shape ({CRITIC_INPUT_SIZE},)), "
                                  f"got shape {observation_space.shape}")
-            self.num_players = num_players
+            if not hand_loss_coef >= 0.0:
+                raise ValueError(f"hand_loss_coef must be >= 0, got {hand_loss_coef}")
+            self.num_players, self.hand_loss_coef = num_players, float(hand_loss_coef)
             kwargs.update(share_features_extractor=False, features_extractor_class=obs_features,
                           features_extractor_kwargs={"num_players": num_players})
             super().__init__(observation_space, action_space, lr_schedule, *args, **kwargs)
@@ -168,12 +266,26 @@ def _build_asymmetric() -> dict[str, type]:
             self.mlp_extractor = AsymmetricMlpExtractor(
                 self.features_dim, self.vf_features_extractor.features_dim, self.net_arch,
                 self.activation_fn, self.device)
+            if self.hand_loss_coef > 0:  # built here, so the optimizer made next trains it too
+                self.hand_net = nn.Linear(self.mlp_extractor.latent_dim_pi,
+                                          (self.num_players - 1) * C.NUM_KINDS).to(self.device)
+
+        def hand_loss(self, observations):
+            """The auxiliary loss: squared error of the hand head's count of each card kind in
+            each opponent's hand, read off the actor's last hidden layer, against the true
+            counts (the global state's HANDS slots 1..n-1), averaged over entries. Its gradient
+            reaches the actor's layers but no hidden card reaches the actor's input."""
+            latent = self.mlp_extractor.forward_actor(self.pi_features_extractor(observations))
+            first = O.OBS_SIZE + G.HANDS + C.NUM_KINDS  # slot 1: the opponent on the left
+            target = observations[:, first:first + (self.num_players - 1) * C.NUM_KINDS]
+            return torch.nn.functional.mse_loss(self.hand_net(latent), target)
 
         def _get_constructor_parameters(self) -> dict[str, Any]:
-            return dict(super()._get_constructor_parameters(), num_players=self.num_players)
+            return dict(super()._get_constructor_parameters(), num_players=self.num_players,
+                        hand_loss_coef=self.hand_loss_coef)
 
     built = {"CriticFeatures": CriticFeatures, "AsymmetricMlpExtractor": AsymmetricMlpExtractor,
-             "AsymmetricPolicy": AsymmetricPolicy}
+             "AsymmetricPolicy": AsymmetricPolicy, "HandLossPPO": _build_hand_loss_ppo()}
     for name, cls in built.items():
         cls.__module__, cls.__qualname__ = __name__, name
     return built
@@ -185,10 +297,15 @@ def __getattr__(name: str):
     if name == "ObsFeatures":
         cls = globals()["ObsFeatures"] = _build_obs_features()
         return cls
-    if name in ("CriticFeatures", "AsymmetricMlpExtractor", "AsymmetricPolicy"):
+    if name in ("CriticFeatures", "AsymmetricMlpExtractor", "AsymmetricPolicy", "HandLossPPO"):
         globals().update(_build_asymmetric())
         return globals()[name]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _lazy(name: str) -> type:
+    """One of the classes above, built on first use and the same class ever after."""
+    return globals()[name] if name in globals() else __getattr__(name)
 
 
 def actor_tensors(model: Any, num_players: int) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
@@ -325,10 +442,8 @@ def load_model(path: str, rules: Rules | None = None, num_players: int | None = 
 def _load_zip(model_path: str, env: Any = None, device: str = "cpu") -> Any:
     if not os.path.isfile(model_path):
         raise ckpt.CheckpointNotFoundError(f"checkpoint model {model_path!r} not found")
-    from sb3_contrib import MaskablePPO
-
     try:
-        model = MaskablePPO.load(model_path, env=env, device=device)
+        model = _lazy("HandLossPPO").load(model_path, env=env, device=device)
     except Exception as e:  # zipfile.BadZipFile, KeyError, pickle errors, torch errors ...
         raise ckpt.CheckpointError(f"checkpoint model {model_path!r} is corrupt or not a MaskablePPO "
                                    f"model: {type(e).__name__}: {e}") from None
