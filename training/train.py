@@ -28,6 +28,10 @@ the checkpoint saves, reads the observation alone, so the checkpoint is the same
 With ``critic: state``, ``hand_loss_coef`` > 0 adds an auxiliary task: a head on the actor's
 last hidden layer predicts the opponents' hands from it, its squared error against the true
 hands joining the PPO loss (:class:`uno_env.agents.sb3.HandLossPPO`; the head is not saved).
+``oracle_fade: [start, end]`` is oracle guiding (Suphx): the policy also reads the opponents'
+hands, scaled by a factor that is 1 until ``start``, falls linearly to 0 at ``end`` (fractions
+of the run) and stays 0, so the policy learns first with the hidden cards in view and then
+without them (:class:`uno_env.agents.sb3.OracleFeatures`; the checkpoint is the actor at 0).
 
 **Stalling shows.** ``draw`` is always legal, so a policy can learn to draw forever. After
 every rollout, TensorBoard's ``play/*`` scalars (and a line at each evaluation) give the share
@@ -126,6 +130,10 @@ class Config(configs.TrainingConfig):
     """critic: state only. > 0: an auxiliary head on the actor's last hidden layer predicts the
     opponents' hands, and this times its squared error joins the PPO loss (uno_env.agents.sb3.
     HandLossPPO); the head is not saved in the checkpoint. 0: plain MaskablePPO"""
+    oracle_fade: list[float] | None = None
+    """critic: state only. [start, end]: oracle guiding, the policy also reads the opponents'
+    hands times a factor 1 until start, linear to 0 at end, then 0 (fractions of the run;
+    uno_env.agents.sb3.OracleFeatures). The checkpoint is the actor at factor 0. null: off"""
     n_steps: int = 256
     """steps per env per rollout (rollout = n_steps * n_envs)"""
     batch_size: int = 512
@@ -143,6 +151,7 @@ _CONFIG_CHECKS = {**configs.TRAINING_CHECKS,  # the keys train_rllib.py shares, 
     "max_learner_steps": configs.integer(1, optional=True),
     "critic": configs.choice("obs", "state"),
     "hand_loss_coef": configs.real(0),
+    "oracle_fade": configs.window(optional=True),
     "n_steps": configs.integer(1),
     "batch_size": configs.integer(1),
     "n_epochs": configs.integer(1),
@@ -163,11 +172,28 @@ def load_config(path: str, overrides: dict | None = None) -> Config:
     if cfg.hand_loss_coef and cfg.critic != "state":
         raise ValueError(f"{path}: hand_loss_coef: {cfg.hand_loss_coef} needs critic: state (the hand "
                          f"head learns from the true hands, appended to the observations only then)")
+    if cfg.oracle_fade is not None and cfg.critic != "state":
+        raise ValueError(f"{path}: oracle_fade: {cfg.oracle_fade} needs critic: state (the hands the "
+                         f"policy reads are appended to the observations only then)")
+    if cfg.oracle_fade is not None and cfg.hand_loss_coef:
+        raise ValueError(f"{path}: oracle_fade and hand_loss_coef: {cfg.hand_loss_coef} together: the hand "
+                         f"head would predict hands the policy reads")
     try:
         make_rules(cfg.rules)
     except ValueError as e:
         raise ValueError(f"{path}: config key 'rules': {e}") from None
     return cfg
+
+
+def oracle_keep(fade: list[float], progress: float) -> float:
+    """The factor of the oracle inputs at ``progress`` (a fraction of the run) for
+    ``oracle_fade: [start, end]``: 1 until start, linear to 0 at end, 0 after."""
+    start, end = fade
+    if progress <= start:
+        return 1.0
+    if progress >= end:
+        return 0.0
+    return (end - progress) / (end - start)
 
 
 def split_overrides(sets: dict) -> tuple[dict, dict]:
@@ -425,10 +451,11 @@ def main(argv: list[str] | None = None) -> dict:
         trained_critic = card.get("config", {}).get("critic", "obs")
         if trained_critic != cfg.critic:
             sys.exit(f"--resume: {run_dir} was trained with critic: {trained_critic}, the config says {cfg.critic}")
-        trained_coef = card.get("config", {}).get("hand_loss_coef", 0.0)
-        if trained_coef != cfg.hand_loss_coef:
-            sys.exit(f"--resume: {run_dir} was trained with hand_loss_coef: {trained_coef}, "
-                     f"the config says {cfg.hand_loss_coef}")
+        for key, default in (("hand_loss_coef", 0.0), ("oracle_fade", None)):
+            trained = card.get("config", {}).get(key, default)
+            if trained != getattr(cfg, key):
+                sys.exit(f"--resume: {run_dir} was trained with {key}: {trained}, "
+                         f"the config says {getattr(cfg, key)}")
         wall_before, evaluation = float(card.get("wall_time_s", 0.0)), card.get("evaluation", {})
         seed = cfg.seed + int(card.get("total_steps", 0))  # new games, not a replay of the first ones
     else:
@@ -445,6 +472,7 @@ def main(argv: list[str] | None = None) -> dict:
         if cfg.critic == "state":  # the policy on ObsFeatures, the value net on CriticFeatures
             policy, policy_kwargs["num_players"] = sb3.AsymmetricPolicy, cfg.num_players
             policy_kwargs["hand_loss_coef"] = cfg.hand_loss_coef
+            policy_kwargs["oracle"] = cfg.oracle_fade is not None
         else:
             policy = "MlpPolicy"
             if cfg.obs_features:
@@ -533,6 +561,9 @@ def main(argv: list[str] | None = None) -> dict:
                 cfg.learning_rate + frac * (cfg.learning_rate_final - cfg.learning_rate))
         if cfg.ent_coef_final is not None:
             model.ent_coef = cfg.ent_coef + frac * (cfg.ent_coef_final - cfg.ent_coef)
+        if cfg.oracle_fade is not None:  # fixed for the rollout and the update on it
+            model.policy.oracle_keep = oracle_keep(cfg.oracle_fade, frac)
+            model.logger.record("train/oracle_keep", model.policy.oracle_keep)
         new_pool = league_pool(cfg, step, snapshots, frac)
         if new_pool != pool:
             pool = new_pool

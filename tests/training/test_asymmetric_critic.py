@@ -21,6 +21,7 @@ from uno_env.agents import make_agent, sb3  # noqa: E402
 from uno_env.agents.policy import load_policy  # noqa: E402
 from uno_env.envs.gym_env import UnoGymEnv  # noqa: E402
 from uno_env.game import actions as A  # noqa: E402
+from uno_env.game import cards as C  # noqa: E402
 from uno_env.game import global_state as G  # noqa: E402
 from uno_env.game import observation as O  # noqa: E402
 from uno_env.game.rules import make_rules  # noqa: E402
@@ -221,6 +222,17 @@ def test_hand_loss_gradient_reaches_the_actor_layers_and_not_the_value_network()
     assert all(p.grad is None for p in [*policy.value_net.parameters(), *policy.action_net.parameters()])
 
 
+def test_one_pass_evaluation_is_evaluate_actions_and_the_hand_loss():
+    policy = hand_model(4).policy
+    x = torch.as_tensor(appended_observations(4, games=1))
+    actions = torch.full((len(x),), A.DRAW)  # no masks given: any action will do
+    with torch.no_grad():
+        ours = policy.evaluate_actions_and_hand_loss(x, actions)
+        theirs = (*policy.evaluate_actions(x, actions), policy.hand_loss(x))
+    for a, b in zip(ours, theirs):
+        torch.testing.assert_close(a, b)
+
+
 def test_actor_still_ignores_the_state_with_a_hand_head():
     policy = hand_model(4).policy
     x = torch.as_tensor(appended_observations(4, games=1))
@@ -253,7 +265,7 @@ def test_hand_loss_ppo_update_is_maskable_ppo_plus_the_hand_term():
     updates of MaskablePPO.train (which ignores the head) from the same seed."""
     plain = hand_model(2, algo=MaskablePPO).learn(128)
     ours = hand_model(2)
-    ours.policy.hand_loss = lambda observations: torch.zeros(())
+    ours.policy.hand_loss = lambda observations, latent=None: torch.zeros(())
     ours.learn(128)
     for a, b in zip(plain.policy.parameters(), ours.policy.parameters()):
         torch.testing.assert_close(a, b)
@@ -289,3 +301,132 @@ def test_hand_loss_training_run_and_resume(tmp_path):
     assert card["config"]["hand_loss_coef"] == 0.5 and card["policy"]["input"] == "obs_features"
     with pytest.raises(SystemExit, match="hand_loss_coef: 0.5"):  # resuming with another coefficient
         train.main(args[:-1] + ["hand_loss_coef=0.25", "--resume", "--total-steps", "1024"])
+
+
+# ---------------------------------------------------------------------- oracle guiding
+def oracle_model(num_players: int = 4) -> MaskablePPO:
+    env = UnoGymEnv("classic", num_players, opponents="random", critic_state="append")
+    return sb3.HandLossPPO(sb3.AsymmetricPolicy, env, n_steps=64, batch_size=32, n_epochs=2, seed=0,
+                           device="cpu", policy_kwargs={"num_players": num_players, "net_arch": [16, 16],
+                                                        "oracle": True})
+
+
+def with_other_hands(x: torch.Tensor, num_players: int) -> torch.Tensor:
+    """``x`` with the appended state's opponents' hands (HANDS slots 1..n-1) changed."""
+    other = x.clone()
+    first = O.OBS_SIZE + G.HANDS + C.NUM_KINDS
+    other[:, first:first + (num_players - 1) * C.NUM_KINDS] += 2.0
+    return other
+
+
+def logits_of(policy, x: torch.Tensor) -> torch.Tensor:
+    with torch.no_grad():
+        return policy.get_distribution(x).distribution.logits
+
+
+@pytest.mark.parametrize("num_players", [2, 4])
+def test_oracle_inputs_are_the_opponents_hands_in_seat_order_times_the_keep_factor(num_players):
+    env = UnoGymEnv("classic", num_players, opponents="random", critic_state="append", seat=1)
+    obs, _ = env.reset(seed=5)
+    s = env.game_state
+    hands = np.concatenate([s.hands[(env.seat + j) % num_players] for j in range(1, num_players)])
+    policy = oracle_model(num_players).policy
+    fx = policy.pi_features_extractor
+    x = torch.as_tensor(obs[None])
+    for keep in (0.0, 0.5, 1.0):
+        policy.oracle_keep = keep
+        with torch.no_grad():
+            features = fx(x)[0].numpy()
+        keep_idx, scale = ckpt.obs_features_layout(num_players)
+        np.testing.assert_allclose(features[:fx.obs_dim], obs[keep_idx] * scale, rtol=1e-6)
+        np.testing.assert_allclose(features[fx.obs_dim:], keep * hands, rtol=1e-6)
+
+
+def test_oracle_policy_starts_blind_to_the_hands_and_loads_with_the_oracle_off():
+    """The oracle columns start at 0 (a fresh or cloned policy plays the same with the hands in
+    view), and a policy just built reads them at factor 0."""
+    model = oracle_model(4)
+    policy = model.policy
+    assert policy.oracle_keep == 0.0
+    x = torch.as_tensor(appended_observations(4, games=1))
+    policy.oracle_keep = 1.0
+    torch.testing.assert_close(logits_of(policy, x), logits_of(policy, with_other_hands(x, 4)))
+
+
+def test_oracle_guided_actor_reads_the_hands_only_while_the_factor_is_above_zero():
+    model = oracle_model(4)
+    model.policy.oracle_keep = 1.0
+    model.learn(256)  # PPO grows the oracle columns from 0
+    policy, x = model.policy, torch.as_tensor(appended_observations(4, games=1))
+    assert not torch.allclose(logits_of(policy, x), logits_of(policy, with_other_hands(x, 4)))
+    policy.oracle_keep = 0.0
+    torch.testing.assert_close(logits_of(policy, x), logits_of(policy, with_other_hands(x, 4)))
+
+
+def test_oracle_checkpoint_is_the_actor_with_the_oracle_off_and_the_option_resumes(tmp_path):
+    model = oracle_model(4)
+    model.policy.oracle_keep = 1.0
+    model.learn(256)
+    card = ckpt.make_card(rules=make_rules("classic"), num_players=4, total_steps=0, wall_time_s=0.0)
+    sb3.save_checkpoint(model, str(tmp_path), card)
+    policy, card = load_policy(str(tmp_path))
+    assert card["policy"]["input"] == "obs_features"
+    x = appended_observations(4, games=1)
+    p = model.policy
+    p.oracle_keep = 0.0  # the true hands in view, at factor 0
+    with torch.no_grad():
+        raw = p.action_net(p.mlp_extractor.forward_actor(p.pi_features_extractor(torch.as_tensor(x))))
+    np.testing.assert_allclose(policy.logits(x[:, :O.OBS_SIZE]), raw.numpy(), atol=1e-5)
+    resumed, _ = sb3.load_model(str(tmp_path))
+    assert resumed.policy.oracle and resumed.policy.oracle_keep == 0.0
+    torch.testing.assert_close(resumed.policy.mlp_extractor.policy_net[0].weight,
+                               model.policy.mlp_extractor.policy_net[0].weight)
+
+
+def test_oracle_keep_is_refused_out_of_range_or_without_the_oracle():
+    with pytest.raises(ValueError, match=r"oracle_keep must be in \[0, 1\]"):
+        oracle_model(2).policy.oracle_keep = 1.5
+    with pytest.raises(ValueError, match="without oracle=True"):
+        asymmetric_model(2).policy.oracle_keep = 1.0
+    with pytest.raises(ValueError, match="oracle and hand_loss_coef"):
+        env = UnoGymEnv("classic", 2, opponents="random", critic_state="append")
+        sb3.HandLossPPO(sb3.AsymmetricPolicy, env, device="cpu",
+                        policy_kwargs={"num_players": 2, "oracle": True, "hand_loss_coef": 1.0})
+
+
+@pytest.mark.parametrize("progress, keep", [(0.0, 1.0), (0.3, 1.0), (0.4, 0.75), (0.5, 0.5), (0.7, 0.0), (1.0, 0.0)])
+def test_oracle_fade_is_one_until_start_linear_to_zero_at_end(progress, keep):
+    assert train.oracle_keep([0.3, 0.7], progress) == pytest.approx(keep)
+
+
+def test_oracle_fade_ending_where_it_starts_is_a_step():
+    assert train.oracle_keep([0.5, 0.5], 0.5) == 1.0 and train.oracle_keep([0.5, 0.5], 0.51) == 0.0
+
+
+@pytest.mark.parametrize("sets, message", [
+    ({"oracle_fade": [0.2, 0.6]}, "oracle_fade.*needs critic: state"),
+    ({"critic": "state", "oracle_fade": [0.6, 0.2]}, "oracle_fade.*start <= end"),
+    ({"critic": "state", "oracle_fade": [0.2, 1.5]}, "oracle_fade.*start <= end"),
+    ({"critic": "state", "oracle_fade": 0.5}, "oracle_fade.*start <= end"),
+    ({"critic": "state", "oracle_fade": [0.2]}, "oracle_fade.*start <= end"),
+    ({"critic": "state", "oracle_fade": [0.2, 0.6], "hand_loss_coef": 1.0}, "oracle_fade and hand_loss_coef"),
+])
+def test_oracle_fade_config_is_checked(sets, message):
+    with pytest.raises(ValueError, match=message):
+        train.load_config(TEST_CONFIG, sets)
+
+
+def test_oracle_training_run_fades_to_zero_and_resumes_only_with_the_same_fade(tmp_path):
+    args = ["--config", TEST_CONFIG, "--run", "oracle", "--checkpoint-dir", str(tmp_path / "c"),
+            "--runs-dir", str(tmp_path / "r"), "--no-progress", "--set", "critic=state",
+            "--set", "oracle_fade=[0.2, 0.6]"]
+    train.main(args)
+    run_dir = str(tmp_path / "c" / "oracle")
+    card = ckpt.load_card(run_dir)
+    assert card["config"]["oracle_fade"] == [0.2, 0.6] and card["policy"]["input"] == "obs_features"
+    model, _ = sb3.load_model(run_dir)
+    weight = model.policy.mlp_extractor.policy_net[0].weight
+    assert weight[:, model.policy.pi_features_extractor.obs_dim:].abs().sum() > 0  # the oracle was used
+    assert card["policy"]["sizes"][0] == model.policy.pi_features_extractor.obs_dim
+    with pytest.raises(SystemExit, match=r"oracle_fade: \[0.2, 0.6\]"):
+        train.main(args[:-1] + ["oracle_fade=[0.1, 0.6]", "--resume", "--total-steps", "1024"])

@@ -8,7 +8,10 @@ of :class:`ObsFeatures`), so importing this module costs nothing.
                             ``obs_features`` input, :func:`uno_env.agents.checkpoint.obs_features_layout`)
 :class:`AsymmetricPolicy`   the asymmetric actor-critic of ``critic: state``: the policy reads
                             :class:`ObsFeatures` (the observation only), the value network
-                            :class:`CriticFeatures` (the observation and the global state)
+                            :class:`CriticFeatures` (the observation and the global state);
+                            with ``oracle=True`` the policy reads :class:`OracleFeatures`
+:class:`OracleFeatures`     oracle guiding: :class:`ObsFeatures`, then the opponents' hands
+                            times ``oracle_keep`` (faded to 0 by ``training/train.py``)
 :class:`HandLossPPO`        MaskablePPO with the asymmetric policy's auxiliary hand-prediction
                             loss added (``hand_loss_coef``; MaskablePPO itself when it is 0)
 :func:`actor_tensors`       the actor of a MaskablePPO model as a card's ``policy`` description
@@ -43,6 +46,25 @@ appended state) joins the PPO loss. It is an auxiliary task (as UNREAL's, or the
 guiding of Suphx and PerfectDou): its gradient shapes the actor's hidden layers towards what
 the observation says about the hidden hands, but the actor still reads only the observation,
 and the head is not part of the checkpoint, which is the same actor as without it.
+
+**Oracle guiding** (``AsymmetricPolicy(oracle=True)``; Suphx's oracle guiding, as
+PerfectDou's perfect-information distillation). The actor's input is :class:`OracleFeatures`:
+the ``obs_features`` entries, then every opponent's hand (the appended state's HANDS slots
+1..n-1, card counts) times a number ``oracle_keep``. ``training/train.py`` (``oracle_fade``)
+sets it per rollout, 1 at first, fading linearly to 0, and 0 for the rest of the run: the
+policy first learns with the hidden cards in view, then learns to do without them. Decisions:
+
+* The fade scales the oracle inputs by one number rather than dropping each one with a
+  probability (Suphx's dropout): the input must be the same when PPO collects a step and when
+  it updates on it, or the probability ratio is off by the dropout's noise; a number fixed per
+  rollout keeps the two the same.
+* The oracle columns of the actor's first layer start at 0, so a fresh (or imitated) policy is
+  the same with and without the oracle; behaviour cloning leaves them at 0 (``oracle_keep`` is
+  0 outside a training loop, and a loaded model's is 0).
+* What a checkpoint saves (:func:`actor_tensors`) is the actor at ``oracle_keep`` 0: the first
+  layer without its oracle columns, an ``obs_features`` MLP like any other. A run's final
+  checkpoint is taken after the fade; one taken during it (a periodic checkpoint, a league
+  snapshot) is the actor with the oracle inputs at 0, so it plays weaker than the policy did.
 
 Models saved by uno_env 0.1-0.2 pickled the input layer as ``uno_env.checkpoint.ObsFeatures`` or
 ``uno_env.agents.checkpoint.ObsFeatures``; both names resolve to :class:`ObsFeatures`, so
@@ -134,8 +156,9 @@ def _build_hand_loss_ppo() -> type:
         ``policy.hand_loss_coef * policy.hand_loss(observations)`` on every minibatch
         (:class:`AsymmetricPolicy` with ``hand_loss_coef`` > 0). With any other policy, or a
         coefficient of 0, it is MaskablePPO unchanged. ``train`` is sb3-contrib 2.9's
-        ``MaskablePPO.train`` with that one term (and its ``train/hand_loss`` record) added;
-        checkpoints load with it whatever their coefficient (:func:`load_model`)."""
+        ``MaskablePPO.train`` with that one term (and its ``train/hand_loss`` record) added, the
+        policy's outputs and the term from one pass through the actor
+        (:meth:`AsymmetricPolicy.evaluate_actions_and_hand_loss`); checkpoints load with it whatever their coefficient (:func:`load_model`)."""
 
         def train(self) -> None:
             coef = float(getattr(self.policy, "hand_loss_coef", 0.0))
@@ -152,7 +175,7 @@ def _build_hand_loss_ppo() -> type:
                 approx_kl_divs = []
                 for rollout_data in self.rollout_buffer.get(self.batch_size):
                     actions = rollout_data.actions.long().flatten()  # Discrete(195), as everywhere here
-                    values, log_prob, entropy = self.policy.evaluate_actions(
+                    values, log_prob, entropy, hand_loss = self.policy.evaluate_actions_and_hand_loss(
                         rollout_data.observations, actions, action_masks=rollout_data.action_masks)
                     values = values.flatten()
                     advantages = rollout_data.advantages
@@ -173,8 +196,7 @@ def _build_hand_loss_ppo() -> type:
                     value_losses.append(value_loss.item())
                     entropy_loss = -th.mean(-log_prob) if entropy is None else -th.mean(entropy)
                     entropy_losses.append(entropy_loss.item())
-                    hand_loss = self.policy.hand_loss(rollout_data.observations)  # the added term
-                    hand_losses.append(hand_loss.item())
+                    hand_losses.append(hand_loss.item())  # the added term
                     loss = (policy_loss + self.ent_coef * entropy_loss + self.vf_coef * value_loss
                             + coef * hand_loss)
                     with th.no_grad():
@@ -228,6 +250,24 @@ def _build_asymmetric() -> dict[str, type]:
         def forward(self, observations):
             return observations.index_select(1, self.keep) * self.scale
 
+    class OracleFeatures(obs_features):
+        """The actor's input under oracle guiding: :class:`ObsFeatures`, then the card counts of
+        the opponents' hands (the appended state's HANDS slots 1..n-1, seat order) times
+        ``oracle_keep`` (a number, 0 unless a training loop sets it)."""
+
+        def __init__(self, observation_space, num_players: int):
+            super().__init__(observation_space, num_players)
+            self.obs_dim = self._features_dim
+            first = O.OBS_SIZE + G.HANDS + C.NUM_KINDS  # slot 1: the opponent on the left
+            slots = torch.arange(first, first + (num_players - 1) * C.NUM_KINDS)
+            self.register_buffer("oracle_slots", slots, persistent=False)
+            self._features_dim = self.obs_dim + len(slots)
+            self.oracle_keep = 0.0
+
+        def forward(self, observations):
+            hands = observations.index_select(1, self.oracle_slots) * self.oracle_keep
+            return torch.cat([super().forward(observations), hands], dim=1)
+
     class AsymmetricMlpExtractor(MlpExtractor):
         """SB3's separate policy and value MLPs, the value MLP on an input of its own size."""
 
@@ -245,21 +285,47 @@ def _build_asymmetric() -> dict[str, type]:
         """MaskablePPO's policy with the policy on :class:`ObsFeatures` (the observation
         only) and the value network on :class:`CriticFeatures` (observation + global state).
         ``policy_kwargs``: ``num_players``, ``hand_loss_coef`` (> 0: a ``hand_net`` head and
-        :meth:`hand_loss`, for :class:`HandLossPPO`) and SB3's own (``net_arch``,
+        :meth:`hand_loss`, for :class:`HandLossPPO`), ``oracle`` (True: the policy reads
+        :class:`OracleFeatures`, see :attr:`oracle_keep`) and SB3's own (``net_arch``,
         ``activation_fn`` ...); the features extractors are fixed."""
 
         def __init__(self, observation_space, action_space, lr_schedule, *args, num_players: int = 2,
-                     hand_loss_coef: float = 0.0, **kwargs):
+                     hand_loss_coef: float = 0.0, oracle: bool = False, **kwargs):
             if observation_space.shape != (CRITIC_INPUT_SIZE,):
                 raise ValueError(f"AsymmetricPolicy needs observations with the global state appended "
                                  f"(UnoGymEnv(critic_state='append'), shape ({CRITIC_INPUT_SIZE},)), "
                                  f"got shape {observation_space.shape}")
             if not hand_loss_coef >= 0.0:
                 raise ValueError(f"hand_loss_coef must be >= 0, got {hand_loss_coef}")
-            self.num_players, self.hand_loss_coef = num_players, float(hand_loss_coef)
-            kwargs.update(share_features_extractor=False, features_extractor_class=obs_features,
+            if oracle and hand_loss_coef:
+                raise ValueError("oracle and hand_loss_coef > 0 together: the hand head would "
+                                 "predict hands the actor reads")
+            self.num_players, self.hand_loss_coef, self.oracle = num_players, float(hand_loss_coef), bool(oracle)
+            kwargs.update(share_features_extractor=False,
+                          features_extractor_class=OracleFeatures if oracle else obs_features,
                           features_extractor_kwargs={"num_players": num_players})
             super().__init__(observation_space, action_space, lr_schedule, *args, **kwargs)
+
+        def _build(self, lr_schedule) -> None:
+            super()._build(lr_schedule)
+            if self.oracle:  # the oracle columns start at 0: the policy is the same without them
+                first = [*self.mlp_extractor.policy_net, self.action_net][0]
+                with torch.no_grad():
+                    first.weight[:, self.pi_features_extractor.obs_dim:] = 0.0
+
+        @property
+        def oracle_keep(self) -> float:
+            """The factor of the oracle inputs (``oracle=True``; 0 otherwise, and on a model
+            just built or loaded): 1 shows the opponents' hands, 0 hides them."""
+            return self.pi_features_extractor.oracle_keep if self.oracle else 0.0
+
+        @oracle_keep.setter
+        def oracle_keep(self, value: float) -> None:
+            if not self.oracle:
+                raise ValueError("oracle_keep: this policy was built without oracle=True")
+            if not 0.0 <= value <= 1.0:
+                raise ValueError(f"oracle_keep must be in [0, 1], got {value}")
+            self.pi_features_extractor.oracle_keep = float(value)
 
         def _build_mlp_extractor(self) -> None:
             self.vf_features_extractor = CriticFeatures(self.observation_space, self.num_players)
@@ -270,21 +336,36 @@ def _build_asymmetric() -> dict[str, type]:
                 self.hand_net = nn.Linear(self.mlp_extractor.latent_dim_pi,
                                           (self.num_players - 1) * C.NUM_KINDS).to(self.device)
 
-        def hand_loss(self, observations):
+        def hand_loss(self, observations, latent=None):
             """The auxiliary loss: squared error of the hand head's count of each card kind in
-            each opponent's hand, read off the actor's last hidden layer, against the true
-            counts (the global state's HANDS slots 1..n-1), averaged over entries. Its gradient
-            reaches the actor's layers but no hidden card reaches the actor's input."""
-            latent = self.mlp_extractor.forward_actor(self.pi_features_extractor(observations))
+            each opponent's hand, read off the actor's last hidden layer (``latent``, computed
+            if not given), against the true counts (the global state's HANDS slots 1..n-1),
+            averaged over entries. Its gradient reaches the actor's layers but no hidden card
+            reaches the actor's input."""
+            if latent is None:
+                latent = self.mlp_extractor.forward_actor(self.pi_features_extractor(observations))
             first = O.OBS_SIZE + G.HANDS + C.NUM_KINDS  # slot 1: the opponent on the left
             target = observations[:, first:first + (self.num_players - 1) * C.NUM_KINDS]
             return torch.nn.functional.mse_loss(self.hand_net(latent), target)
 
+        def evaluate_actions_and_hand_loss(self, obs, actions, action_masks=None):
+            """``evaluate_actions``'s ``(values, log_prob, entropy)`` and :meth:`hand_loss`,
+            from one pass through the actor (the update of :class:`HandLossPPO`)."""
+            pi_features, vf_features = self.extract_features(obs)
+            latent_pi = self.mlp_extractor.forward_actor(pi_features)
+            distribution = self._get_action_dist_from_latent(latent_pi)
+            if action_masks is not None:
+                distribution.apply_masking(action_masks)
+            values = self.value_net(self.mlp_extractor.forward_critic(vf_features))
+            return (values, distribution.log_prob(actions), distribution.entropy(),
+                    self.hand_loss(obs, latent_pi))
+
         def _get_constructor_parameters(self) -> dict[str, Any]:
             return dict(super()._get_constructor_parameters(), num_players=self.num_players,
-                        hand_loss_coef=self.hand_loss_coef)
+                        hand_loss_coef=self.hand_loss_coef, oracle=self.oracle)
 
-    built = {"CriticFeatures": CriticFeatures, "AsymmetricMlpExtractor": AsymmetricMlpExtractor,
+    built = {"CriticFeatures": CriticFeatures, "OracleFeatures": OracleFeatures,
+             "AsymmetricMlpExtractor": AsymmetricMlpExtractor,
              "AsymmetricPolicy": AsymmetricPolicy, "HandLossPPO": _build_hand_loss_ppo()}
     for name, cls in built.items():
         cls.__module__, cls.__qualname__ = __name__, name
@@ -297,7 +378,7 @@ def __getattr__(name: str):
     if name == "ObsFeatures":
         cls = globals()["ObsFeatures"] = _build_obs_features()
         return cls
-    if name in ("CriticFeatures", "AsymmetricMlpExtractor", "AsymmetricPolicy", "HandLossPPO"):
+    if name in ("CriticFeatures", "OracleFeatures", "AsymmetricMlpExtractor", "AsymmetricPolicy", "HandLossPPO"):
         globals().update(_build_asymmetric())
         return globals()[name]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -321,10 +402,11 @@ def actor_tensors(model: Any, num_players: int) -> tuple[dict[str, Any], dict[st
                          f"and {A.NUM_ACTIONS}")
     policy = model.policy
     fx = policy.pi_features_extractor
-    if shape != (O.OBS_SIZE,) and type(fx).__name__ != "ObsFeatures":
+    oracle = type(fx).__name__ == "OracleFeatures"  # its actor is saved at oracle_keep 0
+    if shape != (O.OBS_SIZE,) and type(fx).__name__ != "ObsFeatures" and not oracle:
         raise ValueError("the model's observations hold the global state and its actor does not "
                          "read them through ObsFeatures: it may have seen hidden cards")
-    if type(fx).__name__ == "ObsFeatures":
+    if type(fx).__name__ == "ObsFeatures" or oracle:
         keep, scale = ckpt.obs_features_layout(num_players)
         if not (np.array_equal(fx.keep.cpu().numpy(), keep)
                 and np.array_equal(fx.scale.cpu().numpy(), scale)):
@@ -351,6 +433,8 @@ def actor_tensors(model: Any, num_players: int) -> tuple[dict[str, Any], dict[st
     for i, m in enumerate(linears):
         tensors[f"actor.{i}.weight"] = m.weight.detach().cpu().numpy().astype(np.float32)
         tensors[f"actor.{i}.bias"] = m.bias.detach().cpu().numpy().astype(np.float32)
+    if oracle:  # the oracle inputs at 0: their columns of the first layer drop out
+        tensors["actor.0.weight"] = tensors["actor.0.weight"][:, :fx.obs_dim]
     shapes = ckpt.tensor_shapes(description)
     wrong = [k for k, s in shapes.items() if tensors[k].shape != s]
     if wrong:

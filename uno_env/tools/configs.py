@@ -12,7 +12,8 @@ the same way:
 :func:`split_overrides`    ``--set`` values -> (config keys, rule options of ``Rules``)
 :class:`Check`             one key's test and its description for the error message;
                            built by :func:`integer`, :func:`real`, :func:`choice`,
-                           :func:`boolean`, :func:`layer_sizes`, :func:`specs`, :func:`phases`
+                           :func:`boolean`, :func:`layer_sizes`, :func:`specs`, :func:`window`,
+                           :func:`phases`
 :func:`league_entries`     the league entries of ``phases`` (weight > 0)
 :func:`check_agent_specs`  builds every agent spec of a league or ``eval_opponents`` once, so
                            that a bad one stops a run before it spends anything
@@ -103,6 +104,13 @@ def specs() -> Check:
 def text(optional: bool = False) -> Check:
     return Check(lambda v: (optional and v is None) or (isinstance(v, str) and bool(v)),
                  "a non-empty string" + (" or null" if optional else ""))
+
+
+def window(optional: bool = False) -> Check:
+    """Two fractions of a run ``[start, end]``, 0 <= start <= end <= 1 (a schedule's ramp)."""
+    return Check(lambda v: (optional and v is None) or (
+        isinstance(v, list) and len(v) == 2 and all(is_number(x, 0, 1) for x in v) and v[0] <= v[1]),
+        "[start, end], fractions of the run with 0 <= start <= end <= 1" + (", or null" if optional else ""))
 
 
 def phase_problems(value: Any) -> list[str]:
