@@ -158,7 +158,8 @@ def _build_hand_loss_ppo() -> type:
         coefficient of 0, it is MaskablePPO unchanged. ``train`` is sb3-contrib 2.9's
         ``MaskablePPO.train`` with that one term (and its ``train/hand_loss`` record) added, the
         policy's outputs and the term from one pass through the actor
-        (:meth:`AsymmetricPolicy.evaluate_actions_and_hand_loss`); checkpoints load with it whatever their coefficient (:func:`load_model`)."""
+        (:meth:`AsymmetricPolicy.evaluate_actions_and_hand_loss`); checkpoints load with it
+        whatever their coefficient (:func:`load_model`)."""
 
         def train(self) -> None:
             coef = float(getattr(self.policy, "hand_loss_coef", 0.0))
