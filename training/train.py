@@ -33,6 +33,18 @@ hands, scaled by a factor that is 1 until ``start``, falls linearly to 0 at ``en
 of the run) and stays 0, so the policy learns first with the hidden cards in view and then
 without them (:class:`uno_env.agents.sb3.OracleFeatures`; the checkpoint is the actor at 0).
 
+**Reward shaping** (``shaping_coef``; any critic). The game's reward comes once, at the end
+(+1 for a win, else -1/(n-1)). With ``shaping_coef`` c > 0 every learner step also earns
+``gamma * phi(next) - phi(this)`` (potential-based shaping, Ng, Harada & Russell 1999, with
+the run's ``gamma``), where ``phi`` = c * (the smallest opponent hand - my hand) / the dealt
+hand size (``rules.hand_size``, 7), read from the observation (public counts;
+:func:`hand_potential`), and ``phi`` = 0 once a game is over (not when a step cap cuts it:
+its value is bootstrapped, so its potential stays). Over a finished game the shaped rewards
+sum, discounted, to the game's reward minus ``phi`` of the first state, so the best policy is
+the same with or without it; what changes is how soon a step that sheds or draws cards is
+told so (:class:`PotentialShaping`). The imitated critic learned the unshaped values, and PPO
+refits it. (In 4 players, 1M learner steps, it did not help: README.)
+
 **Stalling shows.** ``draw`` is always legal, so a policy can learn to draw forever. After
 every rollout, TensorBoard's ``play/*`` scalars (and a line at each evaluation) give the share
 of the learner's decisions that were ``draw``, the share of ``draw`` when it could have played
@@ -87,7 +99,7 @@ from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.env_util import make_vec_env
 from stable_baselines3.common.logger import configure
 from stable_baselines3.common.utils import ConstantSchedule
-from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
+from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnvWrapper
 from tqdm import tqdm
 
 import uno_env
@@ -98,6 +110,8 @@ from uno_env.agents.demo_store import demonstrations
 from uno_env.agents.imitation import summary as imitation_summary
 from uno_env.agents.policy import PolicyAgent
 from uno_env.game import actions as A
+from uno_env.game import cards as C
+from uno_env.game import observation as O
 from uno_env.tools.evaluate import evaluate_vs
 from uno_env.envs.gym_env import UnoGymEnv
 from uno_env.game.rules import make_rules
@@ -134,6 +148,9 @@ class Config(configs.TrainingConfig):
     """critic: state only. [start, end]: oracle guiding, the policy also reads the opponents'
     hands times a factor 1 until start, linear to 0 at end, then 0 (fractions of the run;
     uno_env.agents.sb3.OracleFeatures). The checkpoint is the actor at factor 0. null: off"""
+    shaping_coef: float = 0.0
+    """> 0: potential-based reward shaping on the hand sizes (PotentialShaping); 0: the game's
+    reward only"""
     n_steps: int = 256
     """steps per env per rollout (rollout = n_steps * n_envs)"""
     batch_size: int = 512
@@ -152,6 +169,7 @@ _CONFIG_CHECKS = {**configs.TRAINING_CHECKS,  # the keys train_rllib.py shares, 
     "critic": configs.choice("obs", "state"),
     "hand_loss_coef": configs.real(0),
     "oracle_fade": configs.window(optional=True),
+    "shaping_coef": configs.real(0),
     "n_steps": configs.integer(1),
     "batch_size": configs.integer(1),
     "n_epochs": configs.integer(1),
@@ -194,6 +212,46 @@ def oracle_keep(fade: list[float], progress: float) -> float:
     if progress >= end:
         return 0.0
     return (end - progress) / (end - start)
+
+
+def hand_potential(obs: np.ndarray, num_players: int, coef: float) -> np.ndarray:
+    """``coef`` * (smallest opponent hand - own hand) for each row of ``obs`` (observations,
+    or observations with the global state appended: only the first ``O.OBS_SIZE`` entries are
+    read). ``training/train.py`` passes ``shaping_coef / Rules.hand_size``. Both counts
+    are public: the own hand's card counts and the opponents' hand sizes."""
+    obs = np.asarray(obs, dtype=np.float64).reshape(-1, np.shape(obs)[-1])
+    own = obs[:, O.HAND:O.HAND + C.NUM_KINDS].sum(axis=1)
+    sizes = O.OPPONENTS + O.OPP_FIELDS * np.arange(num_players - 1) + O.OPP_HAND_SIZE
+    return coef * (obs[:, sizes].min(axis=1) - own)
+
+
+class PotentialShaping(VecEnvWrapper):
+    """Adds ``gamma * phi(s') - phi(s)`` (:func:`hand_potential`) to each env's reward; ``phi(s')``
+    is 0 when the game ended (terminated), the cut state's potential when a step cap truncated
+    it (SB3 bootstraps from that state's value). The potentials of the current observations are
+    kept between steps; a done env's is that of the next game's first observation."""
+
+    def __init__(self, venv, num_players: int, coef: float, gamma: float):
+        super().__init__(venv)
+        self.num_players, self.coef, self.gamma = num_players, coef, gamma
+        self.phi = np.zeros(venv.num_envs)
+
+    def reset(self):
+        obs = self.venv.reset()
+        self.phi = hand_potential(obs, self.num_players, self.coef)
+        return obs
+
+    def step_wait(self):
+        obs, rewards, dones, infos = self.venv.step_wait()
+        phi = hand_potential(obs, self.num_players, self.coef)
+        after = phi.copy()  # the potential of the state each step led to
+        for i in np.flatnonzero(dones):
+            cut = infos[i].get("TimeLimit.truncated", False)
+            after[i] = hand_potential(infos[i]["terminal_observation"], self.num_players,
+                                      self.coef)[0] if cut else 0.0
+        rewards = (rewards + self.gamma * after - self.phi).astype(np.float32)
+        self.phi = phi
+        return obs, rewards, dones, infos
 
 
 def split_overrides(sets: dict) -> tuple[dict, dict]:
@@ -451,7 +509,7 @@ def main(argv: list[str] | None = None) -> dict:
         trained_critic = card.get("config", {}).get("critic", "obs")
         if trained_critic != cfg.critic:
             sys.exit(f"--resume: {run_dir} was trained with critic: {trained_critic}, the config says {cfg.critic}")
-        for key, default in (("hand_loss_coef", 0.0), ("oracle_fade", None)):
+        for key, default in (("hand_loss_coef", 0.0), ("oracle_fade", None), ("shaping_coef", 0.0)):
             trained = card.get("config", {}).get(key, default)
             if trained != getattr(cfg, key):
                 sys.exit(f"--resume: {run_dir} was trained with {key}: {trained}, "
@@ -461,6 +519,8 @@ def main(argv: list[str] | None = None) -> dict:
     else:
         seed = cfg.seed
     venv = make_vec_env(make_env, n_envs=cfg.n_envs, seed=seed, vec_env_cls=vec_cls)
+    if cfg.shaping_coef:  # on top of the Monitor wrappers: episode returns stay the game's
+        venv = PotentialShaping(venv, cfg.num_players, cfg.shaping_coef / rules.hand_size, cfg.gamma)
 
     # --- the model ---
     if args.resume:

@@ -31,3 +31,17 @@ def test_beliefs_beat_the_base_rate_and_a_run_depends_on_its_seed():
 
 def test_too_few_games_is_refused(capsys):
     assert "--games must be >= 5" in cli_error(belief_quality.main, capsys, ["--games", "3"])
+
+
+def test_card_counter_splits_each_hand_size_over_the_unseen_cards_and_beats_zero():
+    rows = belief_quality.collect(players=4, games=8, seed=2)
+    n = len(rows["x"])
+    counts = rows["counts"].reshape(n, 3, -1)
+    counter = rows["counter"].reshape(n, 3, -1)
+    # both the truth and the counter's expectation sum, per opponent, to its hand size
+    np.testing.assert_allclose(counter.sum(axis=2), counts.sum(axis=2), rtol=1e-5)
+    assert counts.min() >= 0 and counter.min() >= 0
+    # one share of the unseen cards per row, the same for every opponent, scaled by its hand size
+    share = counter / counts.sum(axis=2, keepdims=True)
+    np.testing.assert_allclose(share, np.broadcast_to(share[:, :1], share.shape), rtol=1e-5)
+    assert belief_quality.brier(counter, counts) < belief_quality.brier(np.zeros_like(counts), counts)

@@ -416,17 +416,116 @@ def test_oracle_fade_config_is_checked(sets, message):
         train.load_config(TEST_CONFIG, sets)
 
 
+def tensorboard_scalars(log_dir, tag: str) -> list:
+    """The events of one scalar of a run's TensorBoard logs, in step order."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+    events = EventAccumulator(str(log_dir))
+    events.Reload()
+    return sorted(events.Scalars(tag), key=lambda e: e.step)
+
+
 def test_oracle_training_run_fades_to_zero_and_resumes_only_with_the_same_fade(tmp_path):
     args = ["--config", TEST_CONFIG, "--run", "oracle", "--checkpoint-dir", str(tmp_path / "c"),
             "--runs-dir", str(tmp_path / "r"), "--no-progress", "--set", "critic=state",
-            "--set", "oracle_fade=[0.2, 0.6]"]
+            "--set", "oracle_fade=[0.2, 0.5]"]  # 2 rollouts: at progress 0 and 0.5
     train.main(args)
     run_dir = str(tmp_path / "c" / "oracle")
     card = ckpt.load_card(run_dir)
-    assert card["config"]["oracle_fade"] == [0.2, 0.6] and card["policy"]["input"] == "obs_features"
+    assert card["config"]["oracle_fade"] == [0.2, 0.5] and card["policy"]["input"] == "obs_features"
     model, _ = sb3.load_model(run_dir)
     weight = model.policy.mlp_extractor.policy_net[0].weight
     assert weight[:, model.policy.pi_features_extractor.obs_dim:].abs().sum() > 0  # the oracle was used
     assert card["policy"]["sizes"][0] == model.policy.pi_features_extractor.obs_dim
-    with pytest.raises(SystemExit, match=r"oracle_fade: \[0.2, 0.6\]"):
-        train.main(args[:-1] + ["oracle_fade=[0.1, 0.6]", "--resume", "--total-steps", "1024"])
+    keep = [e.value for e in tensorboard_scalars(tmp_path / "r" / "oracle" / "tb", "train/oracle_keep")]
+    assert keep == [1.0, 0.0]  # the oracle in view for the first rollout, gone for the last
+    with pytest.raises(SystemExit, match=r"oracle_fade: \[0.2, 0.5\]"):
+        train.main(args[:-1] + ["oracle_fade=[0.1, 0.5]", "--resume", "--total-steps", "1024"])
+
+
+# ---------------------------------------------------------------------- reward shaping
+def shaped_venv(num_players: int, coef: float, gamma: float, n_envs: int = 3, **env_kwargs):
+    from stable_baselines3.common.env_util import make_vec_env
+    venv = make_vec_env(lambda: UnoGymEnv("classic", num_players, opponents="random", **env_kwargs),
+                        n_envs=n_envs, seed=5)
+    return train.PotentialShaping(venv, num_players, coef, gamma)
+
+
+@pytest.mark.parametrize("num_players", [2, 4])
+def test_hand_potential_is_the_smallest_opponent_hand_minus_mine_from_the_engine(num_players):
+    env = UnoGymEnv("classic", num_players, opponents="random", critic_state="append")
+    rng = np.random.default_rng(1)
+    checked = 0
+    for game in range(3):
+        obs, info = env.reset(seed=game)
+        done = False
+        while not done:
+            sizes = env.game_state.hand_size
+            me = env.seat
+            others = [sizes[(me + j) % num_players] for j in range(1, num_players)]
+            expected = 0.5 * (min(others) - sizes[me])
+            assert train.hand_potential(obs, num_players, 0.5)[0] == pytest.approx(expected)
+            assert train.hand_potential(obs[:O.OBS_SIZE], num_players, 0.5)[0] == pytest.approx(expected)
+            checked += 1
+            obs, _, term, trunc, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
+            done = term or trunc
+    assert checked > 20
+
+
+@pytest.mark.parametrize("num_players", [2, 4])
+def test_shaped_rewards_of_a_finished_game_sum_to_its_reward_minus_the_first_potential(num_players):
+    coef, gamma = 0.3, 0.9
+    venv = shaped_venv(num_players, coef, gamma)
+    obs = venv.reset()
+    first = train.hand_potential(obs, num_players, coef)
+    returns, discounts = np.zeros(venv.num_envs), np.ones(venv.num_envs)
+    rng = np.random.default_rng(2)
+    finished, nonzero = 0, 0
+    while finished < 12:
+        masks = np.stack(venv.env_method("action_masks"))
+        actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        obs, rewards, dones, infos = venv.step(actions)
+        nonzero += int(np.count_nonzero(rewards[~dones]))
+        returns += discounts * rewards
+        for i in np.flatnonzero(dones):
+            assert not infos[i].get("TimeLimit.truncated", False)
+            game = infos[i]["episode"]["r"]  # Monitor, under the shaping: the game's own reward
+            assert game in (1.0, pytest.approx(-1 / (num_players - 1)))
+            # sum of gamma^t (r_t + gamma phi_t+1 - phi_t) = gamma^T-1 * reward - phi_0
+            assert returns[i] == pytest.approx(discounts[i] * game - first[i], abs=1e-5)
+            first[i] = train.hand_potential(obs[i], num_players, coef)[0]
+            returns[i], discounts[i] = 0.0, 1.0 / gamma
+            finished += 1
+        discounts *= gamma
+    assert nonzero > 0  # the shaping did add rewards between the ends
+
+
+def test_a_truncated_game_keeps_the_potential_of_the_state_it_was_cut_in():
+    coef, gamma = 0.3, 0.9
+    venv = shaped_venv(2, coef, gamma, n_envs=1, max_learner_steps=2)
+    obs = venv.reset()
+    phi = train.hand_potential(obs, 2, coef)[0]
+    rng = np.random.default_rng(4)
+    for _ in range(200):
+        mask = venv.env_method("action_masks")[0]
+        obs, rewards, dones, infos = venv.step(np.array([rng.choice(np.flatnonzero(mask))]))
+        if dones[0] and infos[0].get("TimeLimit.truncated"):
+            cut = train.hand_potential(infos[0]["terminal_observation"], 2, coef)[0]
+            assert rewards[0] == pytest.approx(gamma * cut - phi, abs=1e-6)
+            return
+        phi = train.hand_potential(obs, 2, coef)[0]
+    pytest.fail("no game was cut by max_learner_steps")
+
+
+def test_shaping_coefficient_is_checked():
+    with pytest.raises(ValueError, match="shaping_coef"):
+        train.load_config(TEST_CONFIG, {"shaping_coef": -0.1})
+
+
+def test_shaped_training_run_logs_the_games_own_returns_and_resumes_only_with_the_same_coef(tmp_path):
+    args = ["--config", TEST_CONFIG, "--run", "shaped", "--checkpoint-dir", str(tmp_path / "c"),
+            "--runs-dir", str(tmp_path / "r"), "--no-progress", "--set", "shaping_coef=0.5"]
+    train.main(args)
+    run_dir = str(tmp_path / "c" / "shaped")
+    assert ckpt.load_card(run_dir)["config"]["shaping_coef"] == 0.5
+    with pytest.raises(SystemExit, match="shaping_coef: 0.5"):
+        train.main(args[:-1] + ["shaping_coef=0.2", "--resume", "--total-steps", "1024"])

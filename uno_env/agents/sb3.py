@@ -124,6 +124,14 @@ CRITIC_INPUT_SIZE = O.OBS_SIZE + G.GLOBAL_STATE_SIZE  # an observation with the 
 OBSERVATION_SHAPES = ((O.OBS_SIZE,), (CRITIC_INPUT_SIZE,))  # of the models this module saves
 
 
+def opponent_hand_slots(num_players: int) -> np.ndarray:
+    """Indices, in an observation with the state appended, of the opponents' hands: the global
+    state's HANDS slots 1..n-1 (slot 1 the opponent on the left), a card count of each kind
+    each. The one source of what the hand loss predicts and what the oracle reads."""
+    first = O.OBS_SIZE + G.HANDS + C.NUM_KINDS  # slot 0 is the observer's own hand
+    return np.arange(first, first + (num_players - 1) * C.NUM_KINDS)
+
+
 def critic_features_layout(num_players: int) -> tuple[np.ndarray, np.ndarray]:
     """``(keep, scale)`` of the asymmetric critic's input, ``x[keep] * scale`` where ``x`` is an
     observation with the global state appended (``critic_state="append"``): the ``obs_features``
@@ -259,8 +267,7 @@ def _build_asymmetric() -> dict[str, type]:
         def __init__(self, observation_space, num_players: int):
             super().__init__(observation_space, num_players)
             self.obs_dim = self._features_dim
-            first = O.OBS_SIZE + G.HANDS + C.NUM_KINDS  # slot 1: the opponent on the left
-            slots = torch.arange(first, first + (num_players - 1) * C.NUM_KINDS)
+            slots = torch.as_tensor(opponent_hand_slots(num_players))
             self.register_buffer("oracle_slots", slots, persistent=False)
             self._features_dim = self.obs_dim + len(slots)
             self.oracle_keep = 0.0
@@ -345,8 +352,8 @@ def _build_asymmetric() -> dict[str, type]:
             reaches the actor's input."""
             if latent is None:
                 latent = self.mlp_extractor.forward_actor(self.pi_features_extractor(observations))
-            first = O.OBS_SIZE + G.HANDS + C.NUM_KINDS  # slot 1: the opponent on the left
-            target = observations[:, first:first + (self.num_players - 1) * C.NUM_KINDS]
+            slots = opponent_hand_slots(self.num_players)
+            target = observations[:, slots[0]:slots[-1] + 1]
             return torch.nn.functional.mse_loss(self.hand_net(latent), target)
 
         def evaluate_actions_and_hand_loss(self, obs, actions, action_masks=None):
