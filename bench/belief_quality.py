@@ -16,15 +16,15 @@ seat's side only:
 
 Games are split by index: every fifth is held out, and each predictor is scored by its
 Brier score (mean squared error of the probability, 0 is perfect) on the held-out rows.
+The gap between Beliefs and the MLP is what a learned belief model could add to the
+heuristic's reading of the public history; ``bench/headroom.py`` measures what knowing the
+hands is worth.
 
 A second question scores the **card counter**, the reference of the SB3 path's hand-prediction
 loss (``hand_loss_coef``): how many cards of each kind does each opponent hold? The counter
 answers each opponent's hand size times the kind's share of the cards the seat has not seen
 (the deck less its own hand and DISCARD, which is every other hand and the DRAW pile), and is
 scored by the squared error per card kind and opponent, next to answering 0 for every kind.
-The gap between Beliefs and the MLP is what a learned belief model could add to the
-heuristic's reading of the public history; ``bench/headroom.py`` measures what knowing the
-hands is worth.
 
 Measured (0.5.4): 4 players, 8,000 games, seed 99, 12 epochs: 285,320 rows (56,688 held
 out), base rate 0.636; held-out Brier 0.2316 (base rate), 0.1716 (Beliefs), 0.1458 (MLP), in
