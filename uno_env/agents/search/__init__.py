@@ -89,7 +89,8 @@ It never reads hidden state: it decides from its observations (decoded by
 =================  =====================================================================
 ``options``        :class:`SearchOptions`, the spec strings and their validation
 ``tracker``        :class:`Tracker`, the opponent's voids read from its draws and plays
-``determinise``    :func:`template` and :func:`deal`: random deals of the hidden cards
+``determinise``    :func:`template` and :func:`deal`: random deals of the hidden cards;
+                   :func:`colour_evidence`: the voids that deal each colour with given odds
 ``rollout``        :class:`RolloutPolicy`, the heuristic's card ranking on the engine state
 ``paired``         :func:`play_each` and :func:`paired_choice`: common random numbers, the test
 ``agent``          :class:`SearchAgent`: the decision, the candidates, successive halving
@@ -97,12 +98,15 @@ It never reads hidden state: it decides from its observations (decoded by
 
 Version history: 0 (first release; one module ``search.py``, split into this package
 without a change of behaviour); the paired test in its own module ``paired``, shared with
-``bench/headroom.py``, without a change of behaviour (0.5.4).
+``bench/headroom.py``, without a change of behaviour (0.5.4); ``determinise.colour_evidence``,
+which turns any predictor of "this opponent holds colour c" into deal voids, used by
+``bench/belief_search.py`` to deal from a learned belief model (0.5.8; the bot's options
+are unchanged).
 """
 
 from uno_env.agents.base import register_agent
 from uno_env.agents.search.agent import SEARCHED_PHASES, SearchAgent, make_search_agent
-from uno_env.agents.search.determinise import Template, clone, deal, template
+from uno_env.agents.search.determinise import Template, clone, colour_evidence, deal, template
 from uno_env.agents.search.options import OPTION_NAMES, SearchOptions
 from uno_env.agents.search.paired import paired_choice, play_each
 from uno_env.agents.search.rollout import RolloutPolicy
@@ -111,4 +115,4 @@ from uno_env.agents.search.tracker import SWITCH_EVIDENCE, Tracker
 register_agent("search", make_search_agent)
 
 __all__ = ["SearchAgent", "SearchOptions", "OPTION_NAMES", "SEARCHED_PHASES", "RolloutPolicy", "Tracker",
-           "SWITCH_EVIDENCE", "Template", "template", "deal", "clone", "play_each", "paired_choice"]
+           "SWITCH_EVIDENCE", "Template", "template", "deal", "colour_evidence", "clone", "play_each", "paired_choice"]
