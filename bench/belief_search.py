@@ -20,13 +20,16 @@ better beliefs are worth to the ``search`` bot:
    :func:`~uno_env.agents.search.determinise.colour_evidence`. Both arms play the same deals
    with the same seeds, so their per-game difference is paired.
 
-Prints each arm's win rate (Wilson 95%) and the paired difference (mean over games of
-win(learned) - win(Beliefs), +-1.96 standard errors).
+Prints each arm's win rate (Wilson 95%), the paired difference (mean over games of
+win(learned) - win(Beliefs), +-1.96 standard errors) and, first, how good each way of dealing
+is (:func:`deal_brier`, ``--brier-games`` games from ``--seed``).
 
 The network is a bench object, fitted at run time: no agent spec uses it, and nothing is
 loaded from disk.
 
-Measured (0.5.8), the command above: the network fitted on 285,320 turns in 291 s; 1,600
+Measured (0.5.8), the command above (the arms were played by the probe this script was cut
+from, on the same fit and games: the script's fit gives the probe's weights, and it replays
+the probe's first 8 games of each arm): the network fitted on 285,320 turns in 291 s; 1,600
 games per arm, about 50 minutes per arm on one core: ``Beliefs`` 25.0% [22.9, 27.2],
 learned 24.6% [22.6, 26.8], paired difference -0.4 points [-1.8, +1.0]. Deal Brier (40
 games, 30 deals a turn): uniform 0.204, ``Beliefs`` 0.177, learned 0.153, the network
