@@ -61,6 +61,13 @@ HELD_OUT_EVERY = 5  # game g is held out when g % 5 == 4
 HIDDEN = 256
 
 
+def holds_colours(hands: np.ndarray, seats) -> np.ndarray:
+    """Per seat of ``seats`` (rows) and colour: whether ``hands`` (cards per kind, a row per
+    seat) hold a card of that colour, wilds aside."""
+    seats = list(seats)
+    return hands[seats, :C.NUM_COLORED].reshape(len(seats), C.NUM_COLORS, C.NUM_FACES).any(axis=2)
+
+
 def collect(players: int, games: int, seed: int) -> dict[str, np.ndarray]:
     """Rows of every turn with a choice: ``x`` (obs_features), ``truth`` and ``beliefs`` (per
     opponent j = 1.. seats to the left, per colour: holds one / Beliefs' chance), ``game``;
@@ -82,11 +89,10 @@ def collect(players: int, games: int, seed: int) -> dict[str, np.ndarray]:
             bot.beliefs.observe(v)  # HeuristicAgent.act, in three steps, to read its Beliefs
             if s.phase == TURN and len(v.legal) > 1 and bot.beliefs.void is not None:
                 x.append(v.obs[keep] * scale)
-                truth.append([float(s.hands[(p + j) % players][C.COLOR_SLICES[c]].sum() > 0)
-                              for j in range(1, players) for c in range(C.NUM_COLORS)])
+                seats = [(p + j) % players for j in range(1, players)]
+                truth.append(holds_colours(s.hands, seats).reshape(-1))
                 beliefs.append([1.0 - q for j in range(1, players) for q in bot.beliefs.opponent(v, j).p_no])
                 game_of.append(g)
-                seats = [(p + j) % players for j in range(1, players)]
                 unseen = s.hands[seats].sum(axis=0) + np.bincount(s.draw_pile, minlength=C.NUM_KINDS)
                 counts.append(s.hands[seats].reshape(-1))
                 counter.append(np.outer([s.hand_size[q] for q in seats], unseen / unseen.sum()).reshape(-1))

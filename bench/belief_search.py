@@ -1,4 +1,4 @@
-"""Search with learned beliefs: the ``search`` bot dealing the hidden hands from a belief network.
+"""Search with learned beliefs: the ``search`` bot dealing the hidden hands from a belief network, or an oracle.
 
     python bench/belief_search.py --players 4 --fit-games 8000 --fit-seed 99 \\
         --games 1600 --seed 20261202 --simulations 200 --workers 2
@@ -13,16 +13,32 @@ better beliefs are worth to the ``search`` bot:
    256, one logit per opponent and colour) on every turn with a choice of ``--fit-games``
    heuristic self-play games (seed ``--fit-seed``), ``--epochs`` passes of Adam.
 2. **Play** ``--games`` games (classic, seats rotated: the searching seat is ``game % players``)
-   twice, against ``players - 1`` heuristics: the ``search`` bot with ``--simulations``
-   rollouts per decision dealing from the colour voids of the heuristic's ``Beliefs``
-   (``voids=1``, the bot's default in 3+ players), and :class:`LearnedBeliefSearch`, the same bot
-   dealing from the network's probabilities through
-   :func:`~uno_env.agents.search.determinise.colour_evidence`. Both arms play the same deals
-   with the same seeds, so their per-game difference is paired.
+   once per arm of ``--arms``, against ``players - 1`` heuristics: the ``search`` bot with
+   ``--simulations`` rollouts per decision, dealing the hidden hands
 
-Prints each arm's win rate (Wilson 95%), the paired difference (mean over games of
-win(learned) - win(Beliefs), +-1.96 standard errors) and, first, how good each way of dealing
-is (:func:`deal_brier`, ``--brier-games`` games from ``--seed``).
+   ================  ===================================================================
+   ``Beliefs``       from the colour voids of the heuristic's ``Beliefs`` (``voids=1``,
+                     the bot's default in 3+ players)
+   ``learned``       from the network's probabilities, through
+                     :func:`~uno_env.agents.search.determinise.colour_evidence`
+                     (:class:`LearnedBeliefSearch`)
+   ``true-colours``  an oracle (0.5.9): every colour an opponent's hidden cards lack is
+                     left out of its deals, surely (:class:`TrueVoidSearch`)
+   ``true-voids``    an oracle (0.5.9): every colour and every face (number or action)
+                     they lack is left out
+   ``true-hands``    an oracle (0.5.9): every opponent is dealt its true hand; only the
+                     DRAW pile is shuffled (:class:`TrueHandSearch`)
+   ================  ===================================================================
+
+   The void oracles bound what any void belief, learned or counted, can give this search
+   (the rest of each hand is still dealt at random); ``true-hands`` bounds what any belief
+   can. Every arm plays the same deals with the same seeds, so the differences between arms
+   are paired.
+
+Prints each arm's win rate (Wilson 95%), each other arm's paired difference from the first
+(mean over games of win(arm) - win(first), +-1.96 standard errors) and, first, how good each
+way of dealing is (:func:`deal_brier`, ``--brier-games`` games from ``--seed``). The
+network is fitted only when the ``learned`` arm or the Brier scores use it.
 
 The network is a bench object, fitted at run time: no agent spec uses it, and nothing is
 loaded from disk.
@@ -34,6 +50,13 @@ games per arm, about 50 minutes per arm on one core: ``Beliefs`` 25.0% [22.9, 27
 learned 24.6% [22.6, 26.8], paired difference -0.4 points [-1.8, +1.0]. Deal Brier (40
 games, 30 deals a turn): uniform 0.204, ``Beliefs`` 0.177, learned 0.153, the network
 itself 0.149. The deals are better; the search bot is not.
+
+Measured (0.5.9), the oracles: ``--games 1600 --seed 20261202 --simulations 200 --workers 2
+--brier-games 0 --arms Beliefs,true-colours,true-voids,true-hands``, 2,051 s on 2 cores:
+``Beliefs`` 25.0% [22.9, 27.2] (the 0.5.8 arm, replayed exactly), ``true-colours`` 27.4%
+[25.2, 29.6], ``true-voids`` 27.8% [25.6, 30.0], ``true-hands`` 43.8% [41.3, 46.2]; paired
+differences from ``Beliefs`` +2.4 [+0.8, +3.9], +2.8 [+1.0, +4.5] and +18.8 [+16.2, +21.3]
+points. Perfect voids are worth under 3 points; the hands card by card, the rest.
 
 Deterministic: the network from ``--fit-seed``, every game from ``(--seed, game)``; ``--workers``
 changes the wall time, not the games.
@@ -54,7 +77,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import numpy as np  # noqa: E402
 
-from belief_quality import collect, train_mlp  # noqa: E402
+from belief_quality import collect, holds_colours, train_mlp  # noqa: E402
 from uno_env.agents.checkpoint import obs_features_layout  # noqa: E402
 from uno_env.agents.heuristic import HeuristicAgent  # noqa: E402
 from uno_env.agents.search import SearchAgent  # noqa: E402
@@ -62,12 +85,12 @@ from uno_env.agents.search.determinise import colour_evidence, deal, template  #
 from uno_env.agents.view import decode  # noqa: E402
 from uno_env.game import actions as A  # noqa: E402
 from uno_env.game import cards as C  # noqa: E402
-from uno_env.game.engine import TURN, Engine  # noqa: E402
+from uno_env.game.engine import TURN, Engine, State  # noqa: E402
 from uno_env.game.observation import ObservationEncoder  # noqa: E402
 from uno_env.game.rules import make_rules  # noqa: E402
 from uno_env.tools.stats import wilson_interval  # noqa: E402
 
-ARMS = ("Beliefs", "learned")
+ARMS = ("Beliefs", "learned", "true-colours", "true-voids", "true-hands")
 
 
 class BeliefNet:
@@ -101,8 +124,83 @@ class LearnedBeliefSearch(SearchAgent):
         super().__init__(rules, num_players, seed, options)
         self.net = net
 
-    def _voids(self, v):
+    def voids(self, v):
         return colour_evidence(v, self.deck, self.net(v.obs))
+
+
+class Watching(SearchAgent):
+    """The ``search`` bot of an oracle arm: it reads the live game it plays, set by :meth:`watch`."""
+
+    def __init__(self, rules, num_players, seed=None, options=None):
+        super().__init__(rules, num_players, seed, options)
+        self.game: tuple[State, int] | None = None
+
+    def watch(self, state: State, seat: int) -> None:
+        """Read the hands of ``state`` (updated in place as it is played), where I sit at ``seat``."""
+        self.game = (state, seat)
+
+    def hidden(self, v) -> list[np.ndarray]:
+        """Per opponent (``j``: ``j + 1`` seats to my left), the cards of its hand I have not
+        seen (cards per kind)."""
+        if self.game is None:
+            raise RuntimeError(f"{type(self).__name__} deals from the live game: call watch(state, seat) first")
+        s, me = self.game
+        n = v.num_players
+        out = []
+        for j in range(n - 1):
+            hand = s.hands[(me + j + 1) % n].astype(np.int64)
+            out.append(hand - np.asarray(v.known[j], np.int64) if v.known_any else hand)
+        return out
+
+
+class TrueVoidSearch(Watching):
+    """Oracle arms ``true-colours`` and ``true-voids``: the ``search`` bot whose deals leave
+    out, surely, every colour (with ``faces``, every colour and every face) that an
+    opponent's hidden cards lack: what void beliefs that were never wrong would give it. The
+    rest of each hand is still dealt at random."""
+
+    def __init__(self, rules, num_players, seed=None, options=None, *, faces: bool):
+        super().__init__(rules, num_players, seed, options)
+        self.faces = faces
+
+    def voids(self, v):
+        voids = []
+        for hidden in self.hidden(v):
+            grid = hidden[:C.NUM_COLORED].reshape(C.NUM_COLORS, C.NUM_FACES) > 0  # colour x face
+            faces = [0.0 if x else 1.0 for x in grid.any(axis=0)] if self.faces else None
+            voids.append(([0.0 if x else 1.0 for x in grid.any(axis=1)], faces))
+        return voids
+
+
+class TrueHandSearch(Watching):
+    """Oracle arm ``true-hands``: the ``search`` bot whose deals give every opponent its true
+    hand; only the DRAW pile's order is dealt at random (``bench/headroom.py``'s
+    clairvoyant player, on the ``search`` bot's own search)."""
+
+    def deal_template(self, v):
+        tp = super().deal_template(v)
+        if tp is None:
+            return None
+        hidden = self.hidden(v)
+        rest = np.bincount(tp.pool, minlength=C.NUM_KINDS) - np.sum(hidden, axis=0)
+        if (rest < 0).any():
+            raise RuntimeError("the live hands hold cards my observation counts as seen")
+        tp.pool = np.repeat(np.arange(C.NUM_KINDS), rest)
+        for j, cards in enumerate(hidden):
+            tp.state.hands[j + 1] += cards.astype(tp.state.hands.dtype)
+        tp.deal = [(0, None, None)] * len(hidden)
+        return tp
+
+
+def searcher(arm: str, rules, players: int, seed: int, options: dict, net: BeliefNet | None) -> SearchAgent:
+    """The searching player of ``arm``."""
+    if arm == "learned":
+        return LearnedBeliefSearch(rules, players, seed, options, net=net)
+    if arm in ("true-colours", "true-voids"):
+        return TrueVoidSearch(rules, players, seed, options, faces=arm == "true-voids")
+    if arm == "true-hands":
+        return TrueHandSearch(rules, players, seed, options)
+    return SearchAgent(rules, players, seed, options)
 
 
 _NET: BeliefNet | None = None  # the network of this process (set by _init in workers)
@@ -125,9 +223,10 @@ def play(job: tuple[str, int, int, int, int]) -> int:
     me = game % players
     seeds = [int(x) for x in rng.integers(2**31, size=players)]
     options = {"simulations": simulations}
-    searcher = (LearnedBeliefSearch(rules, players, seeds[me], options, net=_NET) if arm == "learned"
-                else SearchAgent(rules, players, seeds[me], options))
-    agents = [searcher if p == me else HeuristicAgent(rules, players, seed=x) for p, x in enumerate(seeds)]
+    bot = searcher(arm, rules, players, seeds[me], options, _NET)
+    if isinstance(bot, Watching):
+        bot.watch(s, me)
+    agents = [bot if p == me else HeuristicAgent(rules, players, seed=x) for p, x in enumerate(seeds)]
     for agent, x in zip(agents, seeds):
         agent.reset(seed=x)
     while not s.game_over and not engine.truncated(s):
@@ -144,6 +243,7 @@ def deal_brier(net: BeliefNet, players: int, games: int, seed: int, samples: int
     rules = make_rules("classic")
     engine = Engine(rules, players)
     encoder = ObservationEncoder(engine)
+    opponents = range(1, players)  # seat 0 reads the deals, so its opponents are seats 1..
     errors: dict[str, list[float]] = {"uniform": [], "Beliefs": [], "learned": [], "network itself": []}
     for game in range(games):
         rng = np.random.default_rng([seed, game])
@@ -157,20 +257,18 @@ def deal_brier(net: BeliefNet, players: int, games: int, seed: int, samples: int
                 v = decode(observation, mask)
                 me.observe(v)
                 if s.phase == TURN and len(v.legal) > 1:
-                    truth = np.array([[s.hands[j][sl].sum() > 0 for sl in C.COLOR_SLICES] for j in range(1, players)])
-                    ways = {"uniform": [(None, None)] * (players - 1), "Beliefs": SearchAgent._voids(me, v),
-                            "learned": me._voids(v)}
+                    truth = holds_colours(s.hands, opponents)
+                    ways = {"uniform": [(None, None)] * (players - 1), "Beliefs": SearchAgent.voids(me, v),
+                            "learned": me.voids(v)}
                     for name, voids in ways.items():
                         tp = template(v, rules, me.deck, voids)
                         if tp is None:
                             continue
-                        share = np.mean([[[d.hands[j][sl].sum() > 0 for sl in C.COLOR_SLICES] for j in range(1, players)]
-                                         for d in (deal(tp, me.rng) for _ in range(samples))], axis=0)
+                        share = np.mean([holds_colours(deal(tp, me.rng).hands, opponents) for _ in range(samples)], axis=0)
                         errors[name].append(float(np.mean((share - truth) ** 2)))
                     errors["network itself"].append(float(np.mean((net(v.obs) - truth) ** 2)))
-                a = me.h.decide(v)  # the heuristic's move, as the search bot's default
-                me.h.beliefs.remember(v, a)
-                me.tracker.remember(v, a)
+                a = me.h.decide(v)  # the heuristic's move, the search bot's default, unsearched
+                me.remember(v, a)
             else:
                 a = bots[p].act(observation, mask)
             engine.step(s, a)
@@ -198,33 +296,42 @@ def main(argv: list[str] | None = None) -> dict:
     p.add_argument("--workers", type=int, default=1)
     p.add_argument("--brier-games", type=int, default=40, help="games of the deals' Brier scores (0: none)")
     p.add_argument("--brier-samples", type=int, default=30, help="deals per turn for those scores")
+    p.add_argument("--arms", default="Beliefs,learned",
+                   help=f"comma-separated, from {', '.join(ARMS)}; differences are taken against the first")
     args = p.parse_args(argv)
+    arms = [a.strip() for a in args.arms.split(",") if a.strip()]
     if min(args.fit_games, args.epochs, args.games, args.simulations, args.workers, args.brier_samples) < 1 \
             or args.brier_games < 0 or not 3 <= args.players <= 10:
         p.error("--fit-games, --epochs, --games, --simulations, --workers and --brier-samples must be >= 1, "
                 "--brier-games >= 0, --players in 3..10")
+    if not arms or len(set(arms)) != len(arms) or not set(arms) <= set(ARMS):
+        p.error(f"--arms {args.arms!r}: name distinct arms from {', '.join(ARMS)}")
     began = time.time()
-    net, rows = fit(args.players, args.fit_games, args.fit_seed, args.epochs)
+    net, rows = fit(args.players, args.fit_games, args.fit_seed, args.epochs) \
+        if "learned" in arms or args.brier_games else (None, 0)  # the network only where it is used
     fitted = time.time() - began
     briers = deal_brier(net, args.players, args.brier_games, args.seed, args.brier_samples) if args.brier_games else {}
-    jobs = [(arm, args.players, args.simulations, args.seed, g) for arm in ARMS for g in range(args.games)]
+    jobs = [(arm, args.players, args.simulations, args.seed, g) for arm in arms for g in range(args.games)]
     if args.workers == 1:
         _init(net)
         wins = list(map(play, jobs))
     else:
         with ProcessPoolExecutor(args.workers, initializer=_init, initargs=(net,)) as pool:
             wins = list(pool.map(play, jobs, chunksize=4))
-    per_arm = {arm: wins[i * args.games:(i + 1) * args.games] for i, arm in enumerate(ARMS)}
-    diff = np.subtract(per_arm["learned"], per_arm["Beliefs"], dtype=np.float64)
-    half = 1.96 * (diff.std(ddof=1) / math.sqrt(len(diff)) if len(diff) > 1 else math.inf)
+    per_arm = {arm: wins[i * args.games:(i + 1) * args.games] for i, arm in enumerate(arms)}
+    differences = {}
+    for arm in arms[1:]:
+        diff = np.subtract(per_arm[arm], per_arm[arms[0]], dtype=np.float64)
+        half = 1.96 * (diff.std(ddof=1) / math.sqrt(len(diff)) if len(diff) > 1 else math.inf)
+        differences[arm] = {"mean": float(diff.mean()), "ci95": [float(diff.mean() - half), float(diff.mean() + half)]}
     out = {"players": args.players, "games": args.games, "seed": args.seed, "simulations": args.simulations,
            "fit_games": args.fit_games, "fit_seed": args.fit_seed, "fit_rows": rows, "fit_s": fitted,
            "arms": {arm: {"wins": sum(w), "win_rate": sum(w) / args.games,
                           "ci95": list(wilson_interval(sum(w), args.games))} for arm, w in per_arm.items()},
-           "deal_brier": briers, "difference": float(diff.mean()), "difference_ci95": [float(diff.mean() - half), float(diff.mean() + half)],
-           "wall_s": time.time() - began}
+           "deal_brier": briers, "differences": differences, "wall_s": time.time() - began}
+    fitted_line = f"; network fitted on {rows} turns of {args.fit_games} games in {fitted:.0f} s" if net else ""
     print(f"search vs {args.players - 1} heuristic (classic, {args.simulations} simulations, seed {args.seed}, "
-          f"{args.games} games per arm); network fitted on {rows} turns of {args.fit_games} games in {fitted:.0f} s")
+          f"{args.games} games per arm){fitted_line}")
     print("| deals from | wins | win rate (95% Wilson) |\n|---|---:|---:|")
     for arm, r in out["arms"].items():
         lo, hi = r["ci95"]
@@ -232,9 +339,10 @@ def main(argv: list[str] | None = None) -> dict:
     if briers:
         print(f"Brier of \"opponent j holds colour c\" over seat 0's turns of {args.brier_games} heuristic games "
               f"({args.brier_samples} deals a turn): " + ", ".join(f"{k} {x:.4f}" for k, x in briers.items()))
-    lo, hi = out["difference_ci95"]
-    print(f"paired difference (learned - Beliefs): {out['difference']:+.1%} [{lo:+.1%}, {hi:+.1%}]; "
-          f"par {1 / args.players:.1%}; {out['wall_s']:.0f} s")
+    for arm, d in differences.items():
+        lo, hi = d["ci95"]
+        print(f"paired difference ({arm} - {arms[0]}): {d['mean']:+.1%} [{lo:+.1%}, {hi:+.1%}]")
+    print(f"par {1 / args.players:.1%}; {out['wall_s']:.0f} s")
     return out
 
 

@@ -90,6 +90,7 @@ It never reads hidden state: it decides from its observations (decoded by
 ``options``        :class:`SearchOptions`, the spec strings and their validation
 ``tracker``        :class:`Tracker`, the opponent's voids read from its draws and plays
 ``determinise``    :func:`template` and :func:`deal`: random deals of the hidden cards;
+                   :func:`unseen_counts`: the cards they share out;
                    :func:`colour_evidence`: the voids that deal each colour with given odds
 ``rollout``        :class:`RolloutPolicy`, the heuristic's card ranking on the engine state
 ``paired``         :func:`play_each` and :func:`paired_choice`: common random numbers, the test
@@ -101,12 +102,15 @@ without a change of behaviour); the paired test in its own module ``paired``, sh
 ``bench/headroom.py``, without a change of behaviour (0.5.4); ``determinise.colour_evidence``,
 which turns any predictor of "this opponent holds colour c" into deal voids, used by
 ``bench/belief_search.py`` to deal from a learned belief model (0.5.8; the bot's options
-are unchanged).
+are unchanged); ``SearchAgent.voids`` and ``SearchAgent.deal_template`` (were ``_voids`` and
+``_template``) are the public places to override where the deals' beliefs come from,
+``SearchAgent.remember`` the last step of ``act``, and
+``determinise.unseen_counts`` the one count of unseen cards (0.5.9; no change of behaviour).
 """
 
 from uno_env.agents.base import register_agent
 from uno_env.agents.search.agent import SEARCHED_PHASES, SearchAgent, make_search_agent
-from uno_env.agents.search.determinise import Template, clone, colour_evidence, deal, template
+from uno_env.agents.search.determinise import Template, clone, colour_evidence, deal, template, unseen_counts
 from uno_env.agents.search.options import OPTION_NAMES, SearchOptions
 from uno_env.agents.search.paired import paired_choice, play_each
 from uno_env.agents.search.rollout import RolloutPolicy
@@ -115,4 +119,5 @@ from uno_env.agents.search.tracker import SWITCH_EVIDENCE, Tracker
 register_agent("search", make_search_agent)
 
 __all__ = ["SearchAgent", "SearchOptions", "OPTION_NAMES", "SEARCHED_PHASES", "RolloutPolicy", "Tracker",
-           "SWITCH_EVIDENCE", "Template", "template", "deal", "colour_evidence", "clone", "play_each", "paired_choice"]
+           "SWITCH_EVIDENCE", "Template", "template", "deal", "colour_evidence", "unseen_counts", "clone", "play_each",
+           "paired_choice"]

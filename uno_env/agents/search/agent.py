@@ -35,6 +35,12 @@ class SearchAgent(PyRngAgent):
 
     ``options``: a :class:`SearchOptions` (or a mapping of its fields). ``stats``: searched
     decisions and how many of them replaced the heuristic's move, since construction.
+
+    :meth:`act` is :meth:`observe`, the heuristic's move, the search, :meth:`remember`; a
+    bench that follows a game without searching calls the three others. :meth:`voids` is
+    where the deals' beliefs come from, and :meth:`deal_template` what every deal of a
+    decision shares: override them to deal from other beliefs (benches do, to bound what
+    beliefs are worth).
     """
 
     name = "search"
@@ -67,14 +73,18 @@ class SearchAgent(PyRngAgent):
         a = self.h.decide(v)
         if v.phase in SEARCHED_PHASES and len(v.legal) > 1 and A.UNO not in v.legal:
             a = self._search(v, a)
-        self.h.beliefs.remember(v, a)
-        self.tracker.remember(v, a)
+        self.remember(v, a)
         return a
 
     def observe(self, v: View) -> None:
         """Read what happened since my last decision (the first step of :meth:`act`)."""
         self.h.beliefs.observe(v)
         self.tracker.observe(v, self.h.beliefs.shares(v))
+
+    def remember(self, v: View, a: int) -> None:
+        """Note that I chose ``a`` in decision ``v`` (the last step of :meth:`act`)."""
+        self.h.beliefs.remember(v, a)
+        self.tracker.remember(v, a)
 
     # ------------------------------------------------------------------ search
     def candidates(self, v: View, default: int) -> list[int]:
@@ -95,7 +105,7 @@ class SearchAgent(PyRngAgent):
         cands = self.candidates(v, default)
         if len(cands) < 2:
             return default
-        tp = self._template(v)
+        tp = self.deal_template(v)
         if tp is None:
             return default
         first = deal(tp, self.rng)
@@ -161,15 +171,15 @@ class SearchAgent(PyRngAgent):
         which I am seat 0 (the player ``j`` seats to my left is seat ``j``); None where the
         observation does not rebuild a state. As in the search: after :meth:`act` has seen
         the decisions before ``v`` and :meth:`observe` has read ``v``."""
-        tp = self._template(v)
+        tp = self.deal_template(v)
         return None if tp is None else deal(tp, self.rng)
 
-    def _template(self, v: View) -> Template | None:
-        """What every deal of decision ``v`` shares, with the voids that option ``voids`` selects."""
-        return template(v, self.rules, self.deck, self._voids(v),
+    def deal_template(self, v: View) -> Template | None:
+        """What every deal of decision ``v`` shares, with the evidence of :meth:`voids`."""
+        return template(v, self.rules, self.deck, self.voids(v),
                         self.h.beliefs.previous_color(v) if v.phase == CHALLENGE else -1)
 
-    def _voids(self, v: View) -> list[tuple[Evidence, Evidence]]:
+    def voids(self, v: View) -> list[tuple[Evidence, Evidence]]:
         """Per opponent, the evidence that it lacks each colour and face: the Tracker's
         (``voids=2``, two players, where it is active), the Beliefs' colours (``voids=1``,
         or 2 elsewhere) or none (``voids=0``)."""

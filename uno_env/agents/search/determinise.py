@@ -6,6 +6,9 @@ shares (an engine state with the player at seat 0, the unseen cards, per opponen
 cards to deal it and the evidence that it lacks each colour or face); :func:`deal` samples
 one deal on it. How the cards are dealt is described in :mod:`uno_env.agents.search`
 ("Determinise"). :func:`clone` copies a state for the engine to play on.
+:func:`unseen_counts` counts the cards a player has not seen (what the deals share out);
+:func:`colour_evidence` turns any predictor of "this opponent holds colour c" into the
+evidence :func:`deal` takes.
 """
 
 from __future__ import annotations
@@ -59,6 +62,17 @@ def clone(s: State) -> State:
     return t
 
 
+def unseen_counts(v: View, deck: Sequence[int]) -> list[int]:
+    """Per card kind, the cards of ``deck`` that decision ``v`` has not seen: not played, not
+    in my hand, not among an opponent's known cards. Not clipped: a count below 0 means the
+    observation holds more of a kind than ``deck`` (rules that do not match it)."""
+    unseen = [d - p - h for d, p, h in zip(deck, v.played, v.hand)]
+    if v.known_any:
+        for row in v.known:
+            unseen = [x - y for x, y in zip(unseen, row)]
+    return unseen
+
+
 def template(v: View, rules, deck: Sequence[int], voids: Sequence[tuple[Evidence, Evidence]],
              previous_color: int = -1) -> Template | None:
     """The template of the deals of decision ``v`` (decoded with its mask) under ``rules``
@@ -69,10 +83,7 @@ def template(v: View, rules, deck: Sequence[int], voids: Sequence[tuple[Evidence
     observation does not rebuild a state (or the hidden cards cannot fill the hands)."""
     n = v.num_players
     hand, known = v.hand, v.known
-    unseen = [d - p - h for d, p, h in zip(deck, v.played, hand)]
-    if v.known_any:
-        for row in known:
-            unseen = [x - y for x, y in zip(unseen, row)]
+    unseen = unseen_counts(v, deck)
     pool = np.array([k for k in range(C.NUM_KINDS) for _ in range(max(0, unseen[k]))], np.int64)
     hands = np.zeros((n, C.NUM_KINDS), np.int16)
     hands[0] = hand
@@ -184,11 +195,8 @@ def colour_evidence(v: View, deck: Sequence[int], p_holds) -> list[tuple[Evidenc
     evidence is 0 (a deal cannot be pushed towards a colour) and a colour among its known
     cards gets none. Per-colour effects are treated as independent, and the opponents dealt
     before it are ignored: an approximation, measured in ``bench/belief_search.py``."""
-    unseen = np.asarray(deck, np.int64) - np.asarray(v.played, np.int64) - np.asarray(v.hand, np.int64)
+    unseen = np.maximum(np.asarray(unseen_counts(v, deck), np.int64), 0)
     known = np.asarray(v.known, np.int64) if v.known_any else None
-    if known is not None:
-        unseen = unseen - known.sum(axis=0)
-    unseen = np.maximum(unseen, 0)
     total = int(unseen.sum())
     per_colour = [int(unseen[sl].sum()) for sl in C.COLOR_SLICES]
     out: list[tuple[Evidence, Evidence]] = []
