@@ -7,8 +7,9 @@
   modes), including the phases where it plays the heuristic's move (windows, discards).
 * It never reads hidden state: with the same seed and history, its decision is the same
   when only cards hidden from it change. Deterministic for a seed.
-* Its sampled deals agree with its observation (every field it sees, the deck conserved),
-  and leave out of an opponent's hand the colour and face it could not play on.
+* The cards it has not seen are the others' hidden cards and the DRAW pile. Its sampled
+  deals agree with its observation (every field it sees, the deck conserved), and leave
+  out of an opponent's hand the colour and face it could not play on.
 * The rollout policy plays whole games of every preset; the search replaces some of the
   heuristic's moves.
 """
@@ -344,6 +345,26 @@ def test_colour_evidence_leaves_a_known_colour_in_and_counts_only_the_cards_left
     other = colour_evidence(v, deck, asked)
     blue = CLASSIC_COLORS.index("blue")
     assert before[0][0][blue] < other[0][0][blue]
+
+
+@pytest.mark.parametrize("preset", ["classic", "house"])
+def test_the_unseen_cards_are_the_cards_hidden_in_the_other_hands_and_the_draw_pile(preset):
+    engine = Engine(make_rules(preset), 4)
+    encoder, deck = ObservationEncoder(engine), engine.rules.deck_counts()
+    checked = shown = 0
+    for seed in range(4):
+        s = engine.new_state(np.random.default_rng(seed))
+        rng = np.random.default_rng(seed + 50)
+        while not s.game_over and s.steps < 150:
+            p = s.actor
+            v = decode(encoder.encode(s, p), legal_mask(engine.legal_actions(s)))
+            known = np.asarray(v.known) if v.known_any else np.zeros((3, C.NUM_KINDS), np.int64)
+            hidden = sum(s.hands[(p + j + 1) % 4] - known[j] for j in range(3))
+            expected = np.bincount(s.draw_pile, minlength=C.NUM_KINDS) + hidden
+            assert search.unseen_counts(v, deck) == expected.tolist()
+            checked, shown = checked + 1, shown + int(known.sum())
+            engine.step(s, int(rng.choice(engine.legal_actions(s))))
+    assert checked > 200 and shown > 0  # decisions with cards shown to the player among them
 
 
 # ---------------------------------------------------------------------- rollouts
