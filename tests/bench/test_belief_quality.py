@@ -1,9 +1,11 @@
 """bench/belief_quality.py: its labels are the true hands, the heuristic's Beliefs read the
-public history better than the base rate, and a run depends on its seed alone."""
+public history better than the base rate, the card-level network is fitted by squared error,
+and a run depends on its seed alone."""
 
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from helpers import cli_error, load_script
 
@@ -27,6 +29,22 @@ def test_beliefs_beat_the_base_rate_and_a_run_depends_on_its_seed():
     assert one["brier"] == again["brier"] and one["rows"] == again["rows"]
     assert one["brier"]["Beliefs"] < one["brier"]["base rate"] - 0.02
     assert 0.0 < one["brier"]["MLP"] < 0.3
+    assert one["count_mse"] == again["count_mse"]
+    assert 0.0 < one["count_mse"]["MLP over the counter"] < one["count_mse"]["zero"]
+
+
+def test_the_squared_error_network_fits_real_valued_targets_and_an_unknown_loss_is_refused():
+    import torch
+
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=(2048, 8)).astype(np.float32)
+    y = np.stack([x[:, 0] * 0.5 + 1.5, x[:, 1] - x[:, 2]], axis=1).astype(np.float32)  # not in [0, 1]
+    net = belief_quality.train_mlp(x, y, 20, 0, loss="mse")
+    with torch.no_grad():
+        fitted = net(torch.as_tensor(x)).numpy()
+    assert belief_quality.brier(fitted, y) < 0.05 * y.var(axis=0).mean()
+    with pytest.raises(ValueError, match="loss 'l1': one of bce, mse"):
+        belief_quality.train_mlp(x, y, 1, 0, loss="l1")
 
 
 def test_too_few_games_is_refused(capsys):
