@@ -381,6 +381,54 @@ def test_rollout_policy_plays_whole_games(preset):
             assert s.game_over
 
 
+def test_every_deal_the_search_plays_comes_from_sample_deal(monkeypatch):
+    """``sample_deal`` is the one seam for deals: a subclass that changes it changes every deal
+    the rollouts start from."""
+    dealt, played = [], []
+
+    class Counting(SearchAgent):
+        def sample_deal(self, tp):
+            s = super().sample_deal(tp)
+            dealt.append(s)
+            return s
+
+    real = search.agent.play_each
+
+    def spy(engine, base, *args, **kwargs):
+        played.append(base)
+        return real(engine, base, *args, **kwargs)
+
+    monkeypatch.setattr(search.agent, "play_each", spy)
+    rules = make_rules("classic")
+    bot = Counting(rules, 4, 3, {"simulations": 8})
+    for seed in range(3):
+        bot.reset(seed)
+        play_game(Engine(rules, 4), [bot] + [HeuristicAgent(rules, 4) for _ in range(3)], np.random.default_rng(seed))
+    assert bot.stats["searched"] > 0 and len(played) >= 2 * bot.stats["searched"]
+    assert {id(s) for s in played} <= {id(s) for s in dealt}
+
+
+def test_settle_rebuilds_the_hand_bookkeeping_from_the_hands():
+    """A deal made by other means is finished by ``settle``: which kinds each hand holds and the
+    hand sizes come from the hands and the template, as in ``deal``."""
+    bot, v = _bot_after(["play red-5", "draw"], {0: ["red-5", "green-3", "yellow-8", "blue-9"], 1: OPPONENT},
+                        first="red-1", draw_top=["blue-2"])
+    tp = bot.deal_template(v)
+    rng = np.random.default_rng(4)
+    for _ in range(10):
+        s = deal(tp, rng)
+        moved = search.clone(s)
+        k = int(np.flatnonzero(moved.hands[1])[0])  # swap one of the opponent's cards with the DRAW pile's top
+        moved.hands[1][k] -= 1
+        moved.hands[1][moved.draw_pile[-1]] += 1
+        moved.draw_pile[-1] = k
+        moved.held, moved.hand_size = [0] * 2, [0] * 2
+        settled = search.settle(moved, tp, rng)
+        assert settled.hand_size == s.hand_size == tp.sizes
+        assert settled.held == [sum(1 << x for x in np.flatnonzero(h)) for h in moved.hands]
+        assert bot.engine.legal_actions(settled) == v.legal
+
+
 def test_search_bot_differs_from_the_heuristic_sometimes():
     """The search replaces some of the heuristic's moves (it is not the heuristic)."""
     rules = make_rules("classic")

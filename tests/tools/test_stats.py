@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from uno_env.tools.stats import bradley_terry, elo_from_bt, ranks, summarize, wilson_interval
+from uno_env.tools.stats import Z95, bradley_terry, elo_from_bt, mean_interval, ranks, summarize, wilson_interval
 
 
 # ---------------------------------------------------------------------- statistics
@@ -40,6 +40,17 @@ def test_wilson_edge_cases():
     lo90, hi90 = wilson_interval(30, 100, z=1.6448536269514722)
     lo95, hi95 = wilson_interval(30, 100)
     assert lo95 < lo90 < 0.3 < hi90 < hi95
+
+
+def test_mean_interval_is_the_mean_plus_minus_z_standard_errors():
+    diffs = [1, 0, 0, -1, 1, 1, 0, 0]  # paired differences, game by game
+    mean, lo, hi = mean_interval(diffs)
+    se = math.sqrt(sum((x - 0.25) ** 2 for x in diffs) / 7 / 8)
+    assert mean == 0.25 and lo == pytest.approx(0.25 - Z95 * se) and hi == pytest.approx(0.25 + Z95 * se)
+    assert mean_interval(diffs, z=1.0)[2] == pytest.approx(0.25 + se)
+    assert mean_interval([0.5]) == (0.5, -math.inf, math.inf)
+    with pytest.raises(ValueError, match="no values"):
+        mean_interval([])
 
 
 def test_summarize_percentiles():

@@ -10,13 +10,16 @@ function                 what
                          stays inside [0, 1] and keeps its coverage near 0% and 100%.
 ``summarize``            count, mean, std, min, max and the ``PERCENTILES`` of a sample
                          (numpy's default linear interpolation)
+``mean_interval``        normal interval of a sample's mean (95% by default): for paired
+                         differences, e.g. game by game between two players on the same deals
 ``ranks``                rank of each key, 1 = best (smallest key); ties share the mean rank
 ``bradley_terry``        log-strengths from a pairwise win matrix (Hunter's MM algorithm,
                          with ``prior`` virtual wins and losses between every pair that met)
 ``elo_from_bt``          log-strengths on the Elo scale: 400 * log10(strength), mean 1500
 =======================  ================================================================
 
-Version history: 0 (split out of ``uno_env.tools.evaluate``; results unchanged).
+Version history: 0 (split out of ``uno_env.tools.evaluate``; results unchanged);
+``mean_interval`` (0.5.10, for the paired differences of the benches).
 """
 
 from __future__ import annotations
@@ -53,6 +56,18 @@ def summarize(values: Sequence[float]) -> dict[str, float]:
     for q, v in zip(PERCENTILES, np.percentile(a, PERCENTILES)):
         out[f"p{q}"] = float(v)
     return out
+
+
+def mean_interval(values: Sequence[float], z: float = Z95) -> tuple[float, float, float]:
+    """The mean of ``values`` and its normal interval, ``mean -+ z`` standard errors (sample
+    standard deviation); the interval is infinite for fewer than two values. A ``ValueError``
+    for none."""
+    a = np.asarray(values, dtype=np.float64)
+    if a.size == 0:
+        raise ValueError("mean_interval of no values")
+    mean = float(a.mean())
+    half = z * float(a.std(ddof=1)) / math.sqrt(a.size) if a.size > 1 else math.inf
+    return mean, mean - half, mean + half
 
 
 def ranks(keys: Sequence[Any]) -> list[float]:

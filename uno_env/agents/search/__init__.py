@@ -105,12 +105,15 @@ which turns any predictor of "this opponent holds colour c" into deal voids, use
 are unchanged); ``SearchAgent.voids`` and ``SearchAgent.deal_template`` (were ``_voids`` and
 ``_template``) are the public places to override where the deals' beliefs come from,
 ``SearchAgent.remember`` the last step of ``act``, and
-``determinise.unseen_counts`` the one count of unseen cards (0.5.9; no change of behaviour).
+``determinise.unseen_counts`` the one count of unseen cards (0.5.9; no change of behaviour);
+``SearchAgent.sample_deal``, the one place every deal of the search comes from, and
+``determinise.settle``, the end that every deal shares, so that a bench can filter or build
+deals by other means (0.5.10; no change of behaviour).
 """
 
 from uno_env.agents.base import register_agent
 from uno_env.agents.search.agent import SEARCHED_PHASES, SearchAgent, make_search_agent
-from uno_env.agents.search.determinise import Template, clone, colour_evidence, deal, template, unseen_counts
+from uno_env.agents.search.determinise import Template, clone, colour_evidence, deal, settle, template, unseen_counts
 from uno_env.agents.search.options import OPTION_NAMES, SearchOptions
 from uno_env.agents.search.paired import paired_choice, play_each
 from uno_env.agents.search.rollout import RolloutPolicy
@@ -119,5 +122,5 @@ from uno_env.agents.search.tracker import SWITCH_EVIDENCE, Tracker
 register_agent("search", make_search_agent)
 
 __all__ = ["SearchAgent", "SearchOptions", "OPTION_NAMES", "SEARCHED_PHASES", "RolloutPolicy", "Tracker",
-           "SWITCH_EVIDENCE", "Template", "template", "deal", "colour_evidence", "unseen_counts", "clone", "play_each",
-           "paired_choice"]
+           "SWITCH_EVIDENCE", "Template", "template", "deal", "settle", "colour_evidence", "unseen_counts", "clone",
+           "play_each", "paired_choice"]

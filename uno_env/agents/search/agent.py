@@ -38,9 +38,9 @@ class SearchAgent(PyRngAgent):
 
     :meth:`act` is :meth:`observe`, the heuristic's move, the search, :meth:`remember`; a
     bench that follows a game without searching calls the three others. :meth:`voids` is
-    where the deals' beliefs come from, and :meth:`deal_template` what every deal of a
-    decision shares: override them to deal from other beliefs (benches do, to bound what
-    beliefs are worth).
+    where the deals' beliefs come from, :meth:`deal_template` what every deal of a decision
+    shares and :meth:`sample_deal` each deal: override them to deal from other beliefs
+    (benches do, to bound what beliefs are worth).
     """
 
     name = "search"
@@ -108,7 +108,7 @@ class SearchAgent(PyRngAgent):
         tp = self.deal_template(v)
         if tp is None:
             return default
-        first = deal(tp, self.rng)
+        first = self.sample_deal(tp)
         if self.engine.legal_actions(first) != v.legal:
             return default  # the rebuilt state does not match what I see: no search
         o = self.options
@@ -121,7 +121,7 @@ class SearchAgent(PyRngAgent):
             samples = max(2, budget // (len(alive) * (rounds - r)))
             budget -= samples * len(alive)
             for _ in range(samples):
-                base = first if first is not None else deal(tp, self.rng)
+                base = first if first is not None else self.sample_deal(tp)
                 first = None
                 out = play_each(self.engine, base, [cands[ci] for ci in alive], self.py.getrandbits(63),
                                 self._rollout)
@@ -172,7 +172,12 @@ class SearchAgent(PyRngAgent):
         observation does not rebuild a state. As in the search: after :meth:`act` has seen
         the decisions before ``v`` and :meth:`observe` has read ``v``."""
         tp = self.deal_template(v)
-        return None if tp is None else deal(tp, self.rng)
+        return None if tp is None else self.sample_deal(tp)
+
+    def sample_deal(self, tp: Template) -> State:
+        """One deal on ``tp`` (:func:`~uno_env.agents.search.determinise.deal`, from my
+        generator): every deal the search plays comes from here."""
+        return deal(tp, self.rng)
 
     def deal_template(self, v: View) -> Template | None:
         """What every deal of decision ``v`` shares, with the evidence of :meth:`voids`."""

@@ -4,8 +4,9 @@ consistent with its observation and with what it read about its opponents.
 :func:`template` rebuilds, from a decoded observation, what every deal of one decision
 shares (an engine state with the player at seat 0, the unseen cards, per opponent how many
 cards to deal it and the evidence that it lacks each colour or face); :func:`deal` samples
-one deal on it. How the cards are dealt is described in :mod:`uno_env.agents.search`
-("Determinise"). :func:`clone` copies a state for the engine to play on.
+one deal on it, and :func:`settle` finishes a deal made by any other means. How the cards
+are dealt is described in :mod:`uno_env.agents.search` ("Determinise"). :func:`clone`
+copies a state for the engine to play on.
 :func:`unseen_counts` counts the cards a player has not seen (what the deals share out);
 :func:`colour_evidence` turns any predictor of "this opponent holds colour c" into the
 evidence :func:`deal` takes.
@@ -173,7 +174,15 @@ def deal(tp: Template, rng: np.random.Generator) -> State:
         for k in take:
             row[k] += 1
     s.draw_pile = order
-    s.held = [sum(1 << k for k in np.flatnonzero(hands[q]).tolist()) for q in range(s.n)]
+    return settle(s, tp, rng)
+
+
+def settle(s: State, tp: Template, rng: np.random.Generator) -> State:
+    """Finish a deal on ``tp`` whose hands and DRAW pile ``s`` holds: the engine's per-hand
+    bookkeeping (which kinds each hand holds, the hand sizes) and, with a Wild Draw Four
+    pending, whether its player was guilty (its hand holds the colour before it; a random
+    colour where that is unknown). Every deal ends here, :func:`deal`'s and any other."""
+    s.held = [sum(1 << k for k in np.flatnonzero(s.hands[q]).tolist()) for q in range(s.n)]
     s.hand_size = list(tp.sizes)
     if s.phase == CHALLENGE:  # guilty if that hand holds the colour before the Draw Four
         prev = tp.previous_color
