@@ -66,11 +66,17 @@ HIDDEN = 256
 LOSSES = ("bce", "mse")  # train_mlp's losses: binary cross-entropy on logits, squared error
 
 
+def colour_face_grid(counts: np.ndarray) -> np.ndarray:
+    """Colour x face: whether ``counts`` (cards per kind on the last axis, any leading axes)
+    hold a card of that colour and face, wilds aside."""
+    counts = np.asarray(counts)
+    return counts[..., :C.NUM_COLORED].reshape(*counts.shape[:-1], C.NUM_COLORS, C.NUM_FACES) > 0
+
+
 def holds_colours(hands: np.ndarray, seats) -> np.ndarray:
     """Per seat of ``seats`` (rows) and colour: whether ``hands`` (cards per kind, a row per
     seat) hold a card of that colour, wilds aside."""
-    seats = list(seats)
-    return hands[seats, :C.NUM_COLORED].reshape(len(seats), C.NUM_COLORS, C.NUM_FACES).any(axis=2)
+    return colour_face_grid(hands[list(seats)]).any(axis=-1)
 
 
 def collect(players: int, games: int, seed: int) -> dict[str, np.ndarray]:
@@ -113,16 +119,17 @@ def brier(p: np.ndarray, y: np.ndarray) -> float:
     return float(np.mean((p - y) ** 2))
 
 
-def fit_mlp(x: np.ndarray, y: np.ndarray, epochs: int, seed: int):
-    """A two-layer tanh MLP fitted to ``y`` (binary, one column per output) by BCE; returns a
-    function from rows to probabilities."""
+def fit_mlp(x: np.ndarray, y: np.ndarray, epochs: int, seed: int, loss: str = "bce"):
+    """A two-layer tanh MLP fitted to ``y`` (:func:`train_mlp`); returns a function from rows
+    to predictions: probabilities for ``loss="bce"`` (binary ``y``), values for ``"mse"``."""
     import torch
 
-    net = train_mlp(x, y, epochs, seed)
+    net = train_mlp(x, y, epochs, seed, loss)
+    squash = torch.sigmoid if loss == "bce" else (lambda t: t)
 
     def predict(rows: np.ndarray) -> np.ndarray:
         with torch.no_grad():
-            return torch.sigmoid(net(torch.as_tensor(rows))).numpy()
+            return squash(net(torch.as_tensor(rows))).numpy()
     return predict
 
 
@@ -172,10 +179,9 @@ def main(argv: list[str] | None = None) -> dict:
     predict = fit_mlp(rows["x"][~held], fit_y, args.epochs, args.seed)
     counts, counter = rows["counts"][held], rows["counter"][held]
     # the card-level network: the counter's answer plus a correction read from the observation
-    correction = train_mlp(rows["x"][~held], rows["counts"][~held] - rows["counter"][~held], args.epochs, args.seed,
-                           loss="mse")
-    with torch.no_grad():
-        corrected = counter + correction(torch.as_tensor(rows["x"][held])).numpy()
+    correction = fit_mlp(rows["x"][~held], rows["counts"][~held] - rows["counter"][~held], args.epochs, args.seed,
+                         loss="mse")
+    corrected = counter + correction(rows["x"][held])
     out = {"players": args.players, "games": args.games, "seed": args.seed, "epochs": args.epochs,
            "rows": len(rows["truth"]), "held_out_rows": int(held.sum()), "base_rate": float(fit_y.mean()),
            "brier": {"base rate": brier(np.full_like(y, fit_y.mean()), y),

@@ -28,6 +28,15 @@ better beliefs are worth to the ``search`` bot:
                      they lack is left out
    ``true-hands``    an oracle (0.5.9): every opponent is dealt its true hand; only the
                      DRAW pile is shuffled (:class:`TrueHandSearch`)
+   ``true-actions``  an oracle (0.5.10): every opponent is dealt its true action cards
+                     and wilds, the rest of its hand uniformly from the unseen numbers
+                     (:class:`TrueKindSearch`)
+   ``true-numbers``  an oracle (0.5.10): the converse, its true numbers and the rest
+                     uniformly from the unseen action cards and wilds
+   ``replayed``      the opponents' policy inverted (0.5.10): the ``Beliefs`` deals,
+                     each opponent's hand dealt again until the heuristic holding it
+                     would have made that opponent's last play (:class:`ReplayedSearch`)
+   ``replayed-all``  the same, on every play it made since it last took a card
    ================  ===================================================================
 
    The void oracles bound what any void belief, learned or counted, can give this search
@@ -36,7 +45,7 @@ better beliefs are worth to the ``search`` bot:
    are paired.
 
 Prints each arm's win rate (Wilson 95%), each other arm's paired difference from the first
-(mean over games of win(arm) - win(first), +-1.96 standard errors) and, first, how good each
+(mean over games of win(arm) - win(first), with its 95% normal interval) and, first, how good each
 way of dealing is (:func:`deal_brier`, ``--brier-games`` games from ``--seed``). The
 network is fitted only when the ``learned`` arm or the Brier scores use it.
 
@@ -58,6 +67,17 @@ Measured (0.5.9), the oracles: ``--games 1600 --seed 20261202 --simulations 200 
 differences from ``Beliefs`` +2.4 [+0.8, +3.9], +2.8 [+1.0, +4.5] and +18.8 [+16.2, +21.3]
 points. Perfect voids are worth under 3 points; the hands card by card, the rest.
 
+Measured (0.5.10), the same command with ``--arms Beliefs,true-actions,true-numbers`` (the
+arms of a 0.5.9 probe, replayed game by game): ``true-actions`` 29.0% [26.8, 31.3] and
+``true-numbers`` 30.6% [28.4, 32.9], paired +4.0 [+2.2, +5.8] and +5.6 [+3.6, +7.5] points:
+no one slice of the hands holds the edge. With ``--arms Beliefs,replayed,replayed-all``
+(824 s and 1,259 s on 2 cores for the two new arms): ``replayed`` 25.5% [23.4, 27.7] and
+``replayed-all`` 25.4% [23.3, 27.6], paired +0.5 [-0.9, +1.9] and +0.4 [-1.0, +1.8] points.
+Over 40 games, 55% of the ``Beliefs`` deals agreed with an opponent's last play and 38%
+with every play since its last draw (a new deal agreeing was not found for 1.1% and 8.3% of
+the plays read): the opponents' moves tell about a bit of each hand, which the search does
+not turn into wins.
+
 Deterministic: the network from ``--fit-seed``, every game from ``(--seed, game)``; ``--workers``
 changes the wall time, not the games.
 """
@@ -65,7 +85,7 @@ changes the wall time, not the games.
 from __future__ import annotations
 
 import argparse
-import math
+import copy
 import os
 import sys
 import time
@@ -77,20 +97,24 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import numpy as np  # noqa: E402
 
-from belief_quality import collect, holds_colours, train_mlp  # noqa: E402
+from belief_quality import collect, colour_face_grid, holds_colours, train_mlp  # noqa: E402
 from uno_env.agents.checkpoint import obs_features_layout  # noqa: E402
 from uno_env.agents.heuristic import HeuristicAgent  # noqa: E402
 from uno_env.agents.search import SearchAgent  # noqa: E402
-from uno_env.agents.search.determinise import colour_evidence, deal, template  # noqa: E402
+from uno_env.agents.search.determinise import Template, clone, colour_evidence, deal, settle, template  # noqa: E402
 from uno_env.agents.view import decode  # noqa: E402
 from uno_env.game import actions as A  # noqa: E402
 from uno_env.game import cards as C  # noqa: E402
 from uno_env.game.engine import TURN, Engine, State  # noqa: E402
 from uno_env.game.observation import ObservationEncoder  # noqa: E402
 from uno_env.game.rules import make_rules  # noqa: E402
-from uno_env.tools.stats import wilson_interval  # noqa: E402
+from uno_env.tools.stats import mean_interval, wilson_interval  # noqa: E402
 
-ARMS = ("Beliefs", "learned", "true-colours", "true-voids", "true-hands")
+ARMS = ("Beliefs", "learned", "true-colours", "true-voids", "true-hands", "true-actions", "true-numbers",
+        "replayed", "replayed-all")
+# the action cards and wilds (Draw Two, Reverse, Skip of each colour, every wild kind): the
+# kinds the ``true-actions`` arm deals as they are, and ``true-numbers`` deals at random
+ACTION_KINDS = np.array([C.COLOR_OF[k] < 0 or C.FACE_OF[k] >= C.FACE_DRAW2 for k in range(C.NUM_KINDS)])
 
 
 class BeliefNet:
@@ -166,34 +190,182 @@ class TrueVoidSearch(Watching):
     def voids(self, v):
         voids = []
         for hidden in self.hidden(v):
-            grid = hidden[:C.NUM_COLORED].reshape(C.NUM_COLORS, C.NUM_FACES) > 0  # colour x face
+            grid = colour_face_grid(hidden)
             faces = [0.0 if x else 1.0 for x in grid.any(axis=0)] if self.faces else None
             voids.append(([0.0 if x else 1.0 for x in grid.any(axis=1)], faces))
         return voids
 
 
-class TrueHandSearch(Watching):
-    """Oracle arm ``true-hands``: the ``search`` bot whose deals give every opponent its true
-    hand; only the DRAW pile's order is dealt at random (``bench/headroom.py``'s
-    clairvoyant player, on the ``search`` bot's own search)."""
+class TrueKindSearch(Watching):
+    """Oracle arms ``true-actions`` and ``true-numbers``: the ``search`` bot whose deals give
+    every opponent its true cards of the kinds of ``kinds`` (a mask over the card kinds) and
+    the rest of its hand uniformly from the unseen cards of the other kinds (no voids): what
+    knowing one slice of every hand is worth."""
+
+    def __init__(self, rules, num_players, seed=None, options=None, *, kinds: np.ndarray):
+        super().__init__(rules, num_players, seed, options)
+        self.kinds = np.asarray(kinds, bool)
 
     def deal_template(self, v):
         tp = super().deal_template(v)
         if tp is None:
             return None
-        hidden = self.hidden(v)
-        rest = np.bincount(tp.pool, minlength=C.NUM_KINDS) - np.sum(hidden, axis=0)
+        known = [hidden * self.kinds for hidden in self.hidden(v)]
+        rest = np.bincount(tp.pool, minlength=C.NUM_KINDS) - np.sum(known, axis=0)
         if (rest < 0).any():
             raise RuntimeError("the live hands hold cards my observation counts as seen")
         tp.pool = np.repeat(np.arange(C.NUM_KINDS), rest)
-        for j, cards in enumerate(hidden):
+        for j, cards in enumerate(known):
             tp.state.hands[j + 1] += cards.astype(tp.state.hands.dtype)
-        tp.deal = [(0, None, None)] * len(hidden)
+            tp.deal[j] = (tp.deal[j][0] - int(cards.sum()), None, None)
         return tp
+
+    def sample_deal(self, tp: Template) -> State:
+        s = clone(tp.state)
+        order = self.rng.permutation(tp.pool).tolist()
+        for j, (need, _, _) in enumerate(tp.deal):
+            if need == 0:
+                continue
+            take, rest = [], []
+            for k in order:  # the first ``need`` unseen cards of the other kinds
+                (take if len(take) < need and not self.kinds[k] else rest).append(k)
+            order = rest
+            for k in take:
+                s.hands[j + 1][k] += 1
+        s.draw_pile = order
+        return settle(s, tp, self.rng)
+
+
+class TrueHandSearch(TrueKindSearch):
+    """Oracle arm ``true-hands``: the ``search`` bot whose deals give every opponent its true
+    hand (every kind known); only the DRAW pile's order is dealt at random
+    (``bench/headroom.py``'s clairvoyant player, on the ``search`` bot's own search)."""
+
+    def __init__(self, rules, num_players, seed=None, options=None):
+        super().__init__(rules, num_players, seed, options, kinds=np.ones(C.NUM_KINDS, bool))
+
+
+class Recording(HeuristicAgent):
+    """A ``heuristic`` opponent that keeps its last decision (:attr:`last`): the view, its
+    ``Beliefs`` as they stood when it decided (a copy), the move."""
+
+    last: tuple | None = None
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self.last = None
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        v = decode(observation, action_mask)
+        self.beliefs.observe(v)
+        beliefs = copy.copy(self.beliefs)  # decide only reads the voids, and caches per view
+        if beliefs.void is not None:
+            beliefs.void = [list(row) for row in beliefs.void]
+        a = self.decide(v)
+        self.beliefs.remember(v, a)
+        self.last = (v, beliefs, a)
+        return a
+
+
+class ReplayedSearch(SearchAgent):
+    """Arms ``replayed`` and ``replayed-all``: the ``search`` bot that inverts its opponents'
+    policy. Every deal must agree with each opponent's last play (``depth=1``), or with every
+    play it made since it last took a card (``depth=None``): the heuristic, holding the hand
+    the deal gives that opponent plus the cards it played since, would have made that play.
+    Where it would not, that opponent's hidden cards are dealt again from its own and the
+    DRAW pile's, up to ``tries`` times (the first hand that agrees; none: the deal as it was).
+
+    A play is read only where it was a turn with a choice and the opponent has neither drawn
+    nor been dealt a card since (its hand sizes tell), so that its hand then was its hand now
+    plus the cards it played since; any other decision of its forgets the plays before it.
+    The opponents' decisions are told by :meth:`note`. Their views are public but for the
+    hand; their ``Beliefs`` read the public history and their owner's past hands. The bench
+    takes both from the opponents themselves rather than rebuilding them, so these arms are a
+    slightly generous measure of the inversion: a player would rebuild the ``Beliefs`` from
+    its deals of those past hands."""
+
+    def __init__(self, rules, num_players, seed=None, options=None, *, depth: int | None = 1, tries: int = 20):
+        super().__init__(rules, num_players, seed, options)
+        self.depth, self.tries = depth, tries
+        self.replayer = HeuristicAgent(rules, num_players, seed=0)  # deterministic, as the search's own
+        self.live = Engine(rules, num_players)
+        self.live_encoder = ObservationEncoder(self.live)
+        # per opponent, its plays since it last took a card, oldest first (at most ``depth``):
+        # (the state as it stood, its seat, its hand size then, its Beliefs then, the play)
+        self.plays: list[list[tuple]] = [[] for _ in range(num_players - 1)]
+        self.checks = {"plays read": 0, "agreed": 0, "dealt again": 0, "not found": 0}
+
+    def reset(self, seed: int | None = None) -> None:
+        super().reset(seed)
+        self.plays = [[] for _ in self.plays]
+
+    def note(self, j: int, state: State, seat: int, last: tuple) -> None:
+        """Opponent ``j`` (``j + 1`` seats to my left), at ``seat`` of the game, decided ``last``
+        (:attr:`Recording.last`) in ``state`` (a copy as it stood, with its true hand)."""
+        v, beliefs, a = last
+        kept = self.plays[j]
+        if not (v.phase == TURN and a < A.PLAY_END and len(v.legal) > 1):
+            kept.clear()
+            return
+        if kept and v.hand_size != kept[-1][2] - 1:  # it took cards since its last play
+            kept.clear()
+        kept.append((state, seat, v.hand_size, beliefs, a))
+        if self.depth is not None:
+            del kept[:-self.depth]
+
+    def agrees(self, j: int, hidden_now: np.ndarray) -> bool:
+        """Would opponent ``j``, holding ``hidden_now`` plus the cards it played since, have made
+        each of its plays (:attr:`plays`)?"""
+        hand = hidden_now.astype(np.int16)
+        replayer = self.replayer
+        for s, seat, _, beliefs, a in reversed(self.plays[j]):  # the latest first
+            hand[A.PLAYED_KIND[a]] += 1
+            true_hand, true_held = s.hands[seat].copy(), s.held[seat]
+            s.hands[seat] = hand  # (copies the counts into the state's row)
+            s.held[seat] = sum(1 << k for k in np.flatnonzero(hand).tolist())
+            s.legal_cache = None
+            legal = self.live.legal_actions(s)
+            v = decode(self.live_encoder.encode(s, seat), A.legal_mask(legal))
+            s.hands[seat], s.held[seat], s.legal_cache = true_hand, true_held, None
+            replayer.beliefs = beliefs
+            if replayer.decide(v) != a:
+                return False
+        return True
+
+    def sample_deal(self, tp: Template) -> State:
+        s = deal(tp, self.rng)
+        changed = False
+        for j, plays in enumerate(self.plays):
+            need = tp.deal[j][0]
+            if not plays or need == 0 or tp.sizes[j + 1] != plays[-1][2] - 1:
+                continue
+            self.checks["plays read"] += 1
+            if self.agrees(j, s.hands[j + 1]):
+                self.checks["agreed"] += 1
+                continue
+            known = tp.state.hands[j + 1]
+            pool = np.concatenate([np.repeat(np.arange(C.NUM_KINDS), s.hands[j + 1] - known),
+                                   np.asarray(s.draw_pile, np.int64)])
+            for _ in range(self.tries):
+                order = self.rng.permutation(pool)
+                hand = known + np.bincount(order[:need], minlength=C.NUM_KINDS).astype(known.dtype)
+                if self.agrees(j, hand):
+                    s.hands[j + 1], s.draw_pile = hand, order[need:].tolist()
+                    changed = True
+                    self.checks["dealt again"] += 1
+                    break
+            else:
+                self.checks["not found"] += 1
+        return settle(s, tp, self.rng) if changed else s
 
 
 def searcher(arm: str, rules, players: int, seed: int, options: dict, net: BeliefNet | None) -> SearchAgent:
     """The searching player of ``arm``."""
+    if arm in ("true-actions", "true-numbers"):
+        return TrueKindSearch(rules, players, seed, options,
+                              kinds=ACTION_KINDS if arm == "true-actions" else ~ACTION_KINDS)
+    if arm in ("replayed", "replayed-all"):
+        return ReplayedSearch(rules, players, seed, options, depth=1 if arm == "replayed" else None)
     if arm == "learned":
         return LearnedBeliefSearch(rules, players, seed, options, net=net)
     if arm in ("true-colours", "true-voids"):
@@ -226,12 +398,17 @@ def play(job: tuple[str, int, int, int, int]) -> int:
     bot = searcher(arm, rules, players, seeds[me], options, _NET)
     if isinstance(bot, Watching):
         bot.watch(s, me)
-    agents = [bot if p == me else HeuristicAgent(rules, players, seed=x) for p, x in enumerate(seeds)]
+    replayed = isinstance(bot, ReplayedSearch)
+    opponent = Recording if replayed else HeuristicAgent  # the same moves; Recording keeps the last
+    agents = [bot if p == me else opponent(rules, players, seed=x) for p, x in enumerate(seeds)]
     for agent, x in zip(agents, seeds):
         agent.reset(seed=x)
     while not s.game_over and not engine.truncated(s):
         p = s.actor
+        then = clone(s) if replayed and p != me else None
         engine.step(s, agents[p].act(encoder.encode(s, p), A.legal_mask(engine.legal_actions(s))))
+        if then is not None:
+            bot.note((p - me - 1) % players, then, p, agents[p].last)
     return int(s.game_over and s.winner == me)
 
 
@@ -321,14 +498,14 @@ def main(argv: list[str] | None = None) -> dict:
     per_arm = {arm: wins[i * args.games:(i + 1) * args.games] for i, arm in enumerate(arms)}
     differences = {}
     for arm in arms[1:]:
-        diff = np.subtract(per_arm[arm], per_arm[arms[0]], dtype=np.float64)
-        half = 1.96 * (diff.std(ddof=1) / math.sqrt(len(diff)) if len(diff) > 1 else math.inf)
-        differences[arm] = {"mean": float(diff.mean()), "ci95": [float(diff.mean() - half), float(diff.mean() + half)]}
+        mean, lo, hi = mean_interval(np.subtract(per_arm[arm], per_arm[arms[0]]))
+        differences[arm] = {"mean": mean, "ci95": [lo, hi]}
     out = {"players": args.players, "games": args.games, "seed": args.seed, "simulations": args.simulations,
            "fit_games": args.fit_games, "fit_seed": args.fit_seed, "fit_rows": rows, "fit_s": fitted,
            "arms": {arm: {"wins": sum(w), "win_rate": sum(w) / args.games,
                           "ci95": list(wilson_interval(sum(w), args.games))} for arm, w in per_arm.items()},
-           "deal_brier": briers, "differences": differences, "wall_s": time.time() - began}
+           "deal_brier": briers, "differences": differences, "wall_s": time.time() - began,
+           "won": per_arm}  # per arm, game by game: to pair with arms of other runs
     fitted_line = f"; network fitted on {rows} turns of {args.fit_games} games in {fitted:.0f} s" if net else ""
     print(f"search vs {args.players - 1} heuristic (classic, {args.simulations} simulations, seed {args.seed}, "
           f"{args.games} games per arm){fitted_line}")

@@ -9,6 +9,8 @@ import pytest
 
 from helpers import cli_error, load_script
 
+from uno_env.game import cards as C
+
 belief_quality = load_script("bench", "belief_quality")
 
 
@@ -43,8 +45,24 @@ def test_the_squared_error_network_fits_real_valued_targets_and_an_unknown_loss_
     with torch.no_grad():
         fitted = net(torch.as_tensor(x)).numpy()
     assert belief_quality.brier(fitted, y) < 0.05 * y.var(axis=0).mean()
+    # fit_mlp answers with the same network's outputs, unsquashed for squared error
+    np.testing.assert_allclose(belief_quality.fit_mlp(x, y, 20, 0, loss="mse")(x), fitted, rtol=1e-6)
     with pytest.raises(ValueError, match="loss 'l1': one of bce, mse"):
         belief_quality.train_mlp(x, y, 1, 0, loss="l1")
+
+
+def test_the_colour_face_grid_and_holds_colours_read_the_same_cards():
+    hands = np.zeros((3, C.NUM_KINDS), np.int16)
+    red_skip, blue_7 = C.kind_of(0, C.FACE_SKIP), C.kind_of(2, 7)
+    hands[1, red_skip] = 2
+    hands[1, blue_7] = 1
+    hands[2, C.NUM_COLORED] = 1  # a wild: no colour
+    grid = belief_quality.colour_face_grid(hands)
+    assert grid.shape == (3, 4, 13) and grid.sum() == 2
+    assert grid[1, 0, C.FACE_SKIP] and grid[1, 2, 7]
+    np.testing.assert_array_equal(belief_quality.holds_colours(hands, [2, 1]),
+                                  [[False] * 4, [True, False, True, False]])
+    np.testing.assert_array_equal(belief_quality.colour_face_grid(hands[1]), grid[1])
 
 
 def test_too_few_games_is_refused(capsys):

@@ -87,6 +87,16 @@ def _mid_game(seed: int, steps: int = 24):
     return engine, s, decode(encoder.encode(s, s.actor), A.legal_mask(engine.legal_actions(s)))
 
 
+def _watching(seed: int, bot):
+    """``bot`` (a function of the rules) watching :func:`_mid_game` ``seed`` at the actor's
+    seat, its view read: the bot, the live state, its seat, its view."""
+    engine, s, v = _mid_game(seed)
+    oracle = bot(engine.rules)
+    oracle.watch(s, s.actor)
+    oracle.observe(v)
+    return oracle, s, s.actor, v
+
+
 def _grid(counts) -> np.ndarray:
     """Colour x face: whether ``counts`` (cards per kind) hold such a card."""
     return np.asarray(counts)[:C.NUM_COLORED].reshape(C.NUM_COLORS, C.NUM_FACES) > 0
@@ -96,11 +106,7 @@ def _grid(counts) -> np.ndarray:
 def test_the_true_void_arms_never_deal_an_opponent_a_colour_or_face_its_hidden_cards_lack(faces):
     lacking = known = 0
     for seed in range(6):
-        engine, s, v = _mid_game(seed)
-        me = s.actor
-        bot = belief_search.TrueVoidSearch(engine.rules, 4, seed, faces=faces)
-        bot.watch(s, me)
-        bot.observe(v)
+        bot, s, me, v = _watching(seed, lambda rules: belief_search.TrueVoidSearch(rules, 4, seed, faces=faces))
         voids = bot.voids(v)
         shown = np.asarray(v.known) if v.known_any else np.zeros((3, C.NUM_KINDS), np.int64)
         known += int(shown.sum())
@@ -122,11 +128,7 @@ def test_the_true_void_arms_never_deal_an_opponent_a_colour_or_face_its_hidden_c
 
 def test_the_true_hand_arm_deals_every_opponent_its_hand_and_shuffles_only_the_draw_pile():
     for seed in range(4):
-        engine, s, v = _mid_game(seed)
-        me = s.actor
-        bot = belief_search.TrueHandSearch(engine.rules, 4, seed)
-        bot.watch(s, me)
-        bot.observe(v)
+        bot, s, me, v = _watching(seed, lambda rules: belief_search.TrueHandSearch(rules, 4, seed))
         orders = set()
         for _ in range(5):
             d = bot.determinise(v)
@@ -151,3 +153,115 @@ def test_an_oracle_arm_refuses_to_deal_before_it_watches_a_game(oracle):
                                            (["--arms", "Beliefs,Beliefs"], "name distinct arms")])
 def test_bad_arguments_are_refused(capsys, argv, message):
     assert message in cli_error(belief_search.main, capsys, argv)
+
+
+@pytest.mark.parametrize("arm", ["true-actions", "true-numbers"])
+def test_the_true_kind_arms_deal_each_opponent_its_cards_of_those_kinds_and_the_rest_at_random(arm):
+    kinds = belief_search.ACTION_KINDS if arm == "true-actions" else ~belief_search.ACTION_KINDS
+    assert belief_search.ACTION_KINDS[C.kind_of(0, C.FACE_SKIP)] and not belief_search.ACTION_KINDS[C.kind_of(0, 7)]
+    assert belief_search.ACTION_KINDS[C.NUM_COLORED:].all()  # every wild kind
+    varied = 0
+    for seed in range(4):
+        bot, s, me, v = _watching(seed, lambda rules: belief_search.searcher(arm, rules, 4, seed, {}, None))
+        rests = set()
+        for _ in range(8):
+            d = bot.determinise(v)
+            for j in range(3):
+                true = s.hands[(me + j + 1) % 4]
+                np.testing.assert_array_equal(d.hands[j + 1] * kinds, true * kinds)  # the slice, exactly
+                assert d.hands[j + 1].sum() == true.sum()
+            rests.add(tuple(np.concatenate([d.hands[j + 1] * ~kinds for j in range(3)])))
+            assert bot.engine.legal_actions(d) == v.legal
+        varied += len(rests) > 1
+    assert varied == 4  # the other kinds are dealt at random
+
+
+def _follow(game: int, depth: int | None):
+    """A 4-player classic game that the ``replayed`` bot (``depth``) follows with the heuristic's moves
+    (observe, decide, remember) against ``Recording`` opponents; yields, at each of its
+    decisions, the bot, the live state, its seat and its view."""
+    rules = make_rules("classic")
+    engine = Engine(rules, 4)
+    encoder = ObservationEncoder(engine)
+    s = engine.new_state(np.random.default_rng([7, game]))
+    me = game % 4
+    bot = belief_search.ReplayedSearch(rules, 4, game, depth=depth)
+    others = {p: belief_search.Recording(rules, 4, seed=p) for p in range(4) if p != me}
+    for p, agent in others.items():
+        agent.reset(seed=p)
+    while not s.game_over and not engine.truncated(s):
+        p = s.actor
+        obs, mask = encoder.encode(s, p), A.legal_mask(engine.legal_actions(s))
+        if p == me:
+            v = decode(obs, mask)
+            bot.observe(v)
+            yield bot, s, me, v
+            a = bot.h.decide(v)
+            bot.remember(v, a)
+            engine.step(s, a)
+        else:
+            then = belief_search.clone(s)
+            engine.step(s, others[p].act(obs, mask))
+            bot.note((p - me - 1) % 4, then, p, others[p].last)
+
+
+def test_recording_opponents_make_the_heuristics_moves():
+    """The replayed arm's opponents are the heuristic, so that its games pair with the others'."""
+    rules = make_rules("classic")
+    engine = Engine(rules, 4)
+    encoder = ObservationEncoder(engine)
+    moves = []
+    for kind in (belief_search.HeuristicAgent, belief_search.Recording):
+        agents = [kind(rules, 4, seed=p) for p in range(4)]
+        s = engine.new_state(np.random.default_rng(11))
+        moves.append([])
+        while not s.game_over and not engine.truncated(s):
+            p = s.actor
+            moves[-1].append(agents[p].act(encoder.encode(s, p), A.legal_mask(engine.legal_actions(s))))
+            engine.step(s, moves[-1][-1])
+    assert moves[0] == moves[1] and len(moves[0]) > 20
+
+
+@pytest.mark.parametrize("depth", [1, None])
+def test_the_replayed_arms_read_each_opponents_plays_from_its_hand(depth):
+    """Each opponent's true hand agrees with its last play, or every play since it last took a
+    card (the heuristic is deterministic and its Beliefs are kept as they stood); random hands
+    sometimes do not; the bot's deals agree but where no agreeing hand was found; reading
+    leaves the states it replays on as they were."""
+    read = disagree = deepest = 0
+    for game in range(3):
+        rng = np.random.default_rng(game)
+        for bot, s, me, v in _follow(game, depth):
+            for j, plays in enumerate(bot.plays):
+                true = s.hands[(me + j + 1) % 4].astype(np.int64)
+                if not plays or true.sum() != plays[-1][2] - 1:
+                    continue
+                deepest = max(deepest, len(plays))
+                read += 1
+                before = [(r[0].hands.copy(), list(r[0].held)) for r in plays]
+                assert bot.agrees(j, true)
+                pool = np.repeat(np.arange(C.NUM_KINDS), true + s.hands[(me + (j + 1) % 3 + 1) % 4])
+                disagree += not bot.agrees(j, np.bincount(rng.permutation(pool)[:true.sum()], minlength=C.NUM_KINDS))
+                for r, (hands, held) in zip(plays, before):
+                    assert (r[0].hands == hands).all() and r[0].held == held
+            tp = bot.deal_template(v)
+            if tp is None:
+                continue
+            before = bot.checks["not found"]
+            d = bot.sample_deal(tp)
+            assert bot.engine.legal_actions(d) == v.legal
+            misses = sum(1 for j, plays in enumerate(bot.plays)
+                         if plays and tp.deal[j][0] and tp.sizes[j + 1] == plays[-1][2] - 1
+                         and not bot.agrees(j, d.hands[j + 1]))
+            assert misses <= bot.checks["not found"] - before
+            assert [h.sum() for h in d.hands] == tp.sizes
+    assert read > 50 and disagree > 0 and bot.checks["dealt again"] > 0
+    assert deepest == 1 if depth == 1 else deepest > 1
+
+
+def test_the_new_arms_play_whole_games_and_report_them_game_by_game():
+    out = belief_search.main(["--players", "3", "--games", "3", "--simulations", "4", "--seed", "2",
+                              "--brier-games", "0", "--arms", "replayed,true-actions,true-numbers"])
+    assert list(out["won"]) == ["replayed", "true-actions", "true-numbers"]
+    for arm, won in out["won"].items():
+        assert len(won) == 3 and set(won) <= {0, 1} and sum(won) == out["arms"][arm]["wins"]
