@@ -36,7 +36,8 @@ better beliefs are worth to the ``search`` bot:
    ``replayed``      the opponents' policy inverted (0.5.10): the ``Beliefs`` deals,
                      each opponent's hand dealt again until the heuristic holding it
                      would have made that opponent's last play (:class:`ReplayedSearch`)
-   ``replayed-all``  the same, on every play it made since it last took a card
+   ``replayed-all``  the same, on every play it made since it last took a card (or
+                     made any other decision)
    ================  ===================================================================
 
    The void oracles bound what any void belief, learned or counted, can give this search
@@ -67,16 +68,18 @@ Measured (0.5.9), the oracles: ``--games 1600 --seed 20261202 --simulations 200 
 differences from ``Beliefs`` +2.4 [+0.8, +3.9], +2.8 [+1.0, +4.5] and +18.8 [+16.2, +21.3]
 points. Perfect voids are worth under 3 points; the hands card by card, the rest.
 
-Measured (0.5.10), the same command with ``--arms Beliefs,true-actions,true-numbers`` (the
-arms of a 0.5.9 probe, replayed game by game): ``true-actions`` 29.0% [26.8, 31.3] and
-``true-numbers`` 30.6% [28.4, 32.9], paired +4.0 [+2.2, +5.8] and +5.6 [+3.6, +7.5] points:
-no one slice of the hands holds the edge. With ``--arms Beliefs,replayed,replayed-all``
+Measured (0.5.10), the same command with ``--arms Beliefs,true-actions,true-numbers``
+(1,584 s on 2 cores for the two new arms): ``true-actions`` 28.8% [26.6, 31.1] and
+``true-numbers`` 31.8% [29.6, 34.1], paired +3.8 [+2.0, +5.6] and +6.8 [+4.9, +8.7] points:
+no one slice of the hands holds the edge. (The 0.5.9 probe they come from did not mix the
+DRAW pile again after dealing the random part of the hands, and measured 29.0% and 30.6%.) With ``--arms Beliefs,replayed,replayed-all``
 (824 s and 1,259 s on 2 cores for the two new arms): ``replayed`` 25.5% [23.4, 27.7] and
 ``replayed-all`` 25.4% [23.3, 27.6], paired +0.5 [-0.9, +1.9] and +0.4 [-1.0, +1.8] points.
-Over 40 games, 55% of the ``Beliefs`` deals agreed with an opponent's last play and 38%
-with every play since its last draw (a new deal agreeing was not found for 1.1% and 8.3% of
-the plays read): the opponents' moves tell about a bit of each hand, which the search does
-not turn into wins.
+Over the first 40 of those games (``--games 40 --arms replayed,replayed-all``, which prints
+the counts), 55.5% of the ``Beliefs`` deals agreed with an opponent's last play and 38.0%
+with every play since its last draw (no agreeing deal was found for 1.1% and 8.3% of the
+plays read): the opponents' moves tell about a bit of each hand, which the search does not
+turn into wins.
 
 Deterministic: the network from ``--fit-seed``, every game from ``(--seed, game)``; ``--workers``
 changes the wall time, not the games.
@@ -210,12 +213,12 @@ class TrueKindSearch(Watching):
         tp = super().deal_template(v)
         if tp is None:
             return None
-        known = [hidden * self.kinds for hidden in self.hidden(v)]
-        rest = np.bincount(tp.pool, minlength=C.NUM_KINDS) - np.sum(known, axis=0)
+        revealed = [hidden * self.kinds for hidden in self.hidden(v)]
+        rest = np.bincount(tp.pool, minlength=C.NUM_KINDS) - np.sum(revealed, axis=0)
         if (rest < 0).any():
             raise RuntimeError("the live hands hold cards my observation counts as seen")
         tp.pool = np.repeat(np.arange(C.NUM_KINDS), rest)
-        for j, cards in enumerate(known):
+        for j, cards in enumerate(revealed):
             tp.state.hands[j + 1] += cards.astype(tp.state.hands.dtype)
             tp.deal[j] = (tp.deal[j][0] - int(cards.sum()), None, None)
         return tp
@@ -232,6 +235,8 @@ class TrueKindSearch(Watching):
             order = rest
             for k in take:
                 s.hands[j + 1][k] += 1
+        if any(need for need, _, _ in tp.deal):
+            self.rng.shuffle(order)  # the cards taken came from the front: mix the DRAW pile again
         s.draw_pile = order
         return settle(s, tp, self.rng)
 
@@ -272,8 +277,9 @@ class ReplayedSearch(SearchAgent):
     policy. Every deal must agree with each opponent's last play (``depth=1``), or with every
     play it made since it last took a card (``depth=None``): the heuristic, holding the hand
     the deal gives that opponent plus the cards it played since, would have made that play.
-    Where it would not, that opponent's hidden cards are dealt again from its own and the
-    DRAW pile's, up to ``tries`` times (the first hand that agrees; none: the deal as it was).
+    Where it would not, that opponent's hidden cards are dealt again, uniformly from its own
+    and the DRAW pile's (without the ``Beliefs``' voids), up to ``tries`` times (the first hand
+    that agrees; none: the deal as it was).
 
     A play is read only where it was a turn with a choice and the opponent has neither drawn
     nor been dealt a card since (its hand sizes tell), so that its hand then was its hand now
@@ -284,7 +290,9 @@ class ReplayedSearch(SearchAgent):
     slightly generous measure of the inversion: a player would rebuild the ``Beliefs`` from
     its deals of those past hands."""
 
-    def __init__(self, rules, num_players, seed=None, options=None, *, depth: int | None = 1, tries: int = 20):
+    TRIES = 20  # new deals of an opponent's hand, at most, until one agrees
+
+    def __init__(self, rules, num_players, seed=None, options=None, *, depth: int | None = 1, tries: int = TRIES):
         super().__init__(rules, num_players, seed, options)
         self.depth, self.tries = depth, tries
         self.replayer = HeuristicAgent(rules, num_players, seed=0)  # deterministic, as the search's own
@@ -313,10 +321,11 @@ class ReplayedSearch(SearchAgent):
         if self.depth is not None:
             del kept[:-self.depth]
 
-    def agrees(self, j: int, hidden_now: np.ndarray) -> bool:
-        """Would opponent ``j``, holding ``hidden_now`` plus the cards it played since, have made
-        each of its plays (:attr:`plays`)?"""
-        hand = hidden_now.astype(np.int16)
+    def agrees(self, j: int, hand_now: np.ndarray) -> bool:
+        """Would opponent ``j``, whose whole hand is now ``hand_now`` (cards per kind, those I
+        know included), have made each of its plays (:attr:`plays`) holding that hand plus the
+        cards it played since?"""
+        hand = hand_now.astype(np.int16)
         replayer = self.replayer
         for s, seat, _, beliefs, a in reversed(self.plays[j]):  # the latest first
             hand[A.PLAYED_KIND[a]] += 1
@@ -383,9 +392,10 @@ def _init(net: BeliefNet | None) -> None:
     _NET = net
 
 
-def play(job: tuple[str, int, int, int, int]) -> int:
-    """One game: 1 if the searching seat (``game % players``) wins. ``job``: the arm,
-    players, simulations, seed, game."""
+def play(job: tuple[str, int, int, int, int]) -> tuple[int, dict[str, int]]:
+    """One game: 1 if the searching seat (``game % players``) wins, and the searcher's
+    counts of plays read (:attr:`ReplayedSearch.checks`; empty for other arms). ``job``: the
+    arm, players, simulations, seed, game."""
     arm, players, simulations, seed, game = job
     rules = make_rules("classic")
     engine = Engine(rules, players)
@@ -409,7 +419,7 @@ def play(job: tuple[str, int, int, int, int]) -> int:
         engine.step(s, agents[p].act(encoder.encode(s, p), A.legal_mask(engine.legal_actions(s))))
         if then is not None:
             bot.note((p - me - 1) % players, then, p, agents[p].last)
-    return int(s.game_over and s.winner == me)
+    return int(s.game_over and s.winner == me), dict(bot.checks) if replayed else {}
 
 
 def deal_brier(net: BeliefNet, players: int, games: int, seed: int, samples: int) -> dict[str, float]:
@@ -491,11 +501,16 @@ def main(argv: list[str] | None = None) -> dict:
     jobs = [(arm, args.players, args.simulations, args.seed, g) for arm in arms for g in range(args.games)]
     if args.workers == 1:
         _init(net)
-        wins = list(map(play, jobs))
+        played = list(map(play, jobs))
     else:
         with ProcessPoolExecutor(args.workers, initializer=_init, initargs=(net,)) as pool:
-            wins = list(pool.map(play, jobs, chunksize=4))
-    per_arm = {arm: wins[i * args.games:(i + 1) * args.games] for i, arm in enumerate(arms)}
+            played = list(pool.map(play, jobs, chunksize=4))
+    per_arm = {arm: [won for won, _ in played[i * args.games:(i + 1) * args.games]] for i, arm in enumerate(arms)}
+    checks = {}  # per replayed arm, summed over its games
+    for (arm, *_), (_, counts) in zip(jobs, played):
+        for key, x in counts.items():
+            checks.setdefault(arm, {}).setdefault(key, 0)
+            checks[arm][key] += x
     differences = {}
     for arm in arms[1:]:
         mean, lo, hi = mean_interval(np.subtract(per_arm[arm], per_arm[arms[0]]))
@@ -505,7 +520,8 @@ def main(argv: list[str] | None = None) -> dict:
            "arms": {arm: {"wins": sum(w), "win_rate": sum(w) / args.games,
                           "ci95": list(wilson_interval(sum(w), args.games))} for arm, w in per_arm.items()},
            "deal_brier": briers, "differences": differences, "wall_s": time.time() - began,
-           "won": per_arm}  # per arm, game by game: to pair with arms of other runs
+           "won": per_arm,  # per arm, game by game: to pair with arms of other runs
+           "checks": checks}
     fitted_line = f"; network fitted on {rows} turns of {args.fit_games} games in {fitted:.0f} s" if net else ""
     print(f"search vs {args.players - 1} heuristic (classic, {args.simulations} simulations, seed {args.seed}, "
           f"{args.games} games per arm){fitted_line}")
@@ -519,6 +535,11 @@ def main(argv: list[str] | None = None) -> dict:
     for arm, d in differences.items():
         lo, hi = d["ci95"]
         print(f"paired difference ({arm} - {arms[0]}): {d['mean']:+.1%} [{lo:+.1%}, {hi:+.1%}]")
+    for arm, c in checks.items():
+        read = max(1, c["plays read"])
+        print(f"{arm}: {c['plays read']} plays read in the deals; the first deal agreed with "
+              f"{c['agreed'] / read:.1%}, a new deal agreed for {c['dealt again'] / read:.1%}, "
+              f"none in {ReplayedSearch.TRIES} tries for {c['not found'] / read:.1%}")
     print(f"par {1 / args.players:.1%}; {out['wall_s']:.0f} s")
     return out
 

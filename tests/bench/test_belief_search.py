@@ -265,3 +265,22 @@ def test_the_new_arms_play_whole_games_and_report_them_game_by_game():
     assert list(out["won"]) == ["replayed", "true-actions", "true-numbers"]
     for arm, won in out["won"].items():
         assert len(won) == 3 and set(won) <= {0, 1} and sum(won) == out["arms"][arm]["wins"]
+    c = out["checks"]["replayed"]  # the game loop told the searcher its opponents' plays
+    assert list(out["checks"]) == ["replayed"] and c["plays read"] > 0
+    assert c["plays read"] == c["agreed"] + c["dealt again"] + c["not found"]
+
+
+@pytest.mark.parametrize("arm", ["true-actions", "true-numbers"])
+def test_the_true_kind_arms_leave_the_draw_pile_well_mixed(arm):
+    """The cards dealt at random come from the front of the shuffled unseen cards; the DRAW
+    pile is mixed again, so its top (where the rollouts draw) holds the kinds dealt at random
+    in the share the whole pile does."""
+    random_kinds = ~belief_search.ACTION_KINDS if arm == "true-actions" else belief_search.ACTION_KINDS
+    top = whole = 0.0
+    for seed in range(4):
+        bot, s, me, v = _watching(seed, lambda rules: belief_search.searcher(arm, rules, 4, seed, {}, None))
+        for _ in range(150):
+            pile = bot.determinise(v).draw_pile
+            top += np.mean(random_kinds[pile[-8:]])
+            whole += np.mean(random_kinds[pile])
+    assert abs(top - whole) / 600 < 0.015  # unmixed, the top held 4 to 7 points more of them
