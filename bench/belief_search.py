@@ -46,8 +46,10 @@ better beliefs are worth to the ``search`` bot:
    are paired.
 
 Prints each arm's win rate (Wilson 95%), each other arm's paired difference from the first
-(mean over games of win(arm) - win(first), with its 95% normal interval) and, first, how good each
-way of dealing is (:func:`deal_brier`, ``--brier-games`` games from ``--seed``). The
+(mean over games of win(arm) - win(first), with its 95% normal interval), for each replayed arm
+how its opponents' plays were checked (``checks``: plays read, agreed at once, a new deal
+agreed, none found) and, first, how good each way of dealing is (:func:`deal_brier`,
+``--brier-games`` games from ``--seed``). The
 network is fitted only when the ``learned`` arm or the Brier scores use it.
 
 The network is a bench object, fitted at run time: no agent spec uses it, and nothing is
@@ -92,6 +94,7 @@ import copy
 import os
 import sys
 import time
+from collections import Counter
 from concurrent.futures import ProcessPoolExecutor
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -101,6 +104,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import numpy as np  # noqa: E402
 
 from belief_quality import collect, colour_face_grid, holds_colours, train_mlp  # noqa: E402
+from paired_specs import seated_deal  # noqa: E402
 from uno_env.agents.checkpoint import obs_features_layout  # noqa: E402
 from uno_env.agents.heuristic import HeuristicAgent  # noqa: E402
 from uno_env.agents.search import SearchAgent  # noqa: E402
@@ -398,12 +402,7 @@ def play(job: tuple[str, int, int, int, int]) -> tuple[int, dict[str, int]]:
     arm, players, simulations, seed, game."""
     arm, players, simulations, seed, game = job
     rules = make_rules("classic")
-    engine = Engine(rules, players)
-    encoder = ObservationEncoder(engine)
-    rng = np.random.default_rng([seed, game])
-    s = engine.new_state(rng)
-    me = game % players
-    seeds = [int(x) for x in rng.integers(2**31, size=players)]
+    engine, encoder, s, me, seeds = seated_deal(rules, players, seed, game)
     options = {"simulations": simulations}
     bot = searcher(arm, rules, players, seeds[me], options, _NET)
     if isinstance(bot, Watching):
@@ -506,11 +505,10 @@ def main(argv: list[str] | None = None) -> dict:
         with ProcessPoolExecutor(args.workers, initializer=_init, initargs=(net,)) as pool:
             played = list(pool.map(play, jobs, chunksize=4))
     per_arm = {arm: [won for won, _ in played[i * args.games:(i + 1) * args.games]] for i, arm in enumerate(arms)}
-    checks = {}  # per replayed arm, summed over its games
+    checks: dict[str, Counter] = {}  # per replayed arm, summed over its games
     for (arm, *_), (_, counts) in zip(jobs, played):
-        for key, x in counts.items():
-            checks.setdefault(arm, {}).setdefault(key, 0)
-            checks[arm][key] += x
+        if counts:
+            checks.setdefault(arm, Counter()).update(counts)
     differences = {}
     for arm in arms[1:]:
         mean, lo, hi = mean_interval(np.subtract(per_arm[arm], per_arm[arms[0]]))
@@ -521,7 +519,7 @@ def main(argv: list[str] | None = None) -> dict:
                           "ci95": list(wilson_interval(sum(w), args.games))} for arm, w in per_arm.items()},
            "deal_brier": briers, "differences": differences, "wall_s": time.time() - began,
            "won": per_arm,  # per arm, game by game: to pair with arms of other runs
-           "checks": checks}
+           "checks": {arm: dict(c) for arm, c in checks.items()}}
     fitted_line = f"; network fitted on {rows} turns of {args.fit_games} games in {fitted:.0f} s" if net else ""
     print(f"search vs {args.players - 1} heuristic (classic, {args.simulations} simulations, seed {args.seed}, "
           f"{args.games} games per arm){fitted_line}")

@@ -305,8 +305,14 @@ REPO_ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 def load_script(folder: str, name: str) -> Any:
     """The script ``<repo>/<folder>/<name>.py`` (not a package module) imported as module
-    ``name``, registered in ``sys.modules`` (dataclasses and pickling look their module up)."""
-    spec = importlib.util.spec_from_file_location(name, os.path.join(REPO_ROOT, folder, f"{name}.py"))
+    ``name``, registered in ``sys.modules`` (dataclasses and pickling look their module up);
+    loaded once per session, so that every test module holds the same one (a second copy
+    would make the first one's functions unpicklable for worker processes)."""
+    path = os.path.join(REPO_ROOT, folder, f"{name}.py")
+    loaded = sys.modules.get(name)
+    if loaded is not None and os.path.realpath(getattr(loaded, "__file__", "") or "") == os.path.realpath(path):
+        return loaded
+    spec = importlib.util.spec_from_file_location(name, path)
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
     spec.loader.exec_module(module)

@@ -20,6 +20,7 @@ import copy
 import dataclasses
 import math
 import os
+import random
 import re
 from collections import Counter
 
@@ -30,10 +31,12 @@ from helpers import CLASSIC_COLORS, make_env, perturb_hidden
 
 from uno_env.agents import make_agent
 from uno_env.agents.arena import play_game
+from uno_env.agents.bots import RandomAgent
 from uno_env.agents.heuristic import HeuristicAgent
 from uno_env.agents import search
 from uno_env.agents.search import OPTION_NAMES, SEARCHED_PHASES, RolloutPolicy, SearchAgent, SearchOptions, deal, template
-from uno_env.agents.search.determinise import colour_evidence
+from uno_env.agents.search.determinise import clone, colour_evidence
+from uno_env.agents.search.rollout import RandomRolloutPolicy
 from uno_env.agents.view import decode
 from uno_env.game import cards as C
 from uno_env.game.actions import legal_mask
@@ -483,6 +486,113 @@ def test_paired_rollouts_share_the_deal_and_the_random_numbers():
         assert out == search.play_each(engine, base, moves, 1234 + seed, rollout)
         assert repr(base.hands) == repr(before.hands) and list(base.draw_pile) == list(before.draw_pile)
         assert base.steps == before.steps
+
+
+# ---------------------------------------------------------------------- opponents modelled as random
+@pytest.mark.parametrize("preset,num_players", [("classic", 4), ("house", 3), ("classic-stacking-jumpin", 3),
+                                                ("tmnt", 2)])
+def test_random_rollout_policy_is_the_random_bot_on_the_state(preset, num_players):
+    """With the same coins, the policy on the engine state and the ``random`` bot on the
+    observation pick the same move in every decision of whole games (every phase)."""
+    rules = make_rules(preset, uno_call="explicit")
+    engine = Engine(rules, num_players)
+    encoder = ObservationEncoder(engine)
+    policy, bot = RandomRolloutPolicy(), RandomAgent(rules, num_players)
+    phases = Counter()
+    for seed in range(4):
+        s = engine.new_state(np.random.default_rng(seed))
+        while not s.game_over and s.steps < 3000:
+            legal = engine.legal_actions(s)
+            coins = seed * 10_000 + s.steps
+            policy.seed(coins)
+            bot.py = random.Random(coins)
+            a = policy(s, legal)
+            assert a == bot.act(encoder.encode(s, s.actor), legal_mask(legal))
+            if len(legal) > 1:
+                phases[s.phase] += 1
+            engine.step(s, a)
+    assert len(phases) >= 3  # turns, drawn cards, colours or windows: not one phase only
+
+
+class _Seats:
+    """A rollout policy that notes the seats it plays."""
+
+    def __init__(self, inner, seen):
+        self.inner, self.seen = inner, seen
+
+    def seed(self, value):
+        self.inner.seed(value)
+
+    def __call__(self, s, legal):
+        self.seen.add(s.actor)
+        return self.inner(s, legal)
+
+
+@pytest.mark.parametrize("opponents", [0, 1])
+def test_rollout_opponents_play_every_seat_but_mine(opponents):
+    """Seat 0 of every rollout (the searching player) is played by the heuristic's ranking,
+    the other seats by the opponents' policy: the random bot's with ``opponents=1``, the
+    ranking itself with ``opponents=0``."""
+    rules = make_rules("classic")
+    bot = SearchAgent(rules, 4, 3, {"simulations": 8, "opponents": opponents})
+    assert isinstance(bot.policy, RolloutPolicy)
+    if opponents:
+        assert isinstance(bot.opponent_policy, RandomRolloutPolicy)
+    else:
+        assert bot.opponent_policy is bot.policy
+    mine, others = set(), set()
+    bot.policy = _Seats(bot.policy, mine)
+    bot.opponent_policy = _Seats(bot.opponent_policy, others)
+    play_game(Engine(rules, 4), [bot] + [RandomAgent(rules, 4, seed=i) for i in range(3)], np.random.default_rng(5))
+    assert bot.stats["searched"] > 0
+    assert (mine, others) == ({0}, {1, 2, 3})
+
+
+@pytest.mark.parametrize("fast", [1, 0])
+def test_rollouts_against_random_opponents_are_a_function_of_the_deal_its_generator_and_the_coins(fast):
+    rules = make_rules("house")
+    bot = SearchAgent(rules, 3, 0, {"simulations": 8, "opponents": 1, "fast": fast})
+    outcomes = []
+    for seed in range(6):
+        base = bot.engine.new_state(np.random.default_rng(seed))
+        for coins in (7, 8):
+            twice = []
+            for _ in range(2):
+                s = clone(base)
+                s.rng = np.random.default_rng(100 + seed)
+                twice.append(bot._rollout(s, coins=coins))
+            assert twice[0] == twice[1]
+            outcomes.append(twice[0])
+    assert len(set(outcomes)) > 1  # not a constant
+    assert outcomes[0::2] != outcomes[1::2]  # the coins play: other coins, other games
+
+
+def test_every_move_compared_on_a_deal_meets_the_same_opponents_coins(monkeypatch):
+    """The search rolls each move out with the coins seeded by the deal's seed, whatever the
+    move itself drew from the deal's generator (a reshuffle, a random pick)."""
+    real, calls = search.agent.play_each, []
+
+    def spy(engine, base, moves, seed, rollout):
+        coins = []
+        out = real(engine, base, moves, seed, lambda s: coins.append(rollout.keywords["coins"]) or rollout(s))
+        calls.append((seed, coins))
+        return out
+
+    monkeypatch.setattr(search.agent, "play_each", spy)
+    rules = make_rules("classic")
+    bot = SearchAgent(rules, 4, 1, {"simulations": 8, "opponents": 1})
+    play_game(Engine(rules, 4), [bot] + [RandomAgent(rules, 4, seed=i) for i in range(3)], np.random.default_rng(9))
+    assert calls and all(len(coins) >= 2 and set(coins) == {seed} for seed, coins in calls)
+    assert len({seed for seed, _ in calls}) > 1
+
+
+def test_search_against_random_opponents_plays_legal_games_in_every_ruleset():
+    for preset, n in (("classic", 4), ("house", 3), ("tmnt", 2)):
+        rules = make_rules(preset, uno_call="explicit", max_steps=300)
+        for spec in (FAST + ",opponents=1", FAST + ",opponents=1,fast=0"):
+            agents = [make_agent(spec, rules, n, seed=i) for i in range(n)]
+            play_game(Engine(rules, n), agents, np.random.default_rng(2))  # raises on an illegal answer
+            assert sum(a.stats["searched"] for a in agents) > 0
 
 
 # ---------------------------------------------------------------------- the package

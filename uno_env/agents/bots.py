@@ -22,7 +22,9 @@ catches, jump-ins, offers and takes).
     The strongest scripted player here: :class:`uno_env.agents.heuristic.HeuristicAgent`.
 
 The small helpers below (:class:`PyRngAgent`, :func:`card_options`, :func:`color_counts`,
-:func:`best_color`, :func:`playable`, :func:`phase_of`) are shared with the heuristic.
+:func:`best_color`, :func:`playable`, :func:`phase_of`) are shared with the heuristic;
+:func:`random_move` (the ``random`` bot's policy, from the phase and the legal actions) with
+the search's rollouts, which model opponents as ``random`` with ``search:opponents=1``.
 """
 
 from __future__ import annotations
@@ -109,34 +111,43 @@ class RandomAgent(PyRngAgent):
         legal = action_mask.nonzero()[0].tolist()
         if len(legal) == 1:
             return legal[0]
-        py = self.py
-        if A.UNO in legal:  # call UNO or not, uniformly
-            if py.random() < 0.5:
-                return A.UNO
-            legal.remove(A.UNO)
-        phase = phase_of(observation)
-        plays = [a for a in legal if a < A.PLAY_END]
-        if phase in (TURN, DRAWN):
-            if plays:
-                return self._random_card(plays)
-            return legal[py.randrange(len(legal))]  # draw (or ask)
-        if phase == CHALLENGE:  # stack / draw / challenge, uniformly
-            options = [a for a in legal if a >= A.PLAY_END]
-            i = py.randrange(len(options) + (1 if plays else 0))
-            return options[i] if i < len(options) else self._random_card(plays)
-        if phase == JUMP or phase == OFFER:  # jump in (offer a card) or pass, uniformly
-            if py.random() < 0.5:
-                return A.PASS
-            cards = [a for a in legal if a != A.PASS]
-            return self._random_card(cards) if phase == JUMP else cards[py.randrange(len(cards))]
-        return legal[py.randrange(len(legal))]  # colour, discard, catch, take
+        return random_move(phase_of(observation), legal, self.py)
 
-    def _random_card(self, plays: list[int]) -> int:
-        options = card_options(plays)
-        a = options[self.py.randrange(len(options))]
-        if a >= A.PLAY_WILD:
-            a = A.play_action(A.played_kind(a), self.py.randrange(C.NUM_COLORS))
-        return a
+
+def random_move(phase: int, legal: list[int], py: _random.Random) -> int:
+    """The ``random`` bot's move in ``phase`` among the legal action ids ``legal`` (ascending,
+    2 or more), drawn with ``py``: the one source of its policy, played on observations by
+    :class:`RandomAgent` and on engine states by the search's rollouts
+    (:class:`uno_env.agents.search.rollout.RandomRolloutPolicy`)."""
+    if A.UNO in legal:  # call UNO or not, uniformly
+        if py.random() < 0.5:
+            return A.UNO
+        legal = [a for a in legal if a != A.UNO]
+    plays = [a for a in legal if a < A.PLAY_END]
+    if phase in (TURN, DRAWN):
+        if plays:
+            return random_card(plays, py)
+        return legal[py.randrange(len(legal))]  # draw (or ask)
+    if phase == CHALLENGE:  # stack / draw / challenge, uniformly
+        options = [a for a in legal if a >= A.PLAY_END]
+        i = py.randrange(len(options) + (1 if plays else 0))
+        return options[i] if i < len(options) else random_card(plays, py)
+    if phase == JUMP or phase == OFFER:  # jump in (offer a card) or pass, uniformly
+        if py.random() < 0.5:
+            return A.PASS
+        cards = [a for a in legal if a != A.PASS]
+        return random_card(cards, py) if phase == JUMP else cards[py.randrange(len(cards))]
+    return legal[py.randrange(len(legal))]  # colour, discard, catch, take
+
+
+def random_card(plays: list[int], py: _random.Random) -> int:
+    """A uniformly random card kind among play ids ``plays`` (each wild kind once), a wild in
+    a uniformly random colour."""
+    options = card_options(plays)
+    a = options[py.randrange(len(options))]
+    if a >= A.PLAY_WILD:
+        a = A.play_action(A.played_kind(a), py.randrange(C.NUM_COLORS))
+    return a
 
 
 # ====================================================================== greedy

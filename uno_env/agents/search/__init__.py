@@ -23,7 +23,10 @@ choice, it then compares the candidate moves on sampled deals:
    random numbers: the comparison is paired) on a private :class:`Engine` (one round),
    every seat played by :class:`RolloutPolicy` (the heuristic's card ranking on the state,
    ~4 us a decision), to the end of the round: ``+1`` win, ``-1`` loss (``0`` if cut at
-   ``max_steps``; with more players, ``Engine.returns`` of my seat).
+   ``max_steps``; with more players, ``Engine.returns`` of my seat). With ``opponents=1``
+   the other seats play as the ``random`` bot (:class:`RandomRolloutPolicy`, the bot's
+   own :func:`~uno_env.agents.bots.random_move` on the state), their coins seeded with the
+   seed of the deal's generator, so every candidate meets the same opponents' luck.
 3. **Keep the default unless another move wins the paired test**: the candidate with the
    best mean gain over the default (outcome difference on the same deals) replaces it
    only if that gain exceeds ``margin`` and ``z`` standard errors. With ``halving`` the
@@ -81,6 +84,12 @@ strength: duplicate deals, seats rotated, Wilson 95% intervals):
 The default on a second untuned seed (90211, 500 games): 57.0% [52.6, 61.3]; both seeds
 together 55.8% [53.0, 58.6] (1,200 games).
 
+Against 3 ``random`` (classic, 4 players) the rollouts' model of the table matters: with the
+default ``opponents=0`` (rollouts against heuristics) ``search:simulations=200`` won 35.8%
+[31.2, 40.6] (400 games, seed 99) where the heuristic wins about 38.7%; with ``opponents=1``
+it does about as well as the heuristic in its seat on the same deals: +0.8 points [-0.1,
++1.7] (38.5% against 37.7%, 3,600 games of ``bench/paired_specs.py``, seeds 2412 and 2413).
+
 It never reads hidden state: it decides from its observations (decoded by
 :func:`~uno_env.agents.view.decode`) and its own seeded generators.
 
@@ -92,7 +101,8 @@ It never reads hidden state: it decides from its observations (decoded by
 ``determinise``    :func:`template` and :func:`deal`: random deals of the hidden cards;
                    :func:`unseen_counts`: the cards they share out;
                    :func:`colour_evidence`: the voids that deal each colour with given odds
-``rollout``        :class:`RolloutPolicy`, the heuristic's card ranking on the engine state
+``rollout``        :class:`RolloutPolicy`, the heuristic's card ranking on the engine state;
+                   :class:`RandomRolloutPolicy`, the ``random`` bot's on it
 ``paired``         :func:`play_each` and :func:`paired_choice`: common random numbers, the test
 ``agent``          :class:`SearchAgent`: the decision, the candidates, successive halving
 =================  =====================================================================
@@ -108,7 +118,8 @@ are unchanged); ``SearchAgent.voids`` and ``SearchAgent.deal_template`` (were ``
 ``determinise.unseen_counts`` the one count of unseen cards (0.5.9; no change of behaviour);
 ``SearchAgent.sample_deal``, the one place every deal of the search comes from, and
 ``determinise.settle``, the end that every deal shares, so that a bench can filter or build
-deals by other means (0.5.10; no change of behaviour).
+deals by other means (0.5.10; no change of behaviour); option ``opponents`` (0.5.11; the
+default 0 plays as before): the rollouts' opponents modelled as the ``random`` bot.
 """
 
 from uno_env.agents.base import register_agent
@@ -116,11 +127,11 @@ from uno_env.agents.search.agent import SEARCHED_PHASES, SearchAgent, make_searc
 from uno_env.agents.search.determinise import Template, clone, colour_evidence, deal, settle, template, unseen_counts
 from uno_env.agents.search.options import OPTION_NAMES, SearchOptions
 from uno_env.agents.search.paired import paired_choice, play_each
-from uno_env.agents.search.rollout import RolloutPolicy
+from uno_env.agents.search.rollout import RandomRolloutPolicy, RolloutPolicy
 from uno_env.agents.search.tracker import SWITCH_EVIDENCE, Tracker
 
 register_agent("search", make_search_agent)
 
-__all__ = ["SearchAgent", "SearchOptions", "OPTION_NAMES", "SEARCHED_PHASES", "RolloutPolicy", "Tracker",
-           "SWITCH_EVIDENCE", "Template", "template", "deal", "settle", "colour_evidence", "unseen_counts", "clone",
-           "play_each", "paired_choice"]
+__all__ = ["SearchAgent", "SearchOptions", "OPTION_NAMES", "SEARCHED_PHASES", "RolloutPolicy", "RandomRolloutPolicy",
+           "Tracker", "SWITCH_EVIDENCE", "Template", "template", "deal", "settle", "colour_evidence",
+           "unseen_counts", "clone", "play_each", "paired_choice"]

@@ -8,6 +8,7 @@ the candidate moves by paired rollouts on sampled deals; the spec is in
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any, Mapping
 
@@ -16,12 +17,12 @@ import numpy as np
 from uno_env.game import actions as A
 from uno_env.game import cards as C
 from uno_env.game.rules import LIMITS
-from uno_env.agents.bots import PyRngAgent
+from uno_env.agents.bots import PyRngAgent, RandomAgent
 from uno_env.agents.heuristic import HeuristicAgent
 from uno_env.agents.search.determinise import Evidence, Template, deal, template
 from uno_env.agents.search.options import SearchOptions
 from uno_env.agents.search.paired import paired_choice, play_each
-from uno_env.agents.search.rollout import RolloutPolicy
+from uno_env.agents.search.rollout import RandomRolloutPolicy, RolloutPolicy
 from uno_env.agents.search.tracker import Tracker
 from uno_env.agents.view import View, decode
 from uno_env.game.engine import CHALLENGE, COLOR, DRAWN, TURN, Engine, State
@@ -57,8 +58,9 @@ class SearchAgent(PyRngAgent):
         # rollouts: one round, no step cap of the rules (max_steps cuts them)
         self.engine = Engine(rules.replace(episode="round", max_steps=LIMITS["max_steps"][1]), num_players)
         self.policy = RolloutPolicy(self.engine)
+        self.opponent_policy = RandomRolloutPolicy() if options.opponents else self.policy
         self._encoder: ObservationEncoder | None = None
-        self._players: list[HeuristicAgent] | None = None
+        self._players: list[HeuristicAgent | RandomAgent] | None = None
         self.deck = rules.deck_counts()
         self.stats = {"searched": 0, "overrides": 0}
 
@@ -123,8 +125,9 @@ class SearchAgent(PyRngAgent):
             for _ in range(samples):
                 base = first if first is not None else self.sample_deal(tp)
                 first = None
-                out = play_each(self.engine, base, [cands[ci] for ci in alive], self.py.getrandbits(63),
-                                self._rollout)
+                seed = self.py.getrandbits(63)  # the deal's generator and the opponents' coins
+                out = play_each(self.engine, base, [cands[ci] for ci in alive], seed,
+                                functools.partial(self._rollout, coins=seed))
                 at_default = out[alive.index(d)]
                 for ci, x in zip(alive, out):
                     diffs[ci].append(x - at_default)
@@ -139,24 +142,34 @@ class SearchAgent(PyRngAgent):
             self.stats["overrides"] += 1
         return cands[best]
 
-    def _rollout(self, s: State) -> float:
-        """Play ``s`` to the end of the round; seat 0's outcome (0 if cut at ``max_steps``)."""
+    def _rollout(self, s: State, coins: int = 0) -> float:
+        """Play ``s`` to the end of the round; seat 0's outcome (0 if cut at ``max_steps``).
+        With ``opponents=1`` the other seats play as the ``random`` bot, their coins seeded
+        with ``coins`` (the search passes the seed of the deal's generator: the same for every
+        move compared on one deal, whatever the move itself drew from the generator)."""
         engine = self.engine
         legal_actions, step = engine.legal_actions, engine.step
         cap = s.steps + int(self.options.max_steps)
+        random_opponents = bool(self.options.opponents)
         if self.options.fast:
-            policy = self.policy
+            policy, other = self.policy, self.opponent_policy
+            if random_opponents:
+                other.seed(coins)
             while not s.game_over:
                 if s.steps >= cap:
                     return 0.0
-                step(s, policy(s, legal_actions(s)))
+                step(s, (policy if s.actor == 0 else other)(s, legal_actions(s)))
         else:
             if self._players is None:
                 self._encoder = ObservationEncoder(engine)
-                self._players = [HeuristicAgent(self.rules, s.n, seed=0) for _ in range(s.n)]
+                self._players = [HeuristicAgent(self.rules, s.n, seed=0) if p == 0 or not random_opponents
+                                 else RandomAgent(self.rules, s.n, seed=0) for p in range(s.n)]
             encode, players = self._encoder.encode, self._players
-            for p in players:
-                p.beliefs.reset()
+            for p, player in enumerate(players):
+                if isinstance(player, HeuristicAgent):
+                    player.beliefs.reset()
+                else:
+                    player.reset(seed=coins + p)
             while not s.game_over:
                 if s.steps >= cap:
                     return 0.0

@@ -25,6 +25,7 @@ class SearchOptions:
     voids: int = 2  # sampling of hidden hands: 0 uniform, 1 the Beliefs' colour voids, 2 the Tracker's
     fast: int = 1  # rollout players: 1 the RolloutPolicy on the state, 0 heuristic agents on observations
     max_steps: int = 1000  # a rollout longer than this many decisions is a draw (0)
+    opponents: int = 0  # the opponents in rollouts: 0 play as my seat does, 1 as the random bot
 
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):
@@ -74,4 +75,4 @@ class SearchOptions:
 OPTION_NAMES = tuple(f.name for f in dataclasses.fields(SearchOptions))
 INTEGER = frozenset(f.name for f in dataclasses.fields(SearchOptions) if f.type in (int, "int"))
 BOUNDS = {"simulations": (1, 10 ** 6), "z": (0.0, 100.0), "margin": (0.0, 2.0), "halving": (0, 1),
-          "colors": (0, 1), "voids": (0, 2), "fast": (0, 1), "max_steps": (1, 10 ** 6)}
+          "colors": (0, 1), "voids": (0, 2), "fast": (0, 1), "max_steps": (1, 10 ** 6), "opponents": (0, 1)}

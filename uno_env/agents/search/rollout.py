@@ -1,14 +1,19 @@
-"""The rollout policy of the ``search`` bot: the heuristic's card ranking played on the
-engine state, fast enough to play thousands of rounds per decision.
+"""The rollout policies of the ``search`` bot: the heuristic's card ranking played on the
+engine state, fast enough to play thousands of rounds per decision, and the ``random`` bot's.
 
 :class:`RolloutPolicy` plays every seat of a rollout (option ``fast=1``, the default); with
 ``fast=0`` the rollouts are played by heuristic agents on observations instead (slower).
+With ``opponents=1`` the opponents' seats are played by :class:`RandomRolloutPolicy` (with
+``fast=0``: by ``random`` agents on observations), the model of a table of ``random`` bots.
 """
 
 from __future__ import annotations
 
+import random
+
 from uno_env.game import actions as A
 from uno_env.game import cards as C
+from uno_env.agents.bots import random_move
 from uno_env.agents.heuristic import HeuristicWeights
 from uno_env.game.engine import CHALLENGE, COLOR, DRAWN, TURN, Engine, State
 
@@ -149,3 +154,22 @@ class RolloutPolicy:
                 return -1
             return A.play_action(wild_k, self._color(s, wild_k))
         return best_a
+
+
+class RandomRolloutPolicy:
+    """The ``random`` bot's policy (:func:`uno_env.agents.bots.random_move`, its one source) on
+    the state: ``policy(state, legal)`` -> an action for ``state.actor``, uniformly random as
+    that bot's (a playable card if there is one, each card kind once, a random colour for a
+    wild). :meth:`seed` at the start of a rollout makes its coins a function of the rollout's
+    seed, shared by the moves compared on it (common random numbers)."""
+
+    def __init__(self) -> None:
+        self.py = random.Random(0)
+
+    def seed(self, value: int) -> None:
+        self.py.seed(value)
+
+    def __call__(self, s: State, legal: list[int]) -> int:
+        if len(legal) == 1:
+            return legal[0]
+        return random_move(s.phase, legal, self.py)

@@ -680,7 +680,7 @@ def uniform_actions(st, cfg, active, prng, actions, scratch):
 
 @njit
 def _random_card(plays, c, prng, b, opts):
-    """RandomAgent._random_card: one option per card kind, then a random colour for a wild."""
+    """bots.random_card: one option per card kind, then a random colour for a wild."""
     m = 0
     seen_wild = -1
     for i in range(c):
@@ -702,7 +702,8 @@ def _random_card(plays, c, prng, b, opts):
 
 @njit
 def _random_bot_one(g, held, hsize, uno, disc, cfg, b, prng, legal, plays, opts):
-    """RandomAgent.act for the actor of game ``b`` (the same choice distribution), from ``prng``."""
+    """The ``random`` bot's move (``bots.random_move``) for the actor of game ``b`` (the same
+    choice distribution), from ``prng``."""
     c = legal_into(g, held, hsize, uno, disc, cfg, b, legal)
     if c == 1:
         return legal[0]
