@@ -104,7 +104,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import numpy as np  # noqa: E402
 
 from belief_quality import collect, colour_face_grid, holds_colours, train_mlp  # noqa: E402
-from paired_specs import seated_deal  # noqa: E402
 from uno_env.agents.checkpoint import obs_features_layout  # noqa: E402
 from uno_env.agents.heuristic import HeuristicAgent  # noqa: E402
 from uno_env.agents.search import SearchAgent  # noqa: E402
@@ -114,7 +113,7 @@ from uno_env.game import actions as A  # noqa: E402
 from uno_env.game import cards as C  # noqa: E402
 from uno_env.game.engine import TURN, Engine, State  # noqa: E402
 from uno_env.game.observation import ObservationEncoder  # noqa: E402
-from uno_env.game.rules import make_rules  # noqa: E402
+from uno_env.game.rules import Rules, make_rules  # noqa: E402
 from uno_env.tools.stats import mean_interval, wilson_interval  # noqa: E402
 
 ARMS = ("Beliefs", "learned", "true-colours", "true-voids", "true-hands", "true-actions", "true-numbers",
@@ -394,6 +393,18 @@ _NET: BeliefNet | None = None  # the network of this process (set by _init in wo
 def _init(net: BeliefNet | None) -> None:
     global _NET
     _NET = net
+
+
+def seated_deal(rules: Rules, players: int, seed: int,
+                game: int) -> tuple[Engine, ObservationEncoder, State, int, list[int]]:
+    """Game ``game`` of the bench: its engine, encoder and dealt state (from ``(seed, game)``
+    alone, the same for every arm), the searching seat (``game % players``) and every
+    seat's agent seed."""
+    engine = Engine(rules, players)
+    rng = np.random.default_rng([seed, game])
+    s = engine.new_state(rng)
+    seeds = [int(x) for x in rng.integers(2 ** 31, size=players)]
+    return engine, ObservationEncoder(engine), s, game % players, seeds
 
 
 def play(job: tuple[str, int, int, int, int]) -> tuple[int, dict[str, int]]:

@@ -1,4 +1,4 @@
-"""The evaluation tool: seat rotation, reproducibility, game logs, pool mode, CLI and its files.
+"""The evaluation tool: seat rotation, reproducibility, game logs, pool and paired modes, CLI and its files.
 
 The statistics are tested in test_stats.py, the game loop in tests/agents/test_arena.py."""
 
@@ -13,7 +13,9 @@ import sys
 import numpy as np
 import pytest
 
-from uno_env.tools.evaluate import _play_matches, evaluate, evaluate_pool, evaluate_vs, game_log_path
+from uno_env.agents.heuristic import HeuristicAgent
+from uno_env.tools.evaluate import (_play_matches, evaluate, evaluate_paired, evaluate_pool, evaluate_vs,
+                                   game_log_path)
 from uno_env.tools.evaluate_cli import main
 from uno_env.tools.gamelog import read_log, replay
 from uno_env.game.rules import make_rules
@@ -226,6 +228,85 @@ def test_pool_rejects_bad_input():
         evaluate_pool(["random", "random"], games=2)
 
 
+# ---------------------------------------------------------------------- paired mode
+def test_paired_agents_play_the_games_of_evaluate_vs():
+    """Only the agent in the tested seat changes: each agent's games are its 1-vs-3 games."""
+    paired = evaluate_paired(["heuristic", "greedy"], "random", num_players=4, games=24, seed=7)
+    for spec, row in zip(["heuristic", "greedy"], paired["specs"]):
+        alone = evaluate_vs(spec, "random", num_players=4, games=24, seed=7)
+        assert (row["wins"], row["win_ci95"]) == (alone["wins"], alone["ci95"])
+    assert [sum(w) for w in paired["won"]] == [r["wins"] for r in paired["specs"]]
+
+
+def test_the_tested_seat_gets_the_same_seed_whichever_agent_sits_there():
+    # the random bot decides by its seed alone: two of them in the tested seat play alike
+    paired = evaluate_paired(["random", "random"], "heuristic", num_players=4, games=24, seed=4)
+    assert paired["won"][0] == paired["won"][1] and 0 < sum(paired["won"][0]) < 24
+    assert [r["label"] for r in paired["specs"]] == ["random", "random#2"]
+
+
+def test_a_truncated_game_is_lost_by_every_agent_and_counted():
+    paired = evaluate_paired(["heuristic", "random"], "random", num_players=3, games=12, seed=0, max_steps=6)
+    assert [r["truncated"] for r in paired["specs"]] == [12, 12] and paired["won"] == [[0] * 12, [0] * 12]
+
+
+def test_an_agent_that_plays_as_the_first_wins_the_same_games():
+    # hold_wild=4 is the heuristic's default, and an instance of the same bot plays alike
+    paired = evaluate_paired(["heuristic", "heuristic:hold_wild=4", HeuristicAgent(make_rules("classic"), 3)],
+                             "random", num_players=3, games=30, seed=5)
+    assert paired["won"][0] == paired["won"][1] == paired["won"][2] and 0 < sum(paired["won"][0]) < 30
+    for row in paired["specs"][1:]:
+        assert row["difference"] == {"mean": 0.0, "ci95": [0.0, 0.0]}
+    assert "difference" not in paired["specs"][0]
+    assert paired["config"]["specs"] == ["heuristic", "heuristic:hold_wild=4", "heuristic#2"]
+
+
+def test_the_paired_difference_is_the_mean_of_the_games_differences():
+    paired = evaluate_paired(["heuristic", "random"], "heuristic", num_players=4, games=40, seed=9)
+    h, r = np.array(paired["won"][0]), np.array(paired["won"][1])
+    d = paired["specs"][1]["difference"]
+    assert d["mean"] == pytest.approx((r - h).mean()) and d["ci95"][0] < d["mean"] < d["ci95"][1]
+    assert d["ci95"][1] - d["ci95"][0] == pytest.approx(2 * 1.959964 * (r - h).std(ddof=1) / np.sqrt(40))
+
+
+def test_paired_results_do_not_depend_on_the_workers():
+    one = evaluate_paired(["heuristic", "greedy"], "random", num_players=3, games=18, seed=2, workers=1)
+    two = evaluate_paired(["heuristic", "greedy"], "random", num_players=3, games=18, seed=2, workers=2)
+    assert one["won"] == two["won"] and one["specs"][1]["difference"] == two["specs"][1]["difference"]
+
+
+@pytest.mark.parametrize("kwargs,message", [
+    ({"specs": []}, "at least one agent"),
+    ({"games": 1}, "games >= 2"),
+    ({"num_players": 11}, "num_players"),
+    ({"specs": "heuristic"}, "a list of agents"),
+    ({"opponent": HeuristicAgent(make_rules("classic"), 4)}, "cannot sit in the 3 opponents' seats"),
+    ({"specs": ["heuristic", HeuristicAgent(make_rules("classic"), 4)], "workers": 2}, "workers=1"),
+    ({"opponent": "search:bogus=1"}, "bogus"),
+])
+def test_paired_mode_refuses_bad_input_naming_it(kwargs, message):
+    args = {"specs": ["heuristic"], "opponent": "random", "games": 4} | kwargs
+    with pytest.raises(ValueError, match=message):
+        evaluate_paired(args.pop("specs"), **args)
+
+
+def test_a_bad_spec_anywhere_in_the_list_fails_before_any_game_is_played(monkeypatch):
+    from uno_env.tools import evaluate as ev
+
+    played = []
+    monkeypatch.setattr(ev, "_play_matches", lambda *a, **k: played.append(a) or [[]])
+    with pytest.raises(ValueError, match="'typo' not found"):
+        evaluate_paired(["heuristic", "greedy", "checkpoint:typo"], "random", games=400)
+    assert played == []
+
+
+def test_one_instance_in_several_seats_of_a_line_up_is_refused():
+    bot = HeuristicAgent(make_rules("classic"), 4)
+    with pytest.raises(ValueError, match=r"cannot sit in 3 seats"):
+        evaluate_vs("heuristic", bot, num_players=4, games=4)
+    assert evaluate_vs("heuristic", bot, num_players=2, games=4)["games"] == 4  # one seat: fine
+
+
 # ---------------------------------------------------------------------- command line
 def test_cli_end_to_end_writes_json_csv_png(tmp_path, capsys):
     out = tmp_path / "eval"
@@ -250,6 +331,50 @@ def test_cli_pool_mode(tmp_path):
     data = json.loads((out / "pool.json").read_text())
     assert len(data["ratings"]) == 3
     assert (out / "pool.png").exists() and (out / "pool.csv").exists()
+
+
+def test_cli_paired_mode_writes_the_differences(tmp_path, capsys):
+    out = tmp_path / "paired"
+    assert main(["--paired", "heuristic", "random", "--opponent", "greedy", "--num-players", "3", "--games", "30",
+                 "--workers", "1", "--out", str(out), "--no-progress"]) == 0
+    printed = capsys.readouterr().out
+    assert "1 vs 2 greedy" in printed and "difference" in printed
+    data = json.loads((out / "paired.json").read_text())
+    assert data["config"]["opponent"] == "greedy" and len(data["won"][1]) == 30
+    with open(out / "paired.csv", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert [r["agent"] for r in rows] == ["heuristic", "random"] and rows[0]["difference"] == ""
+    assert [int(r["truncated"]) for r in rows] == [r["truncated"] for r in data["specs"]]
+    assert float(rows[1]["difference"]) == pytest.approx(data["specs"][1]["difference"]["mean"], abs=1e-6)
+    assert (out / "paired.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--paired", "heuristic", "--games", "1"], "games >= 2"),
+    (["--paired", "heuristic", "--opponent", "nobody"], "nobody"),
+])
+def test_cli_paired_mode_errors_exit_2(capsys, args, message):
+    assert main(args + ["--no-progress", "--workers", "1"]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_cli_paired_mode_plays_4_players_against_random_by_default(tmp_path):
+    assert main(["--paired", "greedy", "--games", "8", "--workers", "1", "--no-progress", "--quiet",
+                 "--out", str(tmp_path)]) == 0
+    config = json.loads((tmp_path / "paired.json").read_text())["config"]
+    assert (config["num_players"], config["opponent"]) == (4, "random")
+
+
+@pytest.mark.parametrize("args,message", [
+    (["--agents", "heuristic", "random", "--opponent", "random"], "--opponent needs --paired"),
+    (["--paired", "heuristic", "random", "heuristic"], "'heuristic' is given twice"),
+    (["--paired", "heuristic", "--log-dir", "logs"], "not supported in paired mode"),
+    (["--paired", "heuristic", "--pool", "random", "greedy"], "not allowed with"),
+])
+def test_cli_paired_mode_misuse_is_refused(capsys, args, message):
+    with pytest.raises(SystemExit) as info:
+        main(args + ["--games", "4", "--no-progress"])
+    assert info.value.code == 2 and message in capsys.readouterr().err
 
 
 def test_cli_errors_are_reported(capsys):

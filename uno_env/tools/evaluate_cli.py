@@ -3,12 +3,15 @@
     uno-evaluate --agents heuristic random random random --rules classic --games 10000 \\
         --seed 0 --workers 2 --out runs/eval
     uno-evaluate --pool heuristic greedy random --games 2000 --out runs/pool
+    uno-evaluate --paired heuristic checkpoint:checkpoints/classic-4p --opponent random --num-players 4
     uno-evaluate --agents heuristic random --set uno_call=explicit --log-dir runs/logs --log-games 20
 
-Plays with :func:`uno_env.tools.evaluate.evaluate` (``--agents``: one line-up) or
-:func:`~uno_env.tools.evaluate.evaluate_pool` (``--pool``: a round robin with ratings),
-prints the tables of :mod:`uno_env.tools.report` and with ``--out DIR`` writes
-``evaluation.json`` / ``.csv`` / ``.png`` (``pool.*`` in pool mode), each atomically; without
+Plays with :func:`uno_env.tools.evaluate.evaluate` (``--agents``: one line-up),
+:func:`~uno_env.tools.evaluate.evaluate_pool` (``--pool``: a round robin with ratings) or
+:func:`~uno_env.tools.evaluate.evaluate_paired` (``--paired``: each agent in one seat
+against ``--opponent`` on the same games, with paired differences), prints the tables of
+:mod:`uno_env.tools.report` and with ``--out DIR`` writes ``evaluation.json`` / ``.csv`` /
+``.png`` (``pool.*``, ``paired.*`` in those modes), each atomically; without
 matplotlib the PNG is left out with a one-line note. ``--set KEY=VALUE`` (repeatable)
 overrides one rule option (:mod:`uno_env.tools.overrides`). Bad input (an unknown agent
 spec or rule option, a malformed ``--set``, an agent that plays an illegal move, an
@@ -22,9 +25,10 @@ import os
 import sys
 from typing import Sequence
 
-from uno_env.tools.evaluate import evaluate, evaluate_pool
+from uno_env.tools.evaluate import evaluate, evaluate_paired, evaluate_pool
 from uno_env.tools.overrides import parse_overrides
-from uno_env.tools.report import PNG_NEEDS_MATPLOTLIB, format_pool, format_result, print_tables, write_outputs
+from uno_env.tools.report import (PNG_NEEDS_MATPLOTLIB, format_paired, format_pool, format_result, print_tables,
+                                  write_outputs)
 
 PROG = "uno-evaluate"
 
@@ -39,14 +43,21 @@ def build_parser() -> argparse.ArgumentParser:
                      help="the line-up: random, greedy, heuristic, checkpoint:<path> (one per seat)")
     who.add_argument("--pool", nargs="+", metavar="SPEC",
                      help="round robin among these agents, with ratings and head-to-head rates")
+    who.add_argument("--paired", nargs="+", metavar="SPEC",
+                     help="each agent in turn in one seat against --opponent in the others, on the same "
+                          "games: win rates and differences from the first, game by game")
+    p.add_argument("--opponent", default=None, metavar="SPEC",
+                   help="paired mode: the agent in every other seat (default: random)")
     p.add_argument("--rules", default="classic", help="preset (classic, tmnt, house) or YAML file")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="override one rule option, e.g. --set uno_call=explicit (repeatable; "
                         "values read as YAML)")
     p.add_argument("--num-players", type=int, default=None,
-                   help="seats (default: number of agents; the line-up repeats to fill them)")
+                   help="seats (default: number of agents, the line-up repeating to fill them; "
+                        "paired mode: 4)")
     p.add_argument("--table-size", type=int, default=2, help="pool mode: players per table (default 2)")
-    p.add_argument("--games", type=int, default=10_000, help="games (per table in pool mode)")
+    p.add_argument("--games", type=int, default=10_000,
+                   help="games (per table in pool mode, per agent in paired mode)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1),
                    help="worker processes (default: 2, or 1 on a single core)")
@@ -55,7 +66,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default=None, help="directory for evaluation.json / .csv / .png")
     p.add_argument("--log-dir", default=None, metavar="DIR",
                    help="write a replayable JSON Lines log of each game to DIR/game-XXXXXX.jsonl "
-                        "(not in pool mode)")
+                        "(not in pool or paired mode)")
     p.add_argument("--log-games", type=int, default=None, metavar="N",
                    help="with --log-dir: log only the first N games (default: all)")
     p.add_argument("--no-progress", dest="progress", action="store_false", help="no progress bar")
@@ -75,8 +86,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.error("--log-games needs --log-dir")
     if args.log_games is not None and args.log_games < 0:
         parser.error("--log-games must be >= 0")
-    if args.pool and args.log_dir is not None:
-        parser.error("--log-dir is not supported in pool mode")
+    if (args.pool or args.paired) and args.log_dir is not None:
+        parser.error(f"--log-dir is not supported in {'pool' if args.pool else 'paired'} mode")
+    if args.opponent is not None and not args.paired:
+        parser.error("--opponent needs --paired")
+    twice = sorted({s for s in args.paired or [] if args.paired.count(s) > 1})
+    if twice:
+        parser.error(f"--paired {twice[0]!r} is given twice (the same spec plays the same games)")
     try:
         overrides = parse_overrides(args.set)
     except ValueError as exc:
@@ -88,6 +104,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                                    progress=args.progress, **overrides)
             tables = format_pool(result)
             stem = "pool"
+        elif args.paired:
+            result = evaluate_paired(args.paired, args.opponent or "random", rules=args.rules,
+                                     num_players=4 if args.num_players is None else args.num_players,
+                                     games=args.games, seed=args.seed, workers=args.workers,
+                                     duplicate=args.duplicate, progress=args.progress, **overrides)
+            tables = format_paired(result)
+            stem = "paired"
         else:
             result = evaluate(args.agents, rules=args.rules, num_players=args.num_players, games=args.games,
                               seed=args.seed, workers=args.workers, duplicate=args.duplicate,

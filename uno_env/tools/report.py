@@ -4,8 +4,9 @@
     print_tables(format_result(result))          # rich tables (plain text without rich)
     write_outputs(result, "runs/eval")           # evaluation.json, .csv, .png
 
-The inputs are the result dicts of :func:`uno_env.tools.evaluate.evaluate` and
-:func:`~uno_env.tools.evaluate.evaluate_pool` (pool results have ``ratings``). Decisions:
+The inputs are the result dicts of :func:`uno_env.tools.evaluate.evaluate`,
+:func:`~uno_env.tools.evaluate.evaluate_pool` (pool results have ``ratings``) and
+:func:`~uno_env.tools.evaluate.evaluate_paired` (paired results have ``won``). Decisions:
 
 * Every file is written atomically (:mod:`uno_env._atomic`): to a temporary file in the
   same directory, then renamed over the target (``os.replace``), so a run killed while
@@ -14,7 +15,8 @@ The inputs are the result dicts of :func:`uno_env.tools.evaluate.evaluate` and
   writes the JSON and CSV files and leaves the PNG out (:data:`PNG_NEEDS_MATPLOTLIB` says
   why; the command line prints it as a note).
 
-Version history: 0 (split out of ``uno_env.tools.evaluate``; same tables and files).
+Version history: 0 (split out of ``uno_env.tools.evaluate``; same tables and files);
+``format_paired`` and the paired CSV and chart (0.5.12).
 """
 
 from __future__ import annotations
@@ -37,14 +39,16 @@ def _pct(x: float) -> str:
     return f"{100 * x:.1f}%"
 
 
+def _win_cells(a: dict[str, Any]) -> list[str]:
+    """An agent's label, wins, win rate and its Wilson interval, as table cells."""
+    lo, hi = a["win_ci95"]
+    return [a["label"], str(a["wins"]), _pct(a["win_rate"]), f"{_pct(lo)} - {_pct(hi)}"]
+
+
 def format_result(result: dict[str, Any]) -> list[Table]:
     """Tables (title, header, rows) describing an ``evaluate`` result."""
     cfg = result["config"]
-    rows = []
-    for a in result["agents"]:
-        lo, hi = a["win_ci95"]
-        rows.append([a["label"], str(a["wins"]), _pct(a["win_rate"]), f"{_pct(lo)} - {_pct(hi)}",
-                     f"{a['mean_points']:.1f}", f"{a['mean_rank']:.2f}"])
+    rows = [_win_cells(a) + [f"{a['mean_points']:.1f}", f"{a['mean_rank']:.2f}"] for a in result["agents"]]
     title = (f"{cfg['rules']}, {cfg['num_players']} players, {result['games']} games, seed {cfg['seed']} "
              f"(par {_pct(1 / cfg['num_players'])})")
     tables = [(title, ["agent", "wins", "win rate", "95% CI (Wilson)", "mean points", "mean rank"], rows)]
@@ -79,6 +83,27 @@ def format_pool(result: dict[str, Any]) -> list[Table]:
     return tables
 
 
+def _signed_points(x: float) -> str:
+    return f"{100 * x:+.1f}"
+
+
+def format_paired(result: dict[str, Any]) -> list[Table]:
+    """Tables (title, header, rows) describing an ``evaluate_paired`` result."""
+    cfg = result["config"]
+    rows = []
+    for a in result["specs"]:
+        d = a.get("difference")
+        diff = (f"{_signed_points(d['mean'])} ({_signed_points(d['ci95'][0])} to {_signed_points(d['ci95'][1])})"
+                if d else "")
+        rows.append(_win_cells(a) + [diff, str(a["truncated"]), f"{a['elapsed_s']:.1f}"])
+    title = (f"1 vs {cfg['num_players'] - 1} {cfg['opponent']}: {cfg['rules']}, {result['games']} games per agent "
+             f"on the same deals, seed {cfg['seed']} (par {_pct(1 / cfg['num_players'])}); difference: "
+             f"points from the first agent, game by game")
+    header = ["agent", "wins", "win rate", "95% CI (Wilson)", "difference (95% CI)", "truncated", "time s"]
+    footer = [["time", f"{result['elapsed_s']:.1f} s ({cfg['workers']} worker{'s' if cfg['workers'] != 1 else ''})"]]
+    return [(title, header, rows), ("run", ["", ""], footer)]
+
+
 def print_tables(tables: list[Table], file=None) -> None:
     """Print tables with rich when available, else as plain text."""
     file = file or sys.stdout
@@ -106,7 +131,8 @@ def print_tables(tables: list[Table], file=None) -> None:
 
 
 def write_csv(result: dict[str, Any], path: str) -> None:
-    """One row per agent (per rated agent in pool mode), written atomically."""
+    """One row per agent (per rated agent in pool mode; paired: with its difference from
+    the first), written atomically."""
     with atomic_open(path, "w", newline="", encoding="utf-8") as fh:
         w = csv.writer(fh)
         if "ratings" in result:
@@ -114,6 +140,15 @@ def write_csv(result: dict[str, Any], path: str) -> None:
             for r in result["ratings"]:
                 w.writerow([r["agent"], f"{r['elo']:.1f}", r["games"], r["wins"], f"{r['win_rate']:.6f}",
                             f"{r['win_ci95'][0]:.6f}", f"{r['win_ci95'][1]:.6f}"])
+            return
+        if "won" in result:
+            w.writerow(["agent", "spec", "games", "wins", "win_rate", "ci95_low", "ci95_high",
+                        "difference", "difference_ci95_low", "difference_ci95_high", "truncated"])
+            for a in result["specs"]:
+                d = a.get("difference")
+                dcols = [f"{d['mean']:.6f}", f"{d['ci95'][0]:.6f}", f"{d['ci95'][1]:.6f}"] if d else ["", "", ""]
+                w.writerow([a["label"], a["spec"], result["games"], a["wins"], f"{a['win_rate']:.6f}",
+                            f"{a['win_ci95'][0]:.6f}", f"{a['win_ci95'][1]:.6f}"] + dcols + [a["truncated"]])
             return
         w.writerow(["agent", "spec", "games", "wins", "win_rate", "ci95_low", "ci95_high",
                     "mean_points", "mean_rank"])
@@ -125,7 +160,8 @@ def write_csv(result: dict[str, Any], path: str) -> None:
 
 def plot_result(result: dict[str, Any], path: str, turns: Sequence[int] | None = None) -> None:
     """A PNG: win rates with 95% intervals (and par), and the game-length percentiles (pool:
-    the ratings), written atomically. ``ImportError`` without matplotlib."""
+    the ratings; paired: the differences from the first agent), written atomically.
+    ``ImportError`` without matplotlib."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -143,6 +179,21 @@ def plot_result(result: dict[str, Any], path: str, turns: Sequence[int] | None =
         ax2.set_title("Bradley-Terry ratings")
         par = 1.0 / result["config"]["table_size"]
         title = f"pool, {result['config']['rules']}, tables of {result['config']['table_size']}"
+    elif "won" in result:
+        names = [a["label"] for a in result["specs"]]
+        rates = [a["win_rate"] for a in result["specs"]]
+        cis = [a["win_ci95"] for a in result["specs"]]
+        par = 1.0 / result["config"]["num_players"]
+        diffs = [a.get("difference", {"mean": 0.0, "ci95": [0.0, 0.0]}) for a in result["specs"]]
+        mean = np.array([100 * d["mean"] for d in diffs])
+        derr = np.array([[100 * (d["mean"] - d["ci95"][0]) for d in diffs],
+                         [100 * (d["ci95"][1] - d["mean"]) for d in diffs]])
+        ax2.barh(names[::-1], mean[::-1], xerr=derr[:, ::-1], capsize=4, color="#4c72b0")
+        ax2.axvline(0, color="grey", linewidth=1)
+        ax2.set_xlabel(f"points from {names[0]}, game by game (95% interval)")
+        ax2.set_title("paired difference")
+        title = (f"1 vs {result['config']['num_players'] - 1} {result['config']['opponent']}, "
+                 f"{result['games']} games")
     else:
         names = [a["label"] for a in result["agents"]]
         rates = [a["win_rate"] for a in result["agents"]]

@@ -87,8 +87,9 @@ together 55.8% [53.0, 58.6] (1,200 games).
 Against 3 ``random`` (classic, 4 players) the rollouts' model of the table matters: with the
 default ``opponents=0`` (rollouts against heuristics) ``search:simulations=200`` won 35.8%
 [31.2, 40.6] (400 games, seed 99) where the heuristic wins about 38.7%; with ``opponents=1``
-it does about as well as the heuristic in its seat on the same deals: +0.8 points [-0.1,
-+1.7] (38.5% against 37.7%, 3,600 games of ``bench/paired_specs.py``, seeds 2412 and 2413).
+it beats the heuristic in its seat on the same games by +1.5 points [+0.6, +2.5] (39.9%
+against 38.4%, 3,600 games of ``uno-evaluate --paired``, seeds 2412 and 2413; 0.5.11's bench,
+dealing those seeds otherwise, measured +0.8 [-0.1, +1.7]).
 
 It never reads hidden state: it decides from its observations (decoded by
 :func:`~uno_env.agents.view.decode`) and its own seeded generators.
