@@ -89,7 +89,8 @@ default ``opponents=0`` (rollouts against heuristics) ``search:simulations=200``
 [31.2, 40.6] (400 games, seed 99) where the heuristic wins about 38.7%; with ``opponents=1``
 it beats the heuristic in its seat on the same games by +1.5 points [+0.6, +2.5] (39.9%
 against 38.4%, 3,600 games of ``uno-evaluate --paired``, seeds 2412 and 2413; 0.5.11's bench,
-dealing those seeds otherwise, measured +0.8 [-0.1, +1.7]).
+dealing those seeds otherwise, measured +0.8 [-0.1, +1.7]), and at 800 simulations by +2.2
+points [+1.0, +3.5] (40.9% against 38.6%, 2,400 games, seeds 2414 and 2415).
 
 It never reads hidden state: it decides from its observations (decoded by
 :func:`~uno_env.agents.view.decode`) and its own seeded generators.
