@@ -37,7 +37,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog=PROG,
         description="Play agents against each other and report win rates with Wilson 95% intervals, "
-                    "points, ranks and game lengths (JSON, CSV and PNG with --out).")
+                    "points, ranks and game lengths, pool ratings or paired differences (JSON, CSV and "
+                    "PNG with --out).")
     who = p.add_mutually_exclusive_group(required=True)
     who.add_argument("--agents", nargs="+", metavar="SPEC",
                      help="the line-up: random, greedy, heuristic, checkpoint:<path> (one per seat)")
@@ -63,7 +64,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="worker processes (default: 2, or 1 on a single core)")
     p.add_argument("--no-duplicate", dest="duplicate", action="store_false",
                    help="a fresh deal for every game instead of each deal played in every rotation")
-    p.add_argument("--out", default=None, help="directory for evaluation.json / .csv / .png")
+    p.add_argument("--out", default=None,
+                   help="directory for evaluation.json / .csv / .png (pool.*, paired.* in those modes)")
     p.add_argument("--log-dir", default=None, metavar="DIR",
                    help="write a replayable JSON Lines log of each game to DIR/game-XXXXXX.jsonl "
                         "(not in pool or paired mode)")
