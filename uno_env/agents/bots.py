@@ -108,17 +108,16 @@ class RandomAgent(PyRngAgent):
     name = "random"
 
     def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
-        legal = action_mask.nonzero()[0].tolist()
-        if len(legal) == 1:
-            return legal[0]
-        return random_move(phase_of(observation), legal, self.py)
+        return random_move(phase_of(observation), action_mask.nonzero()[0].tolist(), self.py)
 
 
 def random_move(phase: int, legal: list[int], py: _random.Random) -> int:
-    """The ``random`` bot's move in ``phase`` among the legal action ids ``legal`` (ascending,
-    2 or more), drawn with ``py``: the one source of its policy, played on observations by
-    :class:`RandomAgent` and on engine states by the search's rollouts
-    (:class:`uno_env.agents.search.rollout.RandomRolloutPolicy`)."""
+    """The ``random`` bot's move in ``phase`` among the legal action ids ``legal`` (ascending),
+    drawn with ``py`` (no draw when there is one legal action): the one source of its policy,
+    played on observations by :class:`RandomAgent` and on engine states by the search's
+    rollouts (:class:`uno_env.agents.search.rollout.RandomRolloutPolicy`)."""
+    if len(legal) == 1:
+        return legal[0]
     if A.UNO in legal:  # call UNO or not, uniformly
         if py.random() < 0.5:
             return A.UNO

@@ -170,6 +170,4 @@ class RandomRolloutPolicy:
         self.py.seed(value)
 
     def __call__(self, s: State, legal: list[int]) -> int:
-        if len(legal) == 1:
-            return legal[0]
         return random_move(s.phase, legal, self.py)
