@@ -20,6 +20,13 @@ their outcomes (:mod:`uno_env.agents.imitation`, :func:`uno_env.agents.sb3.imita
 counts in the run's wall time and time limit. PPO then fine-tunes the clone (the shipped
 configs use small steps: lr 1e-4, clip 0.1).
 
+**Or a checkpoint's policy first** (``init_checkpoint: <dir>``, a new run only): the actor
+starts as that checkpoint's (its safetensors weights copied exactly, :func:`uno_env.agents.sb3.set_actor`;
+rules, players and network must be the run's, checked before anything is spent), and the
+imitation above, if any, fits only the value network (``imitate_teacher: checkpoint:<dir>``
+fits it to the policy's own games). A shipped agent can so be trained further without its
+``model.zip``.
+
 **The critic** (``critic``). ``obs``: SB3's policy and value networks both read the
 observation. ``state``: an asymmetric actor-critic (:class:`uno_env.agents.sb3.AsymmetricPolicy`):
 the env appends the global state seen from the learner (every hand, the DRAW pile's contents:
@@ -473,6 +480,7 @@ def main(argv: list[str] | None = None) -> dict:
         cfg = load_config(args.config, {**config_sets, **{k: v for k, v in flags.items() if v is not None}})
         rules = make_rules(cfg.rules, **rule_sets)
         check_league(cfg, rules)
+        initial = configs.initial_policy(cfg, rules) if not args.resume else None
     except ValueError as exc:
         parser.error(str(exc))
     run_dir = os.path.join(args.checkpoint_dir, args.run)
@@ -547,19 +555,26 @@ def main(argv: list[str] | None = None) -> dict:
             seed=cfg.seed, device="cpu", verbose=0)
     model.set_logger(configure(os.path.join(log_dir, "tb"), ["tensorboard"]))
 
-    # --- behaviour cloning warm start (a new run only) ---
+    # --- a checkpoint's policy as the start (a new run only): the actor's weights, exactly ---
+    started_from = card.get("started_from") if args.resume else None  # kept in the card
+    if initial is not None:
+        started_from, tensors = initial
+        sb3.set_actor(model, tensors, cfg.num_players)
+        print(f"actor from {cfg.init_checkpoint} ({started_from['total_steps']:,} steps)")
+
+    # --- behaviour cloning warm start (a new run only; only the critic after init_checkpoint) ---
     if cfg.imitate_decisions and not args.resume:
         began = time.time()
         demos, loaded = demonstrations(rules, cfg.num_players, cfg.imitate_decisions, seed=cfg.seed,
                                        teacher=cfg.imitate_teacher, critic_state=cfg.critic == "state",
                                        workers=cfg.imitate_workers, cache=cfg.imitate_cache)
         fit = sb3.imitate(model, demos, epochs=cfg.imitate_epochs, learning_rate=cfg.imitate_learning_rate,
-                          seed=cfg.seed)
+                          seed=cfg.seed, fit_actor=initial is None)
         wall_before += time.time() - began  # part of the run's wall time
         for key, value in fit.items():
             model.logger.record(f"imitation/{key}", value)
         print(imitation_summary(demos, cfg.imitate_teacher, fit, time.time() - began,
-                                cfg.imitate_cache if loaded else None))
+                                cfg.imitate_cache if loaded else None, fit_actor=initial is None))
         del demos  # gigabytes at 400k decisions: not kept through PPO
     rollout = cfg.n_steps * cfg.n_envs
 
@@ -568,7 +583,7 @@ def main(argv: list[str] | None = None) -> dict:
     def card_for(steps: int, wall: float) -> dict:
         return ckpt.make_card(rules=rules, num_players=cfg.num_players, total_steps=steps,
                               wall_time_s=wall, evaluation=evaluation, config=dataclasses.asdict(cfg),
-                              extra={"run": args.run})
+                              extra={"run": args.run, **({"started_from": started_from} if started_from else {})})
 
     def run_eval(games: int, steps: int, wall: float, final: bool = False) -> None:
         """Every eval opponent: the in-memory policy (or, at the end, the saved checkpoint)."""
@@ -590,7 +605,7 @@ def main(argv: list[str] | None = None) -> dict:
         write_eval_rows(eval_csv, earlier + rows)
         model.logger.dump(steps)
 
-    if cfg.imitate_decisions and not args.resume:  # the clone's strength: the curve starts there
+    if (cfg.imitate_decisions or initial is not None) and not args.resume:  # the curve starts there
         run_eval(cfg.eval_games, model.num_timesteps, wall_before)
         print("imitation: " + "  ".join(f"vs {o} {evaluation[o]['win_rate']:.3f}" for o in cfg.eval_opponents))
 

@@ -32,6 +32,17 @@ cross-entropy for the actor, the outcomes for the critic; ``imitate_epochs`` pas
 ``imitate_learning_rate``), as in ``training/train.py``: :func:`uno_env.integrations.rllib.imitate`.
 It runs in the driver; its time counts in the run's wall time and its result goes in the card.
 
+**Or a checkpoint's policy first** (``init_checkpoint: <dir>``, a new run only): the learner's
+actor starts as that checkpoint's, its safetensors weights copied exactly
+(:func:`uno_env.integrations.rllib.set_actor`; rules, players and network must be the run's,
+checked before Ray starts), and the imitation above, if any, fits only the critic
+(``imitate_teacher: checkpoint:<dir>`` fits it to the policy's own games). The card records it
+(``started_from``: the directory, its weights' SHA-256, its steps). The RLlib checkpoint of a
+shipped agent stays with its run; this is how ``checkpoints/classic-4p`` is trained further::
+
+    python training/train_rllib.py --config configs/rllib/classic-4p.yaml --run c4-more \
+        --set init_checkpoint=checkpoints/classic-4p --set imitate_teacher=checkpoint:checkpoints/classic-4p
+
 **Evaluation.** Every ``eval_every`` steps the learner's greedy policy plays ``eval_games``
 games against each of ``eval_opponents`` in all the other seats with
 :func:`uno_env.tools.evaluate.evaluate_vs` (1 vs the rest, seats rotated, duplicate deals;
@@ -326,6 +337,7 @@ def main(argv: list[str] | None = None) -> dict:
         cfg = load_config(args.config, {**config_sets, **{k: v for k, v in flags.items() if v is not None}})
         rules = make_rules(cfg.rules, **rule_sets)
         check_league(cfg, rules)
+        initial = configs.initial_policy(cfg, rules) if not args.resume else None
     except (ValueError, OSError) as exc:
         parser.error(str(exc))
     run_dir = os.path.join(args.checkpoint_dir, args.run)
@@ -373,22 +385,29 @@ def main(argv: list[str] | None = None) -> dict:
         module_config = algo.config.rl_module_spec.rl_module_specs[ur.LEARNER].model_config
         module_config = {k: module_config[k] for k in ("num_players", "hidden", "activation", "input")}
         writer = SummaryWriter(os.path.join(log_dir, "tb"))
-        if cfg.imitate_decisions and not args.resume:  # behaviour cloning warm start
+        if initial is not None:  # a checkpoint's policy as the start: the actor's weights, exactly
+            trainer["started_from"], tensors = initial
+            ur.set_actor(algo, tensors)
+            print(f"actor from {cfg.init_checkpoint} ({trainer['started_from']['total_steps']:,} steps)")
+        if cfg.imitate_decisions and not args.resume:  # behaviour cloning warm start (the critic alone after init_checkpoint)
             began = time.time()
             demos, loaded = demonstrations(rules, cfg.num_players, cfg.imitate_decisions, seed=cfg.seed,
                                            teacher=cfg.imitate_teacher, workers=cfg.imitate_workers,
                                            cache=cfg.imitate_cache)
             fit = ur.imitate_learner(algo, demos, epochs=cfg.imitate_epochs,
-                                     learning_rate=cfg.imitate_learning_rate, seed=cfg.seed)
+                                     learning_rate=cfg.imitate_learning_rate, seed=cfg.seed,
+                                     fit_actor=initial is None)
             for key, value in fit.items():
                 writer.add_scalar(f"imitation/{key}", value, 0)
             trainer["imitation"] = dict({k: round(v, 4) for k, v in fit.items()}, decisions=len(demos),
                                         games=demos.games, teacher=cfg.imitate_teacher,
+                                        fitted="critic" if initial else "actor and critic",
                                         read_from=cfg.imitate_cache if loaded else None,
                                         wall_time_s=round(time.time() - began, 1))
             trainer["wall_time_s"] = float(trainer.get("wall_time_s", 0.0)) + time.time() - began
             print(imitation_summary(demos, cfg.imitate_teacher, fit, time.time() - began,
-                                    cfg.imitate_cache if loaded else None), flush=True)
+                                    cfg.imitate_cache if loaded else None, fit_actor=initial is None),
+                  flush=True)
             del demos  # gigabytes at 400k decisions: not kept through PPO
 
         steps = int(algo.metrics.peek(("env_runners", "num_env_steps_sampled_lifetime"), default=0) or 0)
@@ -413,7 +432,7 @@ def main(argv: list[str] | None = None) -> dict:
                                         "api_stack": "new", "script": "training/train_rllib.py",
                                         "env_steps": total, "learner_steps": learner_steps,
                                         "rllib_checkpoint": RLLIB_DIR},
-                       **({"imitation": trainer["imitation"]} if "imitation" in trainer else {})})
+                       **{k: trainer[k] for k in ("imitation", "started_from") if k in trainer}})
 
         def save(total: int) -> None:
             """The RLlib checkpoint, then the exported policy and card, then trainer.json (the
@@ -422,7 +441,7 @@ def main(argv: list[str] | None = None) -> dict:
             ur.export_checkpoint(ur.module_state(algo), module_config, run_dir, card_for(total, wall()))
             state = {"wall_time_s": round(wall(), 1), "snapshots_taken": taken, "env_steps": total,
                      "learner_steps": learner_steps, "evaluation": evaluation,
-                     **({"imitation": trainer["imitation"]} if "imitation" in trainer else {})}
+                     **{k: trainer[k] for k in ("imitation", "started_from") if k in trainer}}
             _atomic.write_text(trainer_path, json.dumps(state, indent=2) + "\n")
 
         def run_eval(games: int, total: int, final: bool = False) -> None:
@@ -448,7 +467,7 @@ def main(argv: list[str] | None = None) -> dict:
             print(f"[eval] step {total:,}: {summary} ({games} games each, 1 vs {cfg.num_players - 1})",
                   flush=True)
 
-        if "imitation" in trainer and steps == 0:  # the clone before PPO: the curve's first point
+        if ("imitation" in trainer or "started_from" in trainer) and steps == 0:  # the curve's first point
             run_eval(cfg.eval_games, 0)
         next_snapshot = (steps // cfg.snapshot_every + 1) * cfg.snapshot_every
         next_eval = (steps // cfg.eval_every + 1) * cfg.eval_every

@@ -20,7 +20,7 @@ from uno_env import _aliases
 from uno_env.envs.aec_env import env, raw_env
 from uno_env.game.rules import PRESETS, Rules, make_rules
 
-__version__ = "0.5.12"
+__version__ = "0.5.13"
 __all__ = ["env", "raw_env", "Rules", "make_rules", "PRESETS", "__version__"]
 
 

@@ -127,3 +127,25 @@ def test_imitation_makes_the_policy_pick_the_teachers_moves():
     assert with_states.states.shape == (len(with_states), GLOBAL_STATE_SIZE)
     fit = sb3.imitate(asym, with_states, epochs=8, learning_rate=3e-3)
     assert fit["agreement"] > 0.7 and fit["value_loss"] < 1.0
+
+
+def test_fitting_the_critic_alone_leaves_the_actor_as_it_was():
+    """``fit_actor=False`` (a run that starts from a checkpoint's policy): the value network
+    learns the returns, the actor's weights do not move, and its agreement is still measured."""
+    pytest.importorskip("sb3_contrib")
+    from sb3_contrib import MaskablePPO
+
+    from uno_env.agents import sb3
+    from uno_env.envs.gym_env import UnoGymEnv
+
+    rules = make_rules("classic")
+    demos = collect_demonstrations(rules, 2, 3000, seed=0)
+    model = MaskablePPO("MlpPolicy", UnoGymEnv(rules, 2, opponents="random"), seed=0, device="cpu",
+                        policy_kwargs={"net_arch": [64], "features_extractor_class": sb3.ObsFeatures,
+                                       "features_extractor_kwargs": {"num_players": 2}})
+    _, actor = sb3.actor_tensors(model, 2)
+    first = sb3.imitate(model, demos, epochs=1, learning_rate=3e-3, fit_actor=False)
+    last = sb3.imitate(model, demos, epochs=6, learning_rate=3e-3, fit_actor=False)
+    _, after = sb3.actor_tensors(model, 2)
+    assert all(np.array_equal(actor[k], after[k]) for k in actor)
+    assert last["value_loss"] < first["value_loss"] and last["agreement"] == first["agreement"] < 0.7

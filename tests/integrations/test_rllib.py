@@ -393,6 +393,32 @@ def test_imitation_makes_the_learner_play_the_teachers_moves_on_the_learner_and_
         algo.stop()
 
 
+def test_a_checkpoints_actor_loads_into_the_learner_and_the_env_runner_and_the_critic_is_fitted_alone(local_ray):
+    from uno_env.agents.imitation import collect_demonstrations
+
+    config = ur.model_config(3, [64])
+    algo = tiny_ppo(3, {ur.LEARNER: 1.0}, module=config)
+    try:
+        other = ur.learner_module_spec(config).build()  # another initialisation: the checkpoint's actor
+        _, tensors = ur.actor_tensors({k: v.detach().numpy() for k, v in other.state_dict().items()}, config)
+        before = ur.module_state(algo)
+        ur.set_actor(algo, tensors)
+        loaded = ur.module_state(algo)
+        assert all(np.array_equal(ur.actor_tensors(loaded, config)[1][k], tensors[k]) for k in tensors)
+        assert all(np.array_equal(loaded[k], before[k]) for k in before if k.startswith("vf."))
+        runner = algo.env_runner.module[ur.LEARNER].get_state()
+        assert all(np.array_equal(runner[k], loaded[k]) for k in loaded if k.startswith("pi."))
+        demos = collect_demonstrations(make_rules("classic"), 3, 2000, seed=0)
+        ur.imitate_learner(algo, demos, epochs=2, learning_rate=3e-3, seed=0, fit_actor=False)
+        fitted = ur.module_state(algo)
+        assert all(np.array_equal(fitted[k], loaded[k]) for k in loaded if k.startswith("pi."))
+        assert not np.array_equal(fitted["vf.0.weight"], loaded["vf.0.weight"])
+        with pytest.raises(ValueError, match=r"tensors \['actor.0.weight'\]"):
+            ur.with_actor(loaded, dict(tensors, **{"actor.0.weight": tensors["actor.0.weight"][:, 1:]}))
+    finally:
+        algo.stop()
+
+
 def load_script(name, folder="training"):
     spec = importlib.util.spec_from_file_location(name, os.path.join(ROOT, folder, f"{name}.py"))
     module = importlib.util.module_from_spec(spec)
@@ -458,6 +484,28 @@ def test_training_on_a_two_node_cluster_exports_a_checkpoint_that_evaluates_and_
     assert card["total_steps"] >= 1024 and resumed["random"]["steps"] == card["total_steps"]
     with open(run / "trainer.json") as fh:
         assert json.load(fh)["env_steps"] == card["total_steps"]
+
+
+def test_a_run_from_a_checkpoint_starts_from_its_policy_and_records_it(local_ray, tmp_path, capsys):
+    """``init_checkpoint``: the learner's actor starts as the checkpoint's (at a learning rate of
+    1e-12 the export is still it), the imitation fits the critic alone, the card says so."""
+    train = load_script("train_rllib")
+    common = ["--config", os.path.join(ROOT, "configs", "rllib", "test.yaml"), "--total-steps", "256",
+              "--checkpoint-dir", str(tmp_path / "checkpoints"), "--runs-dir", str(tmp_path / "runs")]
+    train.main(common + ["--run", "first"])
+    source = str(tmp_path / "checkpoints" / "first")
+    train.main(common + ["--run", "more", "--set", f"init_checkpoint={source}",
+                         "--set", f"imitate_teacher=checkpoint:{source}", "--set", "learning_rate=1e-12"])
+    out = capsys.readouterr().out
+    assert f"actor from {source}" in out and "value network only" in out
+    run = tmp_path / "checkpoints" / "more"
+    (card, tensors), (first, source_tensors) = ckpt.load_checkpoint(str(run)), ckpt.load_checkpoint(source)
+    assert all(np.allclose(tensors[k], source_tensors[k], atol=1e-6) for k in source_tensors)
+    assert card["started_from"] == {"checkpoint": source, "sha256": first["policy"]["sha256"],
+                                    "total_steps": first["total_steps"]}
+    assert card["imitation"]["fitted"] == "critic" and card["imitation"]["teacher"] == f"checkpoint:{source}"
+    with open(run / "eval.csv") as fh:
+        assert fh.read().splitlines()[1].startswith("0,")  # the start's strength: the curve's first point
 
 
 def test_the_rllib_ppo_example_trains_exports_and_evaluates(local_ray, tmp_path):

@@ -106,3 +106,31 @@ def test_a_league_checkpoint_for_other_rules_or_players_is_named(capsys, tmp_pat
                               "--runs-dir", str(tmp_path), "--set",
                               f"phases=[{{until: 1.0, opponents: {{'checkpoint:{shipped}#sample': 1}}}}]"])
     assert f"league entry 'checkpoint:{shipped}#sample'" in line and "num_players 4 (the env has 2)" in line
+
+
+@pytest.mark.parametrize("sets,named", [
+    (["net_arch=[64, 64]"], "sizes [655, 256, 256, 195] (the run's: [655, 64, 64, 195])"),
+    (["activation=relu"], "activation 'tanh' (the run's: 'relu')"),
+    (["obs_features=false"], "input 'obs_features' (the run's: 'raw')"),
+    (["num_players=2"], "num_players 4 (the env has 2)"),
+    (["stacking=true"], "rules stacking=False (env: True)"),
+])
+def test_an_init_checkpoint_that_does_not_fit_the_run_is_named_before_anything_is_spent(capsys, tmp_path, sets, named):
+    shipped = os.path.join(ROOT, "checkpoints", "classic-4p")
+    args = ["--config", QUICK, "--run", "x", "--checkpoint-dir", str(tmp_path / "ck"),
+            "--runs-dir", str(tmp_path / "runs"), "--set", "imitate_decisions=100000",
+            "--set", "num_players=4", "--set", "net_arch=[256, 256]", "--set", f"init_checkpoint={shipped}"]
+    for s in sets:
+        args += ["--set", s]
+    line = cli_error(train.main, capsys, args)
+    assert line.split("error: ")[-1].startswith(f"init_checkpoint {shipped!r}") and named in line
+    assert not (tmp_path / "ck").exists() and not (tmp_path / "runs").exists()
+
+
+def test_an_init_checkpoint_that_is_missing_or_not_a_checkpoint_is_named(capsys, tmp_path):
+    (tmp_path / "empty").mkdir()
+    for path, named in ((tmp_path / "none", "not found"), (tmp_path / "empty", "card.json")):
+        line = cli_error(train.main, capsys, ["--config", QUICK, "--run", "x", "--checkpoint-dir", str(tmp_path / "ck"),
+                                              "--runs-dir", str(tmp_path / "runs"), "--set", f"init_checkpoint={path}"])
+        assert f"init_checkpoint '{path}'" in line and named in line
+    assert not (tmp_path / "ck").exists()

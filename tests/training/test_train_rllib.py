@@ -90,3 +90,11 @@ def test_an_unknown_evaluation_opponent_is_named_before_ray_starts(train, capsys
     line = cli_error(train.main, capsys, ["--config", TEST_CONFIG, "--run", "x", "--checkpoint-dir", str(tmp_path),
                                      "--set", "eval_opponents=[random, heuristc]"])
     assert "eval_opponents entry 'heuristc'" in line
+
+
+def test_an_init_checkpoint_for_another_network_is_named_before_ray_starts(train, capsys, tmp_path):
+    shipped = os.path.join(ROOT, "checkpoints", "classic-4p")  # [256, 256]; test.yaml's net is [32, 32]
+    line = cli_error(train.main, capsys, ["--config", TEST_CONFIG, "--run", "x", "--checkpoint-dir", str(tmp_path),
+                                          "--set", f"init_checkpoint={shipped}"])
+    assert f"init_checkpoint {shipped!r} holds another network" in line and "[655, 32, 32, 195]" in line
+    assert not (tmp_path / "x").exists()

@@ -358,6 +358,29 @@ def test_imitation_warm_start_runs_before_ppo(tmp_path, capsys, critic):
     assert first["steps"] == "0"  # the clone is evaluated before PPO: the curve starts there
 
 
+def test_a_run_from_a_checkpoint_starts_from_its_policy_and_records_it(trained, tmp_path, capsys):
+    """``init_checkpoint``: the actor starts as the checkpoint's (at a learning rate of 1e-12 it
+    ends there too), the imitation fits only the critic, the curve starts at step 0, and the
+    card says where the run started; a resume keeps that record."""
+    source = trained["dir"]
+    args = ["--config", TEST_CONFIG, "--run", "more", "--checkpoint-dir", str(tmp_path / "c"),
+            "--runs-dir", str(tmp_path / "r"), "--no-progress", "--total-steps", "256",
+            "--set", f"init_checkpoint={source}", "--set", f"imitate_teacher=checkpoint:{source}",
+            "--set", "imitate_decisions=300", "--set", "imitate_epochs=1", "--set", "learning_rate=1e-12"]
+    train.main(args)
+    out = capsys.readouterr().out
+    assert f"actor from {source} (512 steps)" in out and "value network only" in out
+    run = str(tmp_path / "c" / "more")
+    (card, tensors), (source_card, source_tensors) = ckpt.load_checkpoint(run), ckpt.load_checkpoint(source)
+    assert all(np.allclose(tensors[k], source_tensors[k], atol=1e-6) for k in source_tensors)
+    assert card["started_from"] == {"checkpoint": source, "sha256": source_card["policy"]["sha256"],
+                                    "total_steps": 512}
+    assert card["total_steps"] == 256  # this run's steps
+    assert [row for row in csv.DictReader(open(os.path.join(run, "eval.csv")))][0]["steps"] == "0"
+    train.main(args + ["--resume", "--total-steps", "512"])
+    assert ckpt.load_card(run)["started_from"] == card["started_from"]
+
+
 def test_imitate_cache_collects_once_and_the_second_run_reads_the_same_rows(tmp_path, capsys):
     cache = tmp_path / "demos" / "heuristic-300.safetensors"
     common = ["--config", TEST_CONFIG, "--checkpoint-dir", str(tmp_path / "c"), "--runs-dir", str(tmp_path / "r"),

@@ -47,7 +47,10 @@ observation_layout  ``{"version", "size"}`` of :mod:`uno_env.game.observation`: 
                     policy reads the version-0 prefix of the observation
 action_layout       ``{"version", "size"}`` of :mod:`uno_env.game.actions`
 policy              the network: see below
-algorithm, total_steps, wall_time_s, saved, evaluation, config, run, uno_env_version:
+started_from        optional (0.5.13): the checkpoint a run's actor started as
+                    (``init_checkpoint``: its directory, weights' SHA-256 and steps;
+                    :func:`check_network` checks that its network is the run's)
+algorithm, total_steps, wall_time_s, saved, evaluation, config, run, uno_env_version, started_from:
                     information only (never interpreted when loading)
 ==================  ============================================================
 
@@ -425,6 +428,19 @@ def load_weights(path: str | os.PathLike, card: Mapping[str, Any]) -> dict[str, 
         if not np.isfinite(tensor).all():
             raise bad(f"tensor {name} holds NaN or infinite values")
     return tensors
+
+
+def check_network(card: Mapping[str, Any], policy: Mapping[str, Any], where: str = "checkpoint") -> None:
+    """``CheckpointError`` naming every difference between a validated card's network and
+    ``policy`` (a :func:`policy_spec`: the network a training run builds, in the current
+    observation layout): input, layer sizes, activation, layout version. A run can start from
+    the card's weights only where there is none."""
+    problems = [f"{key} {card['policy'][key]!r} (the run's: {policy[key]!r})"
+                for key in ("input", "sizes", "activation") if card["policy"][key] != policy[key]]
+    if layout_version(card) != O.LAYOUT_VERSION:
+        problems.append(f"observation layout {layout_version(card)} (the run's: {O.LAYOUT_VERSION})")
+    if problems:
+        raise CheckpointError(f"{where} holds another network than the run's: " + "; ".join(problems))
 
 
 def load_checkpoint(path: str | os.PathLike, rules: Rules | None = None,

@@ -32,7 +32,8 @@ reads memory-mapped into its arrays: the parent's peak stays one copy of the col
 
 Version history: 0 (first version, uno_env 0.3); :func:`fit_policy` shared by SB3 and RLlib (0.4);
 ``workers`` (0.5); the workers' shares returned through files instead of pickled and concatenated:
-one copy at the peak, not two (0.5.1).
+one copy at the peak, not two (0.5.1); ``fit_policy(fit_actor=False)``, the critic alone, for
+runs that start from a checkpoint (``init_checkpoint``, 0.5.13).
 """
 
 from __future__ import annotations
@@ -184,11 +185,13 @@ def _demonstrations(columns: dict[str, "_Rows"], games: int) -> Demonstrations:
 
 
 def summary(demos: Demonstrations, teacher: str, fit: dict[str, float], seconds: float,
-            read_from: str | None = None) -> str:
-    """One line on a warm start, as the training scripts print it."""
+            read_from: str | None = None, fit_actor: bool = True) -> str:
+    """One line on a warm start, as the training scripts print it (``fit_actor=False``: the
+    value network alone was fitted)."""
     source = f", read from {read_from}" if read_from else ""
+    policy = "the policy now picks" if fit_actor else "value network only; the policy (kept) picks"
     return (f"imitation: {len(demos)} decisions of {teacher} ({demos.games} games{source}), {seconds:.0f} s; "
-            f"the policy now picks the teacher's move {fit['agreement']:.1%} of the time "
+            f"{policy} the teacher's move {fit['agreement']:.1%} of the time "
             f"(policy loss {fit['policy_loss']:.3f}, value loss {fit['value_loss']:.3f})")
 
 
@@ -217,10 +220,14 @@ class _Rows:
 
 def fit_policy(parameters: Iterable[Any], log_prob_and_value: Callable, greedy: Callable,
                inputs: np.ndarray | tuple[np.ndarray, ...], demos: Demonstrations, epochs: int = 4, batch_size: int = 1024,
-               learning_rate: float = 1e-3, seed: int = 0, max_grad_norm: float = 0.5) -> dict[str, float]:
+               learning_rate: float = 1e-3, seed: int = 0, max_grad_norm: float = 0.5,
+               fit_actor: bool = True) -> dict[str, float]:
     """Behaviour cloning: ``epochs`` passes of Adam over shuffled minibatches of ``demos``,
     minimising the masked cross-entropy of the teacher's actions plus half the squared error of
-    the values against the returns.
+    the values against the returns. With ``fit_actor=False`` only the values are fitted (the
+    loss is their squared error alone, so no gradient reaches the actor and its weights stay as
+    they are: the critic's warm start of a run that starts from a checkpoint's policy); the
+    cross-entropy and agreement are still measured and returned.
 
     ``inputs`` are the network's rows: ``demos.observations``, or a tuple of arrays whose rows
     the network reads side by side (the observations and the global states of an asymmetric
@@ -249,7 +256,7 @@ def fit_policy(parameters: Iterable[Any], log_prob_and_value: Callable, greedy: 
             log_prob, values = log_prob_and_value(rows(idx), masks[idx], actions[idx])
             policy_loss = -log_prob.mean()
             value_loss = torch.nn.functional.mse_loss(values, returns[idx])
-            loss = policy_loss + 0.5 * value_loss
+            loss = (policy_loss + 0.5 * value_loss) if fit_actor else 0.5 * value_loss
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(parameters, max_grad_norm)

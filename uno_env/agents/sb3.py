@@ -17,6 +17,8 @@ of :class:`ObsFeatures`), so importing this module costs nothing.
 :func:`actor_tensors`       the actor of a MaskablePPO model as a card's ``policy`` description
                             and its tensors (an MLP on the raw or ``obs_features`` input)
 :func:`masked_policy`       that actor as a numpy :class:`~uno_env.agents.policy.MaskedPolicy`
+:func:`set_actor`           the inverse: a checkpoint's actor tensors into a model (a run that
+                            starts from a checkpoint, ``init_checkpoint``)
 :func:`save_checkpoint`     ``model.zip`` (for resuming) and the safe weights + ``card.json``
 :func:`load_model`          the SB3 model of a checkpoint, for ``--resume`` (**trusted input**)
 :func:`convert_checkpoint`  an SB3 ``model.zip`` one trusts -> the safe format, checked to play
@@ -78,7 +80,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 
@@ -450,6 +452,28 @@ def actor_tensors(model: Any, num_players: int) -> tuple[dict[str, Any], dict[st
     return description, tensors
 
 
+def set_actor(model: Any, tensors: Mapping[str, np.ndarray], num_players: int) -> None:
+    """Load a checkpoint's actor (``actor.<i>.weight``/``bias``, as :func:`actor_tensors` gives
+    them) into a MaskablePPO ``model``'s actor: :func:`actor_tensors` of the model is then
+    ``tensors``. ``ValueError`` naming the tensors whose shapes are not the model's actor."""
+    import torch
+
+    _, current = actor_tensors(model, num_players)  # also checks the actor is a card's MLP
+    wrong = sorted(k for k in current.keys() | tensors.keys()
+                   if k not in current or k not in tensors or np.shape(tensors[k]) != current[k].shape)
+    if wrong:
+        raise ValueError(f"the checkpoint's actor does not fit the model's: tensors {wrong}")
+    policy = model.policy
+    linears = list(policy.mlp_extractor.policy_net)[0::2] + [policy.action_net]
+    with torch.no_grad():
+        for i, layer in enumerate(linears):
+            weight = torch.as_tensor(np.asarray(tensors[f"actor.{i}.weight"]))
+            if layer.weight.shape != weight.shape:  # OracleFeatures: its oracle columns start at 0
+                layer.weight.zero_()
+            layer.weight[:, :weight.shape[1]].copy_(weight)
+            layer.bias.copy_(torch.as_tensor(np.asarray(tensors[f"actor.{i}.bias"])))
+
+
 def masked_policy(model: Any, num_players: int) -> MaskedPolicy:
     """The actor of an in-memory model as the numpy policy a checkpoint of it would load."""
     description, tensors = actor_tensors(model, num_players)
@@ -473,11 +497,12 @@ def sb3_logits(model: Any, observations: np.ndarray) -> np.ndarray:
 
 # ---------------------------------------------------------------------- imitation
 def imitate(model: Any, demos: Any, epochs: int = 4, batch_size: int = 1024, learning_rate: float = 1e-3,
-            seed: int = 0) -> dict[str, float]:
+            seed: int = 0, fit_actor: bool = True) -> dict[str, float]:
     """Behaviour cloning warm start: fit the policy of a MaskablePPO ``model`` to the teacher's
     actions of ``demos`` (:class:`uno_env.agents.imitation.Demonstrations`; masked
     cross-entropy) and its value network to their returns (squared error), ``epochs`` passes
-    of Adam over shuffled minibatches. Models on observations with the global state appended
+    of Adam over shuffled minibatches (``fit_actor=False``: the value network alone, the actor
+    untouched). Models on observations with the global state appended
     (:class:`AsymmetricPolicy`) need ``demos.states``. Returns the last epoch's mean losses and
     the share of demonstrated actions the policy then picks (greedy):
     :func:`uno_env.agents.imitation.fit_policy`."""
@@ -500,7 +525,7 @@ def imitate(model: Any, demos: Any, epochs: int = 4, batch_size: int = 1024, lea
 
     policy.set_training_mode(True)
     fit = fit_policy(policy.parameters(), log_prob_and_value, greedy, x, demos, epochs=epochs,
-                     batch_size=batch_size, learning_rate=learning_rate, seed=seed)
+                     batch_size=batch_size, learning_rate=learning_rate, seed=seed, fit_actor=fit_actor)
     policy.set_training_mode(False)
     return fit
 

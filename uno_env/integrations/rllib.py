@@ -89,9 +89,15 @@ Phases switch by training progress, which the driver sets on every env runner
 (:mod:`uno_env.agents.imitation`) before PPO, as in ``training/train.py``;
 ``training/train_rllib.py`` does it when ``imitate_decisions`` > 0.
 
+**A checkpoint's policy first** (:func:`set_actor`, :func:`with_actor`, the inverse of
+:func:`actor_tensors`): the learner's actor set to a checkpoint's weights, exactly
+(``init_checkpoint``); the imitation then fits the critic alone (``imitate(fit_actor=False)``).
+The RLlib checkpoint is pickled state that stays with its run; this is how a shipped agent
+(card + safetensors) is trained further, on a cluster or elsewhere.
+
 Version history: 1 (first release, uno_env 0.2, RLlib 2.60); observation layout 1 (1537
 entries) in uno_env 0.3, checkpoint opponents of layout 0 read its prefix; the imitation warm
-start in uno_env 0.4.
+start in uno_env 0.4; a checkpoint's actor as the start (:func:`set_actor`) in uno_env 0.5.13.
 """
 
 from __future__ import annotations
@@ -580,6 +586,28 @@ def actor_tensors(state: Mapping[str, Any], config: Mapping[str, Any]
     return description, tensors
 
 
+def with_actor(state: Mapping[str, Any], tensors: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The inverse of :func:`actor_tensors`: ``state`` (a module state dict) with its actor's
+    layers (``pi.<i>``) replaced by a checkpoint's ``actor.<i>.weight``/``bias`` tensors; the
+    critic's left as they are. ``ValueError`` naming the tensors that do not fit."""
+    indices = sorted({int(m.group(1)) for k in state if (m := re.fullmatch(r"pi\.(\d+)\.weight", k))})
+    names = {f"actor.{i}.{part}": f"pi.{index}.{part}"
+             for i, index in enumerate(indices) for part in ("weight", "bias")}
+    wrong = sorted(k for k in names.keys() | tensors.keys() if k not in names or k not in tensors
+                   or np.shape(tensors[k]) != np.shape(_numpy(state[names[k]])))
+    if wrong:
+        raise ValueError(f"the checkpoint's actor does not fit the module's: tensors {wrong}")
+    out = {k: _numpy(v) for k, v in state.items()}
+    out.update({names[k]: np.asarray(tensors[k], np.float32).copy() for k in names})
+    return out
+
+
+def set_actor(algo: Any, tensors: Mapping[str, np.ndarray], module_id: str = LEARNER) -> None:
+    """Load a checkpoint's actor into module ``module_id`` on the learner and every env runner
+    (:func:`with_actor`, :func:`set_module_state`): a run that starts from a checkpoint."""
+    set_module_state(algo, module_id, with_actor(module_state(algo, module_id), tensors))
+
+
 def masked_policy(state: Mapping[str, Any], config: Mapping[str, Any]) -> MaskedPolicy:
     """The actor of a module state as the numpy policy a checkpoint of it would load."""
     description, tensors = actor_tensors(state, config)
@@ -627,11 +655,11 @@ def copy_module(algo: Any, source: str, target: str) -> None:
 
 # ====================================================================== imitation
 def imitate(module: MaskedPPOModule, demos: Any, epochs: int = 4, batch_size: int = 1024,
-            learning_rate: float = 1e-3, seed: int = 0) -> dict[str, float]:
+            learning_rate: float = 1e-3, seed: int = 0, fit_actor: bool = True) -> dict[str, float]:
     """Behaviour cloning warm start of a learner module (built with its critic): its actor
     fitted to the teacher's actions of ``demos`` (:class:`uno_env.agents.imitation.Demonstrations`,
     masked cross-entropy), its critic to their returns, by
-    :func:`uno_env.agents.imitation.fit_policy`. ``training/train_rllib.py`` builds the module
+    :func:`uno_env.agents.imitation.fit_policy` (``fit_actor=False``: the critic alone). ``training/train_rllib.py`` builds the module
     with the learner's weights, fits it and loads it back with :func:`set_module_state`.
     Returns the last epoch's mean losses and the share of the teacher's actions the actor then
     picks (greedy)."""
@@ -655,7 +683,8 @@ def imitate(module: MaskedPPOModule, demos: Any, epochs: int = 4, batch_size: in
 
     module.train()
     fit = fit_policy(module.parameters(), log_prob_and_value, greedy, demos.observations, demos,
-                     epochs=epochs, batch_size=batch_size, learning_rate=learning_rate, seed=seed)
+                     epochs=epochs, batch_size=batch_size, learning_rate=learning_rate, seed=seed,
+                     fit_actor=fit_actor)
     module.eval()
     return fit
 

@@ -17,6 +17,8 @@ the same way:
 :func:`league_entries`     the league entries of ``phases`` (weight > 0)
 :func:`check_agent_specs`  builds every agent spec of a league or ``eval_opponents`` once, so
                            that a bad one stops a run before it spends anything
+:func:`initial_policy`     the checked actor tensors of ``init_checkpoint`` (a run that
+                           starts from a checkpoint's policy)
 =========================  =================================================================
 
 Decisions:
@@ -159,6 +161,11 @@ class TrainingConfig:
     seed: int = 0
     torch_threads: int = 1
     # --- behaviour cloning warm start ---
+    init_checkpoint: str | None = None
+    """a new run's actor starts as this checkpoint directory's policy (card + safetensors, e.g.
+    checkpoints/classic-4p: same rules, num_players, net_arch, activation and obs_features, else
+    an error naming the difference); imitate_decisions then fit only the value net (to the
+    outcomes of imitate_teacher's games: checkpoint:<the same dir> for the policy's own)"""
     imitate_decisions: int = 0
     """before PPO, fit the policy to this many decisions of imitate_teacher playing every seat
     (and the value net to their outcomes): uno_env.agents.imitation; 0: start at random"""
@@ -229,6 +236,7 @@ TRAINING_CHECKS: dict[str, Check] = {
     "ent_coef_final": real(0, optional=True),
     "vf_coef": real(0),
     "max_grad_norm": real(0, low_open=True),
+    "init_checkpoint": text(optional=True),
     "imitate_decisions": integer(0),
     "imitate_teacher": text(),
     "imitate_epochs": integer(1),
@@ -320,3 +328,26 @@ def check_agent_specs(specs: list[str], rules: Rules, num_players: int, what: st
                 make_agent(spec, rules, num_players, seed=0)
         except (ValueError, OSError) as exc:
             raise ValueError(f"{what} {spec!r}: {exc}") from None
+
+
+def initial_policy(cfg: TrainingConfig, rules: Rules) -> tuple[dict[str, Any], dict[str, Any]] | None:
+    """``(started_from, tensors)`` of ``cfg.init_checkpoint`` (None without one): the actor's
+    tensors, checked against the run (rules, players, and the network of ``net_arch``,
+    ``activation`` and ``obs_features``; ``ValueError`` naming the key and every difference),
+    and what the run's card records of it (``checkpoint``, its weights' ``sha256``, its
+    ``total_steps``). A training script calls it before it spends anything on the run."""
+    if cfg.init_checkpoint is None:
+        return None
+    from uno_env.agents import checkpoint as ckpt
+
+    where = f"init_checkpoint {cfg.init_checkpoint!r}"
+    try:
+        card, tensors = ckpt.load_checkpoint(cfg.init_checkpoint, rules, cfg.num_players)
+        network = ckpt.policy_spec(list(cfg.net_arch), cfg.activation,
+                                   "obs_features" if cfg.obs_features else "raw", cfg.num_players)
+        ckpt.check_network(card, network, where)
+    except (ValueError, OSError) as exc:
+        raise ValueError(exc if str(exc).startswith(where) else f"{where}: {exc}") from None
+    started_from = {"checkpoint": cfg.init_checkpoint, "sha256": card["policy"]["sha256"],
+                    "total_steps": card["total_steps"]}
+    return started_from, tensors
