@@ -567,6 +567,11 @@ def update_league(algo: Any, progress: float, step: int, snapshots: int) -> None
 
 
 # ====================================================================== export
+def _actor_layers(state: Mapping[str, Any]) -> list[int]:
+    """The indices ``i`` of the actor's linear layers (``pi.<i>.weight``) in a module state, in order."""
+    return sorted({int(m.group(1)) for k in state if (m := re.fullmatch(r"pi\.(\d+)\.weight", k))})
+
+
 def actor_tensors(state: Mapping[str, Any], config: Mapping[str, Any]
                   ) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     """``(card policy description, tensors)`` of the actor in a :class:`MaskedPolicyModule`
@@ -574,7 +579,7 @@ def actor_tensors(state: Mapping[str, Any], config: Mapping[str, Any]
     n = int(config["num_players"])
     hidden = [int(h) for h in config["hidden"]]
     description = ckpt.policy_spec(hidden, config["activation"], config["input"], n)
-    indices = sorted({int(m.group(1)) for k in state if (m := re.fullmatch(r"pi\.(\d+)\.weight", k))})
+    indices = _actor_layers(state)
     tensors = {}
     for i, index in enumerate(indices):
         tensors[f"actor.{i}.weight"] = _numpy(state[f"pi.{index}.weight"]).astype(np.float32)
@@ -590,7 +595,7 @@ def with_actor(state: Mapping[str, Any], tensors: Mapping[str, np.ndarray]) -> d
     """The inverse of :func:`actor_tensors`: ``state`` (a module state dict) with its actor's
     layers (``pi.<i>``) replaced by a checkpoint's ``actor.<i>.weight``/``bias`` tensors; the
     critic's left as they are. ``ValueError`` naming the tensors that do not fit."""
-    indices = sorted({int(m.group(1)) for k in state if (m := re.fullmatch(r"pi\.(\d+)\.weight", k))})
+    indices = _actor_layers(state)
     names = {f"actor.{i}.{part}": f"pi.{index}.{part}"
              for i, index in enumerate(indices) for part in ("weight", "bias")}
     wrong = sorted(k for k in names.keys() | tensors.keys() if k not in names or k not in tensors
