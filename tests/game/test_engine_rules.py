@@ -702,6 +702,30 @@ def test_reshuffle_discard_except_top_when_draw_pile_runs_out():
     assert_conserved(env)
 
 
+def test_reshuffle_mid_penalty_draws_draw_pile_then_rest_from_reshuffled_discard():
+    # a 41-card deck (one of each number per colour, one Wild Draw Four): 2 x 19 dealt, one
+    # turned, so DRAW holds exactly the two cards placed on it
+    env = make("classic", 2, hand_size=19, count_zero=1, count_number=1, count_draw2=0,
+               count_reverse=0, count_skip=0, count_wild=0, count_wild_draw4=1)
+    reset_stacked(env, 1, {0: ["wild-draw4", "red-1", "red-3"], 1: ["red-2", "red-4"]}, "red-5",
+                  ["blue-9", "green-9"])
+    for seat, card in ((0, "red-1"), (1, "red-2"), (0, "red-3"), (1, "red-4")):
+        act(env, f"play {card}", P(seat))
+    act(env, "play wild-draw4 green", P(0))
+    under_top = Counter(["red-5", "red-1", "red-2", "red-3", "red-4"])
+    assert Counter(env.snapshot()["discard_pile"][:-1]) == under_top
+    before = hand(env, 1)
+    act(env, "draw", P(1))  # the penalty of 4 with 2 cards in DRAW
+    drawn = hand(env, 1) - before
+    snap = env.snapshot()
+    assert sum(drawn.values()) == 4 and drawn["blue-9"] == drawn["green-9"] == 1
+    assert snap["discard_pile"] == ["wild-draw4"]  # the top card stays
+    assert len(snap["draw_pile"]) == 3  # 5 reshuffled, 2 of them drawn
+    assert Counter(snap["draw_pile"]) + drawn - Counter(["blue-9", "green-9"]) == under_top
+    assert snap["current"] == P(0) and snap["phase"] == "turn" and snap["pending_draw"] == 0
+    assert_conserved(env)
+
+
 def test_both_piles_empty_draw_draws_nothing_and_turn_passes():
     env = make("classic", 2)
     reset_stacked(env, 1, {0: ["red-draw2"], 1: ["red-draw2"]}, "red-5")
@@ -766,6 +790,24 @@ def test_scoring_winner_gets_the_points_left_in_other_hands():
     assert hand(env, 2) == Counter(["green-skip", "wild-draw4", "blue-draw2"])
     assert snap["scores"] == {P(0): P1_LEFT + P2_LEFT, P(1): 0, P(2): 0}
     assert [env.infos[P(i)]["round_points"] for i in range(3)] == [P1_LEFT + P2_LEFT, 0, 0]
+
+
+@pytest.mark.parametrize("sewers_points", [None, 7])
+def test_scoring_team_attack_and_sewers_left_in_hand_score_fifty_or_sewers_points(sewers_points):
+    env = make("tmnt", 3, hand_size=1)
+    reset_stacked(env, 2, {0: ["blue-1"], 1: ["team-attack"], 2: ["orange-5"]}, "blue-5")
+    act(env, "play blue-1", P(0))
+    assert env.snapshot()["phase"] == "over" and env.snapshot()["winner"] == P(0)
+    assert env.snapshot()["scores"] == {P(0): 50 + 5, P(1): 0, P(2): 0}
+
+    extra = {} if sewers_points is None else {"sewers_points": sewers_points}
+    env = make("house", 3, hand_size=1, jump_in=False, seven_slap=False, giving=False, **extra)
+    reset_stacked(env, 2, {0: ["red-1"], 1: ["from-the-sewers"], 2: ["green-5"]}, "red-5")
+    act(env, "play red-1", P(0))
+    assert env.snapshot()["phase"] == "over" and env.snapshot()["winner"] == P(0)
+    points = 50 if sewers_points is None else sewers_points
+    assert env.snapshot()["scores"] == {P(0): points + 5, P(1): 0, P(2): 0}
+    assert env.infos[P(0)]["round_points"] == points + 5
 
 
 def test_game_episode_round_end_deals_a_new_round_and_keeps_scores():
@@ -853,6 +895,28 @@ def test_step_limit_truncates_the_episode_with_zero_reward():
         seen[agent] = reward
         env.step(None)
     assert seen == {P(0): 0.0, P(1): 0.0}
+
+
+def test_step_limit_counts_decisions_over_the_whole_episode_not_per_round():
+    """README: truncation after ``max_steps`` decisions in an episode; the count is not reset
+    when a new round is dealt."""
+    env = make("classic", 3, hand_size=2, episode="game", max_steps=6)
+    reset_stacked(env, 2, {0: ["red-1", "red-2"], 1: ["red-3", "green-1"], 2: ["red-4", "green-2"]},
+                  "red-5")
+    for seat, card in ((0, "red-1"), (1, "red-3"), (2, "red-4"), (0, "red-2")):
+        act(env, f"play {card}", P(seat))
+    snap = env.snapshot()
+    assert snap["round"] == 1 and snap["phase"] != "over" and snap["steps"] == 4  # round 2 dealt
+    assert not any(env.truncations.values())
+    # with 2-card hands and 3 players nobody can go out in two decisions: round 2 is cut
+    # after 2 decisions of its own
+    env.step(env.legal_actions()[0])
+    assert not any(env.truncations.values())
+    env.step(env.legal_actions()[0])
+    snap = env.snapshot()
+    assert snap["steps"] == 6 and snap["round"] == 1
+    assert all(env.truncations.values()) and not any(env.terminations.values())
+    assert env.rewards == {P(i): 0.0 for i in range(3)}
 
 
 @pytest.mark.parametrize("wrapped", [False, True])

@@ -192,6 +192,28 @@ def test_stacking_off_pending_draw2_is_taken_without_a_decision():
     assert size(e, 1) == 5 and e.agent_selection == P(2)
 
 
+def test_stacking_without_challenge_draw4_victim_stacks_or_draws_in_a_normal_turn():
+    hands = {0: ["wild-draw4", "red-1", "green-2"],
+             1: ["wild-draw4", "yellow-1", "yellow-2"],
+             2: ["green-6", "green-8", "yellow-9"]}
+    e = make(3, hands, "red-5", challenge=False, **STACK_ONLY)
+    act(e, "play wild-draw4 blue", P(0))
+    # no challenge phase: the victim's turn offers only stacking or drawing the count
+    assert e.game_state.phase == TURN and e.agent_selection == P(1)
+    assert legal_names(e) == {"draw"} | {f"play wild-draw4 {c}" for c in CLASSIC_COLORS}
+    act(e, "play wild-draw4 green", P(1))
+    # seat 2 cannot stack: it draws 8 with no decision and loses its turn
+    assert size(e, 2) == 3 + 8 and size(e, 1) == 2 and size(e, 0) == 2
+    assert e.agent_selection == P(0) and e.game_state.phase == TURN and e.game_state.pending == 0
+    assert e.snapshot()["color"] == "green"
+
+    e = make(3, hands, "red-5", challenge=False, **STACK_ONLY)
+    act(e, "play wild-draw4 blue", P(0))
+    act(e, "draw", P(1))
+    assert size(e, 1) == 3 + 4 and e.game_state.pending == 0
+    assert e.agent_selection == P(2) and e.game_state.phase == TURN  # seat 1 lost its turn
+
+
 # ====================================================================== challenge under stacking
 def _challenge_env(guilty_last: bool, guilty_first: bool = True):
     return make(3, {0: ["wild-draw4", "red-4" if guilty_first else "green-4", "green-5"],
@@ -416,6 +438,42 @@ def test_jump_in_onto_pending_draw4_stack_makes_jumper_the_challengeable_one():
     assert e.agent_selection == P(3) and e.game_state.phase == TURN
 
 
+def test_jump_in_draw4_with_two_players_victim_challenges_the_jumper():
+    e = make(2, {0: ["wild-draw4", "red-1", "blue-2"],  # held red: guilty, but not the last
+                 1: ["wild-draw4", "green-1", "yellow-2"]}, "red-5", rules="classic", jump_in=True)
+    act(e, "play wild-draw4 green", P(0))
+    assert e.game_state.phase == JUMP and e.agent_selection == P(1)
+    act(e, "play wild-draw4 blue", P(1))  # seat 1 held green-1: guilty
+    # play continues from the jumper: seat 0 faces the pending 8 and may challenge seat 1
+    assert e.game_state.phase == CHALLENGE and e.agent_selection == P(0)
+    assert legal_names(e) == {"challenge", "draw"} and e.game_state.pending == 8
+    act(e, "challenge", P(0))
+    assert known(e, 0, 1) == Counter(["green-1", "yellow-2"])
+    assert size(e, 1) == 2 + 8 and size(e, 0) == 2  # the jumper draws the whole count
+    assert e.agent_selection == P(0) and e.game_state.phase == TURN and e.game_state.pending == 0
+    assert e.snapshot()["color"] == "blue"
+
+
+def test_jump_in_sewers_onto_sewers_next_player_after_jumper_needs_two_of_each_colour():
+    drawn = ["green-1", "blue-1", "yellow-1", "green-2", "blue-2", "yellow-2"]
+    e = make(3, {0: ["from-the-sewers", "red-1", "red-2"],
+                 1: ["red-6", "red-7", "red-8"],
+                 2: ["from-the-sewers", "red-3", "red-4"]}, "red-5", drawn + ["red-9"],
+             giving=False, seven_slap=False)
+    act(e, "play from-the-sewers blue", P(0))
+    assert e.game_state.phase == JUMP and e.agent_selection == P(2)
+    act(e, "play from-the-sewers green", P(2))
+    # two SEWERS stacked (k=2); the victim is the player after the jumper, seat 0, holding
+    # two red cards: it draws until it holds at least two cards of each colour
+    assert hand(e, 0) == Counter(["red-1", "red-2"] + drawn)
+    assert e.snapshot()["draw_pile"][0] == "red-9"
+    assert known(e, 1, 0) == known(e, 2, 0) == Counter(drawn)
+    assert size(e, 1) == 3 and size(e, 2) == 2
+    assert e.agent_selection == P(1) and e.game_state.phase == TURN and e.game_state.pending == 0
+    assert e.snapshot()["color"] == "green"
+    assert_conserved(e)
+
+
 def test_jump_in_with_last_card_ends_round():
     e = make(4, {0: ["red-5", "green-1"],
                  1: ["yellow-1", "yellow-2"],
@@ -589,6 +647,19 @@ def test_seven_slap_off_nobody_draws():
     pile = len(e.game_state.draw_pile)
     act(e, "play red-7", P(0))
     assert len(e.game_state.draw_pile) == pile
+
+
+def test_seven_slap_with_last_card_slap_is_drawn_before_scoring():
+    """RULES.md is silent on a 7 played as the last card (section 6 slaps on every 7, section 8
+    ends the round when a hand is empty). Engine decision: the slap is applied first, so the
+    slapped card is in the victim's hand when the round is scored."""
+    e = make(3, {0: ["red-7"], 1: ["green-1"], 2: ["green-2"]}, "red-5", ["blue-9"], hand_size=1,
+             jump_in=False, giving=False, seven_slap_random=False)
+    act(e, "play red-7", P(0))
+    s = e.game_state
+    assert s.game_over and s.winner == 0
+    assert hand(e, 1) == Counter(["green-1", "blue-9"]) and hand(e, 2) == Counter(["green-2"])
+    assert s.round_points[0] == 1 + 9 + 2 == e.snapshot()["scores"][P(0)]
 
 
 # ====================================================================== giving cards
@@ -832,6 +903,25 @@ def test_first_card_draw4_with_stacking_first_player_chooses_colour_then_stacks_
     e = make(3, {0: ["yellow-1", "green-1", "green-2"]}, "wild-draw4", **GIVE)
     act(e, "color blue", P(0))
     assert size(e, 0) == 7 and e.agent_selection == P(1)
+
+
+@pytest.mark.parametrize("guilty", [True, False])
+def test_first_card_draw4_with_stacking_first_player_stacks_next_player_challenges(guilty):
+    # the colour before the stacked Draw Four is the one chosen for the first card (blue)
+    p0 = ["wild-draw4", "blue-1" if guilty else "yellow-1", "green-2"]
+    e = make(3, {0: p0, 1: ["red-6", "red-8", "yellow-9"]}, "wild-draw4", **GIVE)
+    act(e, "color blue", P(0))
+    act(e, "play wild-draw4 red", P(0))
+    assert e.game_state.phase == CHALLENGE and e.agent_selection == P(1)
+    assert legal_names(e) == {"challenge", "draw"} and e.game_state.pending == 8
+    act(e, "challenge", P(1))
+    assert known(e, 1, 0) == Counter(p0[1:])
+    if guilty:  # the stacker draws the whole count; the challenger plays as usual
+        assert size(e, 0) == 2 + 8 and size(e, 1) == 3 and e.agent_selection == P(1)
+    else:  # the challenger draws the count plus 2 and loses its turn
+        assert size(e, 1) == 3 + 8 + 2 and size(e, 0) == 2 and e.agent_selection == P(2)
+    assert e.game_state.phase == TURN and e.game_state.pending == 0
+    assert e.snapshot()["color"] == "red"
 
 
 def test_first_card_draw4_without_stacking_goes_back_into_the_deck():

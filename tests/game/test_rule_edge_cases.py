@@ -426,3 +426,22 @@ def test_challenge_under_stacking_challenged_hand_known_to_challenger_only(guilt
     else:
         assert size(e, 2) == 3 + 8 + 2 and e.agent_selection == P(3)
     assert_conserved(e)
+
+
+# ====================================================================== 9. draw until playable, empty piles
+def test_draw_until_playable_with_both_piles_empty_draws_nothing_and_turn_passes():
+    """RULES 8: if both piles are empty, a player who must draw draws nothing and the turn
+    passes, also under the house draw rule (draw until a playable card)."""
+    e = make(3, {0: ["red-0", "yellow-0"], 1: ["green-0", "blue-0"], 2: ["red-0", "yellow-0"]},
+             "green-0", ["blue-0"], hand_size=2, draw_rule="until_playable", **ZEROS)
+    act(e, "draw", P(0))  # the last card of DRAW (every card is playable): one card, kept
+    assert size(e, 0) == 3 and e.game_state.phase == DRAWN
+    act(e, "pass", P(0))
+    snap = e.snapshot()
+    assert snap["draw_pile"] == [] and snap["discard_pile"] == ["green-0"]
+    act(e, "draw", P(1))
+    snap = e.snapshot()
+    assert hand(e, 1) == Counter(["green-0", "blue-0"])
+    assert snap["current"] == P(2) and snap["phase"] == "turn"
+    assert snap["draw_pile"] == [] and snap["discard_pile"] == ["green-0"]
+    assert_conserved(e)
