@@ -512,8 +512,11 @@ def main(argv: list[str] | None = None) -> dict:
     vec_cls = DummyVecEnv if cfg.vec_env == "dummy" else SubprocVecEnv
     wall_before, evaluation = 0.0, {}
     if args.resume:
-        card = ckpt.load_card(run_dir, require_policy=False)  # format 1: a run of uno_env 0.2
-        ckpt.check_card(card, rules, cfg.num_players, where=f"checkpoint {run_dir!r}")
+        try:
+            card = ckpt.load_card(run_dir, require_policy=False)  # format 1: a run of uno_env 0.2
+            ckpt.check_card(card, rules, cfg.num_players, where=f"checkpoint {run_dir!r}")
+        except ValueError as exc:  # other rules than the run's (a --set left out), a damaged card
+            sys.exit(f"--resume: {exc}")
         trained_critic = card.get("config", {}).get("critic", "obs")
         if trained_critic != cfg.critic:
             sys.exit(f"--resume: {run_dir} was trained with critic: {trained_critic}, the config says {cfg.critic}")

@@ -354,8 +354,11 @@ def main(argv: list[str] | None = None) -> dict:
     if args.resume:
         with open(trainer_path, encoding="utf-8") as fh:
             trainer = json.load(fh)
-        card = ckpt.load_card(run_dir)
-        ckpt.check_card(card, rules, cfg.num_players, where=f"checkpoint {run_dir!r}")
+        try:
+            card = ckpt.load_card(run_dir)
+            ckpt.check_card(card, rules, cfg.num_players, where=f"checkpoint {run_dir!r}")
+        except ValueError as exc:  # other rules than the run's (a --set left out), a damaged card
+            parser.error(f"--resume: {exc}")
     if importlib.util.find_spec("ray") is None:
         parser.error('needs Ray RLlib: pip install -e ".[rllib]" (a virtual environment of its own; '
                      'ray pins gymnasium 1.2.2)')

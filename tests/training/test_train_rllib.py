@@ -6,6 +6,7 @@ from __future__ import annotations
 import glob
 import importlib.util
 import os
+import shutil
 import sys
 
 import pytest
@@ -98,3 +99,12 @@ def test_an_init_checkpoint_for_another_network_is_named_before_ray_starts(train
                                           "--set", f"init_checkpoint={shipped}"])
     assert f"init_checkpoint {shipped!r} holds another network" in line and "[655, 32, 32, 195]" in line
     assert not (tmp_path / "x").exists()
+
+
+def test_resume_with_other_rules_than_the_run_is_a_one_line_error(train, capsys, tmp_path):
+    run = tmp_path / "c4"
+    shutil.copytree(os.path.join(ROOT, "checkpoints", "classic-4p"), run)
+    (run / "trainer.json").write_text("{}")
+    line = cli_error(train.main, capsys, ["--config", TEST_CONFIG, "--run", "c4", "--checkpoint-dir", str(tmp_path),
+                                          "--resume", "--set", "stacking=true"])
+    assert "--resume: checkpoint" in line and "stacking=False (env: True)" in line

@@ -93,6 +93,17 @@ def test_resume_continues_from_saved_steps(trained, tmp_path):
         assert [int(r["steps"]) for r in csv.DictReader(fh)] == [256, 512, 768]
 
 
+def test_resume_with_other_rules_than_the_run_is_named_without_a_traceback(trained, tmp_path, capsys):
+    """A ``--set`` rule option left out (or added) on ``--resume``: the card's rules differ."""
+    copy = copy_run(trained, tmp_path)
+    args = ["--config", TEST_CONFIG, "--run", "ckpt", "--checkpoint-dir", str(tmp_path),
+            "--runs-dir", str(tmp_path / "runs"), "--no-progress", "--resume", "--set", "stacking=true"]
+    with pytest.raises(SystemExit) as exc:
+        train.main(args)
+    assert str(exc.value.code).startswith("--resume: ") and "stacking=False (env: True)" in str(exc.value.code)
+    assert ckpt.load_card(copy)["total_steps"] == 512  # untouched
+
+
 def test_resume_without_a_run_is_an_error(tmp_path):
     with pytest.raises(SystemExit, match="no model to resume"):
         train.main(["--config", TEST_CONFIG, "--run", "none", "--checkpoint-dir", str(tmp_path),

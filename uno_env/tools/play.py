@@ -1,6 +1,6 @@
 """Play UNO in the terminal against scripted bots and trained agents.
 
-    python -m uno_env.play --rules classic --opponents heuristic checkpoint:checkpoints/classic-2p
+    python -m uno_env.play --rules classic --opponents heuristic heuristic checkpoint:checkpoints/classic-4p
     uno-play --rules house --opponents random greedy heuristic --seat 2 --seed 7 --log game.jsonl
     uno-play --rules tmnt --set uno_call=explicit --set episode=game --opponents heuristic
 
@@ -377,7 +377,7 @@ def _seed(text: str) -> int:
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
         prog="uno-play", description="Play UNO in the terminal against bots and trained agents.",
-        epilog="Example: uno-play --rules classic --opponents heuristic checkpoint:checkpoints/classic-2p")
+        epilog="Example: uno-play --rules classic --opponents heuristic heuristic checkpoint:checkpoints/classic-4p")
     ap.add_argument("--rules", default="classic", help="preset (classic, tmnt, house) or YAML file")
     ap.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                     help="override one rule option (repeatable; values read as YAML), "
