@@ -58,9 +58,11 @@ def play_through(child: pexpect.spawn, choose, max_prompts: int = 5000) -> tuple
 # ---------------------------------------------------------------------------- pexpect
 def test_full_game_against_bots_answering_1():
     child = spawn("--rules classic --opponents random --seed 3 --no-color")
-    child.expect(r"UNO, classic rules, 2 players: player_0 \(you\), player_1 \(random\)\. Seed 3\.")
+    child.expect(r"UNO, classic rules, 2 players: player_0 \(you\), player_1 \(random\)\.\r?\n")
+    # the seed deals every hand: the first line does not show it, the end does
     prompts, ended = play_through(child, lambda n: "1")
     assert prompts > 0 and ended.startswith("Game over")
+    assert "Seed 3: --seed 3 deals this game again." in child.before
     assert child.exitstatus == 0
 
 

@@ -59,6 +59,7 @@ def assert_seat_view_hides(view: dict, game) -> None:
     u, s, me = game.u, game.u.game_state, game.human
     text = json.dumps(view)
     assert not OPEN_ONLY & set(view), "a seat view holds spectator fields"
+    assert ("seed" in view) == view["over"], "the seed (it deals every hand) before the end"
     assert all(not OPEN_ONLY & set(p) for p in view["players"])
     assert Counter(view["hand"]) == names_of(s.hands[me], u)
     assert view["hand_sizes"] == [int(x) for x in s.hand_size]
@@ -193,15 +194,19 @@ def test_same_seed_and_answers_give_the_same_game():
     assert views_seen[0] == views_seen[1]
 
 
-def test_defaults_two_players_heuristic_random_seed_reported():
+def test_defaults_two_players_heuristic_random_seed_reported_once_the_game_is_over():
+    """The seed deals every hand and the DRAW pile: a seated player sees it only at the end."""
     c = client()
     r = c.post("/api/games", json={})
     assert r.status_code == 201
     view = r.json()["view"]
     assert view["num_players"] == 2 and view["specs"] == ["human", "heuristic"] and view["seat"] == 0
-    assert isinstance(view["seed"], int)
+    assert "seed" not in view
     for key in ("hand", "legal_actions", "top", "color", "hand_sizes", "events", "over", "winner"):
         assert key in view
+    gid, _ = play_through(c, {"rules": "classic", "opponents": ["heuristic"], "seed": 123}, seed=1)
+    view = c.get(f"/api/games/{gid}").json()["view"]
+    assert view["over"] and view["seed"] == 123
 
 
 # ---------------------------------------------------------------------------- decisions

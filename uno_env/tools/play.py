@@ -25,7 +25,10 @@ an action name:
 (or end of input, or Ctrl-C) ends the game. Every decision of every ruleset (challenges,
 colour choices, UNO catch windows, jump-ins, Team Attack discards, offers) is asked when it
 arises. ``--log game.jsonl`` writes a game log (:mod:`uno_env.tools.gamelog`) that
-``python -m uno_env.replay`` replays. The exit code is 0 unless the arguments are wrong (2).
+``python -m uno_env.replay`` replays; it is written as the game goes and holds every hand and
+the deck, so reading it during the game is reading the cards. The seed (``--seed``, or one
+drawn at random) is shown when the game ends, not before: it deals every hand and the DRAW
+pile. The exit code is 0 unless the arguments are wrong (2).
 
 **Bad input.** An answer that is no action (an unknown name, a number out of range however
 long, digits that are not ASCII such as ``²``, a line that is not UTF-8) is answered with the
@@ -311,7 +314,7 @@ class TerminalGame:
         u, w = self.u, self.write
         n = u.engine.n
         players = ", ".join(self.titles)
-        w(f"UNO, {u.rules.name} rules, {n} players: {players}. Seed {self.seed}.")
+        w(f"UNO, {u.rules.name} rules, {n} players: {players}.")  # the seed at the end: it deals every hand
         if self.recorder is not None:
             self.recorder.reset(seed=self.seed, dealer=self.dealer, deck=self.deck)
         else:
@@ -331,6 +334,7 @@ class TerminalGame:
                 self.apply(action)
         except Quit:
             w("")
+            w(self.seed_line())
             w("Game abandoned. Bye!")
             if self.recorder is not None:
                 self.recorder.finish("aborted")
@@ -363,6 +367,11 @@ class TerminalGame:
                 w(f"Round points: {s.round_points[s.winner]}")
         else:
             w(f"Game stopped after {s.steps} steps (max_steps = {u.rules.max_steps}): no winner.")
+        w(self.seed_line())
+
+    def seed_line(self) -> str:
+        """Shown when the game ends (played out or abandoned), never before: the seed deals every hand."""
+        return f"Seed {self.seed}: --seed {self.seed} deals this game again."
 
 
 # ---------------------------------------------------------------------------- CLI

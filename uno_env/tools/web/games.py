@@ -173,7 +173,8 @@ class Game:
                 view = views.seat_view(self.u, seat, self.specs, events=events, mode="watch")
             view["watching"] = "all" if seat is None else seat
         view["id"] = self.id
-        view["seed"] = self.seed
+        if self.mode != "play" or self.over():  # the seed deals every hand and the DRAW pile
+            view["seed"] = self.seed
         view["specs"] = list(self.specs)
         return view
 

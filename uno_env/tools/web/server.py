@@ -37,7 +37,9 @@ Decisions:
 * ``rules`` is a preset name or an object of options (it may name a ``preset``); ``options``
   overrides single options. The server never reads a rules file named by a request.
   Defaults: ``classic``, ``opponents`` ``heuristic`` for every other seat (``num_players``
-  seats, default 2), ``seat`` 0, a random ``seed`` (reported in the view).
+  seats, default 2), ``seat`` 0, a random ``seed`` (in the view of a watched game, and of a
+  played one once it is over: the seed deals every hand and the DRAW pile, so a seated player
+  does not see it during the game).
 * The deal and the game follow the seed exactly as ``env.reset(seed=seed)`` and the
   terminal game (:func:`uno_env.tools.gamelog.reset_env`); the agent of seat ``i`` is
   seeded ``seed + 1 + i``. ``deck`` (card names, top first; exactly the ruleset's deck) and

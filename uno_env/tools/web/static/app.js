@@ -322,6 +322,7 @@ async function showView(view) {
   S.busy = false;
   if (view.over) {
     setState("over");
+    if ("seed" in view) $("log-title").textContent = `Moves \u00B7 seed ${view.seed}`;
     const buttons = view.mode === "play"
       ? [["New game", newGame, "banner-new"], ["Replay this game", replayThis, "banner-replay"]]
       : [["New game", newGame, "banner-new"]];
@@ -480,7 +481,7 @@ async function start(body) {
     S.settings = body;
     document.body.dataset.mode = S.mode;
     $("log").replaceChildren();
-    $("log-title").textContent = `Moves \u00B7 seed ${data.view.seed}`;
+    $("log-title").textContent = "Moves" + ("seed" in data.view ? ` \u00B7 seed ${data.view.seed}` : "");
     show("game");
     $("replay-this").disabled = true;
     S.watch.playing = false;
