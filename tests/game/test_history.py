@@ -20,8 +20,8 @@ from uno_env.game import actions as A
 from uno_env.game import cards as C
 from uno_env.game import events as E
 from uno_env.game import observation as O
-from uno_env.game.engine import (H_DREW_ON_COLOR, H_LAST, H_LEFT, H_RECEIVED,
-                                 LAST_CHALLENGED, LAST_DECLINED, LAST_DREW, LAST_KEPT, LAST_NAMES,
+from uno_env.game.engine import (DRAWN, H_DREW_ON_COLOR, H_LAST, H_LEFT, H_RECEIVED,
+                                 LAST_CHALLENGED, LAST_DECLINED, LAST_DREW, LAST_NAMES,
                                  LAST_NONE, LAST_PENALTY, LAST_PLAYED, LAST_PLAYED_DRAWN, LAST_WILD)
 
 from helpers import P, act, make_env
@@ -139,12 +139,25 @@ def test_received_count_resets_when_the_drawn_card_is_played():
     assert drew_on_colors(e, 1, 0) == [] and drew_on_faces(e, 1, 0) == [5, 7]  # it drew on red-5, red-7
 
 
-def test_last_action_kept_a_drawn_card():
-    e = make_env(2, {0: ["blue-1", "green-2", "yellow-3"], 1: ["red-7", "red-8", "blue-9"]}, "red-5",
-                 draw_top=["red-4"])
-    act(e, "draw", P(0))
-    act(e, "pass", P(0))
-    assert last(e, 1, 0) == "kept" and received(e, 1, 0) == 1 and drew_on_colors(e, 1, 0) == [RED]
+def test_keeping_a_playable_drawn_card_looks_to_the_others_like_drawing_an_unplayable_one():
+    """RULES.md 9: the drawn card is private, so whether it was playable is too. Kept (``pass``
+    on red-4) or unplayable (green-9: the turn passes by itself), the other player's
+    observation is the same entry for entry ("drew", one card received, drew on red), and the
+    only event is the draw."""
+    seen = {}
+    for drawn in ("red-4", "green-9"):
+        e = make_env(2, {0: ["blue-1", "green-2", "yellow-3"], 1: ["red-7", "red-8", "blue-9"]}, "red-5",
+                     draw_top=[drawn], record_events=True)
+        start = len(e.game_state.events)
+        act(e, "draw", P(0))
+        if drawn == "red-4":
+            assert e.agent_selection == P(0) and e.game_state.phase == DRAWN  # it plays: keep it
+            act(e, "pass", P(0))
+        assert e.agent_selection == P(1)
+        assert last(e, 1, 0) == "drew" and received(e, 1, 0) == 1 and drew_on_colors(e, 1, 0) == [RED]
+        assert [ev.kind for ev in e.game_state.events[start:]] == [E.DREW]
+        seen[drawn] = e.observe(P(1))["observation"]
+    np.testing.assert_array_equal(seen["red-4"], seen["green-9"])
 
 
 def test_last_action_wild_and_the_colour_it_left():
@@ -238,8 +251,6 @@ def _reference(events, n):
                 flags[seat, C.NUM_COLORS + C.FACE_OF[top]] = 1
             got[seat] += value
             last_k[seat] = {LAST_DREW}
-        elif kind == E.KEPT:
-            last_k[seat] = {LAST_KEPT}
         elif kind in (E.PENALTY, E.CAUGHT):
             got[seat] += value
             if value > 0:

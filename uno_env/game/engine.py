@@ -81,11 +81,15 @@ counts the cards it received since its last play; ``H_LAST`` is the kind of its 
 action (``LAST_*`` table); ``H_LEFT`` the colour its last play changed away from.
 ``state.wd4_color`` is the colour current before the challengeable Wild Draw Four. All of it
 is public: only actions and counts every player sees update it (a window's hidden answers
-never do), at the cost of a few array writes per play or draw.
+never do), at the cost of a few array writes per play or draw. Keeping a drawn card (``pass``
+in phase ``drawn``) is not a public action: the drawer's last action stays "drew" and no
+event is recorded, so the others cannot tell a playable card kept from an unplayable one.
 
 Version history: 0 (first release); 1 (0.2): per-phase method pairs, ``returns``,
 ``truncated``, public events, the ``stacked_challenge`` option (game play unchanged);
-2 (0.3): the public history (``history``, ``wd4_color``; game play unchanged).
+2 (0.3): the public history (``history``, ``wd4_color``; game play unchanged); 0.5.13:
+keeping a drawn card no longer sets ``LAST_KEPT`` or records ``KEPT`` (both showed the
+others that the card was playable; game play unchanged).
 """
 
 from __future__ import annotations
@@ -120,8 +124,9 @@ LAST_NONE = 0  # no action of its own this round yet
 LAST_PLAYED = 1  # played a coloured card from its hand (in its turn or jumping in)
 LAST_WILD = 2  # played a wild card from its hand (Wild, Wild Draw Four, Team Attack, SEWERS)
 LAST_PLAYED_DRAWN = 3  # played the card it had just drawn (or taken)
-LAST_DREW = 4  # drew in its turn (by the draw rule); the turn ended or it is deciding on the card
-LAST_KEPT = 5  # kept a playable card it had just drawn (or taken)
+LAST_DREW = 4  # drew in its turn (by the draw rule) and did not play the card (yet)
+LAST_KEPT = 5  # never set since 0.5.13 (it showed that the kept drawn card was playable, a
+#               hidden fact: RULES.md section 9); the index stays, so the layout does not move
 LAST_PENALTY = 6  # its turn went to a penalty it took (Draw Two, Draw Four, SEWERS, a stack)
 LAST_DECLINED = 7  # took a Wild Draw Four without challenging it
 LAST_CHALLENGED = 8  # challenged a Wild Draw Four
@@ -731,10 +736,8 @@ class Engine:
             self._play(s, p, A.played_kind(action), A.played_color(action))
         elif action == A.DRAW:  # a taken offer not played: draw by the draw rule
             self._draw_for_turn(s, p)
-        else:  # PASS: keep the drawn card
-            s.history[p, H_LAST] = LAST_KEPT
-            if s.events is not None:
-                s.events.append(Event(E.KEPT, p))
+        else:  # PASS: keep the drawn card. Not a public action: the others see "drew" (its
+            # LAST_DREW stays) as after an unplayable card, or they would learn it was playable
             self._start_turn(s, self._next(s, p))
 
     # --- CHALLENGE: the victim of a Wild Draw Four challenges, takes it, or stacks one

@@ -28,7 +28,9 @@ UNO            player       -1        -1 (a public UNO call, or auto mode's call
 CHALLENGED     challenger   -1        1: the Wild Draw Four was illegal, 0: it was legal
 COLOR_CHOSEN   player       -1        colour index (colour of a first-card wild)
 DISCARDED      player       card      -1 (a villain discarded after a Team Attack)
-KEPT           player       -1        -1 (kept a playable drawn card)
+KEPT           player       -1        -1 (kept a playable drawn card): not recorded since
+                                      0.5.13 (it told the others the card was playable;
+                                      logs of earlier versions hold it)
 SKIPPED        player       -1        -1 (that player loses its turn)
 REVERSED       -1           -1        new direction: +1 clockwise, -1 counter-clockwise
 ASKED          player       -1        -1 (asked the others for a card)
@@ -40,7 +42,8 @@ ROUND_OVER     winner       -1        points left in the other hands at the roun
 GAME_OVER      winner       -1        -1
 =============  ===========  ========  ==================================================
 
-Version history: 1 (first version, uno_env 0.2).
+Version history: 1 (first version, uno_env 0.2); ``KEPT`` no longer recorded (0.5.13): keeping
+a drawn card is not public (RULES.md 9), the kind keeps its index for older logs.
 """
 
 from __future__ import annotations

@@ -39,9 +39,10 @@ HISTORY      9x31   per opponent, the same slot order as OPPONENTS, its public h
                     +17 received (1): cards it drew or received since its last play (count);
                     +18 last action (9, one-hot, ``engine.LAST_NAMES``): none this round,
                     played a coloured card, played a wild, played the card it had just drawn
-                    (or taken), drew, kept a drawn card, took a penalty, declined a challenge,
-                    challenged (window answers, UNO calls, discards and first-card colour
-                    choices do not count);
+                    (or taken), drew (and did not play the card: keeping a playable drawn
+                    card is not public), kept (never set since 0.5.13), took a penalty,
+                    declined a challenge, challenged (window answers, UNO calls, discards and
+                    first-card colour choices do not count);
                     +27 left colour (4, one-hot): the colour its last play changed away from
                     (zero if that play kept the colour)
 WD4_COLOR    4      the colour current before the Wild Draw Four on top, one-hot, while it
@@ -57,6 +58,8 @@ version-0 offsets (bots, :func:`uno_env.agents.view.decode`, policies of version
 checkpoints) keeps working. ``LAYOUT_SIZES`` maps each version readers may meet to its size.
 
 Version history: 0 (uno_env 0.1-0.2): 1254 entries. 1 (0.3): + HISTORY and WD4_COLOR, appended.
+0.5.13, same layout: an opponent that kept a playable drawn card shows "drew", as after an
+unplayable one (the "kept" entry showed the card was playable, a hidden fact).
 """
 
 from __future__ import annotations
