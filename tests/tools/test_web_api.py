@@ -26,7 +26,10 @@ pytest.importorskip("httpx")
 from starlette.testclient import TestClient  # noqa: E402
 
 import uno_env  # noqa: E402
+from uno_env.agents.base import Agent, register_agent  # noqa: E402
+from uno_env.game import actions as A  # noqa: E402
 from uno_env.game import cards as C  # noqa: E402
+from uno_env.game import observation as O  # noqa: E402
 from uno_env.game.engine import CATCH, JUMP, OFFER  # noqa: E402
 from uno_env.game.events import EVENT_NAMES  # noqa: E402
 from uno_env.tools.gamelog import read_log, replay  # noqa: E402
@@ -623,3 +626,41 @@ def test_server_names_stay_importable_from_server():
     assert server.Replay is replays.Replay
     assert (server.MAX_DECK, server.HUMAN, server.IDLE_TIMEOUT_S, server.MAX_GAMES) == \
         (validate.MAX_DECK, validate.HUMAN, games.IDLE_TIMEOUT_S, games.MAX_GAMES)
+
+
+class _FirstLegalNoJumpIn(Agent):
+    """Plays its lowest legal action id, but never jumps in (passes every window)."""
+
+    def act(self, observation, action_mask):
+        legal = np.flatnonzero(action_mask)
+        return int(A.PASS if observation[O.PHASE + JUMP] and action_mask[A.PASS] else legal[0])
+
+
+register_agent("first_legal_no_jump_in", lambda spec, rules, n, seed: _FirstLegalNoJumpIn(rules, n, seed))
+
+
+def test_a_played_games_tables_do_not_tell_a_window_was_open():
+    """RULES.md 6 and 9: a jump-in window the human is not in must not show. Seat 1 plays red-7;
+    in one deal seat 2 holds another red-7 (a window opens for it alone, and it passes), in the
+    other it does not. Until seat 2 plays, the human is sent the same events and tables."""
+    options = {"hand_size": 3, "jump_in": True, "seven_slap": False}
+    sent = []
+    for seat2 in (["red-7", "yellow-1", "yellow-2"], ["red-8", "yellow-1", "yellow-2"]):
+        deck = stacked_deck({"preset": "classic", **options}, 3, 2,
+                            {0: ["red-5", "blue-5", "green-5"], 1: ["red-7", "blue-1", "green-2"], 2: seat2},
+                            first="red-1")
+        c = client()
+        r = c.post("/api/games", json={"rules": "classic", "options": options, "seed": 0, "deck": deck, "dealer": 2,
+                                       "opponents": ["first_legal_no_jump_in"] * 2})
+        assert r.status_code == 201, r.text
+        gid = r.json()["id"]
+        view = c.post(f"/api/games/{gid}/actions", json={"action": "play red-5"}).json()["view"]
+        shown = []
+        for ev in view["events"]:
+            shown.append((ev["kind"], ev["seat"], ev["card"], ev.get("table")))
+            if ev["kind"] == "played" and ev["seat"] == 2:
+                break
+        sent.append(shown[:-1])  # up to seat 2's play, which differs in public
+        assert [e[:3] for e in sent[-1]] == [("played", 0, "red-5"), ("played", 1, "red-7")]
+    assert sent[0] == sent[1]
+    assert sent[0][-1][3]["turn"] == 2  # the table after seat 1's play: seat 2's turn

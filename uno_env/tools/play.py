@@ -17,8 +17,8 @@ no more: what happened is told from the engine's public events
 (:mod:`uno_env.tools.narrate`), plus the names of the cards you drew. So answers in a window
 (UNO catch, jump-in, offers) are told when it closes, and only its public outcome (who was
 caught, the jump-in played with its player's UNO call, the offers made), not who else was
-asked or what they answered; the table counts turns, not decisions. Answer with a number or
-an action name:
+asked or what they answered; the table shows no turn or decision count (both count decisions
+that depend on hidden cards). Answer with a number or an action name:
 ``play red-5`` (or just ``red-5``), ``play wild blue`` (or ``wild blue``), ``draw``,
 ``pass``, ``uno``, ``challenge``, ``catch``, ``color red``, ``discard red-1``, ``ask``,
 ``offer red-3``, ``take 1``. ``?`` shows help, ``hand`` / ``table`` show them again, ``quit``
@@ -146,9 +146,10 @@ class TerminalGame:
             "counter-clockwise (seat numbers down)"
         rnd = s.round if s.game_over else s.round + 1
         colour = u.colors[s.color] if s.color >= 0 else "(not chosen yet)"
-        # regular turns, not decisions (``steps``: those count the hidden window answers too)
+        # no turn counter: ``turns`` and ``steps`` count decisions that depend on hidden cards
+        # (a victim who could stack, a window's answers), so a count would tell what they hide
         lines = ["-" * 64,
-                 f"Round {rnd} | turn {s.turns} | {u.rules.name} rules | direction {arrow}",
+                 f"Round {rnd} | {u.rules.name} rules | direction {arrow}",
                  f"Top card: {self.card(s.discard[-1])}   colour: {paint(colour, self.color)}   "
                  f"draw pile: {len(s.draw_pile)}"]
         if s.pending:

@@ -5,6 +5,15 @@ seat played through the API (``play``: the agents' moves are played up to the hu
 decision) or agents only (``watch``: stepped up to the next move its viewer sees). What a
 page is sent is built by :mod:`uno_env.tools.web.views`. The :class:`Store` keeps games and
 replays (:mod:`uno_env.tools.web.replays`) by id and drops those idle too long.
+
+**Where a played game draws a table** (:meth:`Game.public_boundary`). The page replays the
+others' moves one table at a time, so where a table is drawn must not depend on hidden cards.
+Which decisions happen does: a jump-in window opens only if someone else holds the card
+played, a penalty's victim decides only if it can stack, a Team Attack player only if it holds
+villains. So the events of a played game carry a table only at points every player sees: the
+human's decision, the end, and the start of a regular turn with no penalty pending; the events
+in between come as one stretch under the table that ends it (0.5.13; before, every decision's
+events carried the table after it). A watched game (agents only) still shows every decision.
 """
 
 from __future__ import annotations
@@ -16,7 +25,7 @@ import time
 from collections import Counter
 from typing import Any, Callable
 
-from uno_env.game.engine import PHASE_NAMES, Engine
+from uno_env.game.engine import PHASE_NAMES, TURN, Engine
 from uno_env.game.rules import Rules
 from uno_env.tools.gamelog import GameRecorder
 from uno_env.tools.web import views
@@ -89,14 +98,27 @@ class Game:
         if not out and hidden is not None and seat is None:
             out.append({"kind": "decision", "seat": None, "card": None, "color": None,
                         "value": -1, "text": hidden})
-        if out:
-            if seat is None:
-                out[-1]["table"] = views.open_table(self.u)
-            else:
-                out[-1]["table"] = views.seat_table(self.u, seat)
-                out[-1]["hand"] = [self.u.card_names[k] for k in self.u.engine.hand_cards(s, seat)]
         self.pending += out
+        if self.mode == "play":  # the table only at a public boundary, after the last event since the last one
+            last = self.pending[-1] if self.pending else None
+            if last is None or "table" in last or not self.public_boundary():
+                return out
+        elif not out:
+            return out
+        else:
+            last = out[-1]
+        if seat is None:
+            last["table"] = views.open_table(self.u)
+        else:
+            last["table"] = views.seat_table(self.u, seat)
+            last["hand"] = [self.u.card_names[k] for k in self.u.engine.hand_cards(s, seat)]
         return out
+
+    def public_boundary(self) -> bool:
+        """A point of a played game every player sees: the human decides, the game is over, or a
+        regular turn begins with no penalty pending (see the module doc)."""
+        s = self.u.game_state
+        return self.over() or s.actor == self.human or (s.phase == TURN and s.pending == 0)
 
     def _decide(self, action: int) -> list[dict[str, Any]]:
         """Step one decision (the actor's ``action``) and collect what the perspective sees."""

@@ -28,9 +28,13 @@ An event (``view["events"]``, what happened since the last view, oldest first) i
 :data:`uno_env.game.events.EVENT_NAMES`, or ``got`` for the cards the seat received, or for a
 spectator of every hand ``decision`` for a decision without public events; ``card`` a card
 name or null); the last event of
-every decision also carries ``table`` (:func:`seat_table` after it) and ``hand`` (the seat's
-hand after it), so that the page can replay the moves one by one. A decision without a
-public event (a hidden window answer) yields no event at all.
+every stretch of decisions also carries ``table`` (:func:`seat_table` after it) and ``hand``
+(the seat's hand after it), so that the page can replay the moves one by one. In a played
+game a stretch ends only where every player sees one end (the human's decision, a regular
+turn with no penalty pending, the end: :meth:`uno_env.tools.web.games.Game.public_boundary`),
+since which decisions happen in between can depend on hidden cards; in a watched game every
+decision is a stretch. A decision without a public event (a hidden window answer) yields no
+event at all.
 
 :func:`open_view` is the spectator's view of a watched game or a replay: the whole state,
 every hand face up, the acting seat and phase.
