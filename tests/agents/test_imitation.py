@@ -102,7 +102,9 @@ def test_a_bad_number_of_workers_is_named(workers):
         collect_demonstrations(make_rules("classic"), 2, 10, seed=0, workers=workers)
 
 
-def test_imitation_makes_the_policy_pick_the_teachers_moves():
+def small_model_and_demos():
+    """An untrained 2-player MaskablePPO (one hidden layer of 64 on ``obs_features``) and 3,000
+    heuristic decisions to fit it to."""
     pytest.importorskip("sb3_contrib")
     from sb3_contrib import MaskablePPO
 
@@ -110,10 +112,20 @@ def test_imitation_makes_the_policy_pick_the_teachers_moves():
     from uno_env.envs.gym_env import UnoGymEnv
 
     rules = make_rules("classic")
-    demos = collect_demonstrations(rules, 2, 3000, seed=0)
     model = MaskablePPO("MlpPolicy", UnoGymEnv(rules, 2, opponents="random"), seed=0, device="cpu",
                         policy_kwargs={"net_arch": [64], "features_extractor_class": sb3.ObsFeatures,
                                        "features_extractor_kwargs": {"num_players": 2}})
+    return model, collect_demonstrations(rules, 2, 3000, seed=0)
+
+
+def test_imitation_makes_the_policy_pick_the_teachers_moves():
+    model, demos = small_model_and_demos()  # skips without sb3-contrib
+    from sb3_contrib import MaskablePPO
+
+    from uno_env.agents import sb3
+    from uno_env.envs.gym_env import UnoGymEnv
+
+    rules = make_rules("classic")
     before = sb3.imitate(model, demos, epochs=1, learning_rate=1e-9)["agreement"]  # ~ untrained
     after = sb3.imitate(model, demos, epochs=8, learning_rate=3e-3)
     assert after["agreement"] > max(0.7, before + 0.2)
@@ -132,17 +144,9 @@ def test_imitation_makes_the_policy_pick_the_teachers_moves():
 def test_fitting_the_critic_alone_leaves_the_actor_as_it_was():
     """``fit_actor=False`` (a run that starts from a checkpoint's policy): the value network
     learns the returns, the actor's weights do not move, and its agreement is still measured."""
-    pytest.importorskip("sb3_contrib")
-    from sb3_contrib import MaskablePPO
-
+    model, demos = small_model_and_demos()
     from uno_env.agents import sb3
-    from uno_env.envs.gym_env import UnoGymEnv
 
-    rules = make_rules("classic")
-    demos = collect_demonstrations(rules, 2, 3000, seed=0)
-    model = MaskablePPO("MlpPolicy", UnoGymEnv(rules, 2, opponents="random"), seed=0, device="cpu",
-                        policy_kwargs={"net_arch": [64], "features_extractor_class": sb3.ObsFeatures,
-                                       "features_extractor_kwargs": {"num_players": 2}})
     _, actor = sb3.actor_tensors(model, 2)
     first = sb3.imitate(model, demos, epochs=1, learning_rate=3e-3, fit_actor=False)
     last = sb3.imitate(model, demos, epochs=6, learning_rate=3e-3, fit_actor=False)
