@@ -563,7 +563,7 @@ def main(argv: list[str] | None = None) -> dict:
     if initial is not None:
         started_from, tensors = initial
         sb3.set_actor(model, tensors, cfg.num_players)
-        print(f"actor from {cfg.init_checkpoint} ({started_from['total_steps']:,} steps)")
+        print(configs.started_from_line(started_from))
 
     # --- behaviour cloning warm start (a new run only; only the critic after init_checkpoint) ---
     if cfg.imitate_decisions and not args.resume:

@@ -211,8 +211,7 @@ def build_algo(cfg: Config, rules: Rules, opponents: dict[str, str], snapshots: 
     from uno_env.integrations import rllib as ur
 
     env_config = {"rules": rules.to_dict(), "num_players": cfg.num_players}
-    module = ur.model_config(cfg.num_players, cfg.net_arch, cfg.activation,
-                             "obs_features" if cfg.obs_features else "raw")
+    module = ur.model_config(cfg.num_players, cfg.net_arch, cfg.activation, cfg.policy_input)
     spec = ur.multi_module_spec(env_config, module, opponents=opponents, snapshots=snapshots,
                                 seed=cfg.seed)
     mapping = ur.LeagueMapping(cfg.num_players, phases, seed=cfg.seed)
@@ -391,7 +390,7 @@ def main(argv: list[str] | None = None) -> dict:
         if initial is not None:  # a checkpoint's policy as the start: the actor's weights, exactly
             trainer["started_from"], tensors = initial
             ur.set_actor(algo, tensors)
-            print(f"actor from {cfg.init_checkpoint} ({trainer['started_from']['total_steps']:,} steps)")
+            print(configs.started_from_line(trainer["started_from"]))
         if cfg.imitate_decisions and not args.resume:  # behaviour cloning warm start (the critic alone after init_checkpoint)
             began = time.time()
             demos, loaded = demonstrations(rules, cfg.num_players, cfg.imitate_decisions, seed=cfg.seed,

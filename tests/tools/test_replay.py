@@ -247,6 +247,28 @@ def test_a_tampered_event_does_not_replay():
             replay(read_log(tamper(text, fn)))
 
 
+def test_logs_with_the_kept_events_of_earlier_versions_still_replay():
+    """Before 0.5.13 keeping a drawn card was logged as a public ``kept`` event (no longer
+    recorded: it showed the card was playable). Such a log replays; other extra events do not."""
+    _, _, text = record("classic", 2, 2, spec="heuristic")  # seed 2: the heuristic keeps a drawn card
+    steps = [json.loads(x) for x in text.splitlines()][1:-1]
+    keeps = [i for i, rec in enumerate(steps) if rec["phase"] == "drawn" and rec["name"] == "pass"]
+    assert keeps
+
+    def with_kept(lines):
+        for i in keeps:
+            lines[i + 1]["events"].insert(0, {"kind": "kept", "seat": steps[i]["seat"]})
+
+    env = replay(read_log(tamper(text, with_kept)))
+    assert env.snapshot() == replay(read_log(io.StringIO(text))).snapshot()
+
+    def with_extra_draw(lines):
+        lines[keeps[0] + 1]["events"].insert(0, {"kind": "drew", "seat": steps[keeps[0]]["seat"], "cards": 1})
+
+    with pytest.raises(ReplayError, match="differ"):
+        replay(read_log(tamper(text, with_extra_draw)))
+
+
 def test_round_end_records_and_truncation():
     env, end, text = record("classic", 2, 1, episode="game", target_score=200)
     log = read_log(io.StringIO(text))

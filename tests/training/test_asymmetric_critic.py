@@ -386,16 +386,16 @@ def test_oracle_checkpoint_is_the_actor_with_the_oracle_off_and_the_option_resum
 def test_a_checkpoints_actor_loads_into_an_oracle_model_with_its_oracle_columns_at_zero():
     """``init_checkpoint`` on an oracle run: the checkpoint's actor goes into the obs_features
     columns, and the oracle columns start at 0 as in a fresh policy."""
-    trained = oracle_model(4)
-    trained.policy.oracle_keep = 1.0
-    trained.learn(256)  # oracle columns away from 0
-    _, tensors = sb3.actor_tensors(trained, 4)
     model = oracle_model(4)
+    model.policy.oracle_keep = 1.0
+    model.learn(256)  # oracle columns away from 0
+    obs_dim = model.policy.pi_features_extractor.obs_dim
+    assert model.policy.mlp_extractor.policy_net[0].weight[:, obs_dim:].any()
+    _, tensors = sb3.actor_tensors(oracle_model(4), 4)  # another actor, as a checkpoint holds it
     sb3.set_actor(model, tensors, 4)
     _, loaded = sb3.actor_tensors(model, 4)
     assert all(np.array_equal(loaded[k], tensors[k]) for k in tensors)
-    first = model.policy.mlp_extractor.policy_net[0].weight
-    assert not first[:, model.policy.pi_features_extractor.obs_dim:].any()
+    assert not model.policy.mlp_extractor.policy_net[0].weight[:, obs_dim:].any()
 
 
 def test_oracle_keep_is_refused_out_of_range_or_without_the_oracle():

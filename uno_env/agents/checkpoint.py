@@ -50,8 +50,8 @@ policy              the network: see below
 started_from        optional (0.5.13): the checkpoint a run's actor started as
                     (``init_checkpoint``: its directory, weights' SHA-256 and steps;
                     :func:`check_network` checks that its network is the run's)
-algorithm, total_steps, wall_time_s, saved, evaluation, config, run, uno_env_version, started_from:
-                    information only (never interpreted when loading)
+algorithm, total_steps, wall_time_s, saved, evaluation, config, run, uno_env_version:
+                    information only (never interpreted when loading), as ``started_from``
 ==================  ============================================================
 
 ``policy``: ``input`` (``"raw"``: the observation of the card's layout, 1537 entries, or

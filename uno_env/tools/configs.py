@@ -185,6 +185,11 @@ class TrainingConfig:
     obs_features: bool = True
     """policy input = the observation without the empty opponent slots, counts scaled (the
     checkpoint card's obs_features) instead of the raw observation vector"""
+
+    @property
+    def policy_input(self) -> str:
+        """The checkpoint card's ``input`` of the policy this config builds."""
+        return "obs_features" if self.obs_features else "raw"
     # --- PPO ---
     learning_rate: float = 3e-4
     learning_rate_final: float | None = None
@@ -343,11 +348,17 @@ def initial_policy(cfg: TrainingConfig, rules: Rules) -> tuple[dict[str, Any], d
     where = f"init_checkpoint {cfg.init_checkpoint!r}"
     try:
         card, tensors = ckpt.load_checkpoint(cfg.init_checkpoint, rules, cfg.num_players)
-        network = ckpt.policy_spec(list(cfg.net_arch), cfg.activation,
-                                   "obs_features" if cfg.obs_features else "raw", cfg.num_players)
+        network = ckpt.policy_spec(list(cfg.net_arch), cfg.activation, cfg.policy_input, cfg.num_players)
         ckpt.check_network(card, network, where)
     except (ValueError, OSError) as exc:
         raise ValueError(exc if str(exc).startswith(where) else f"{where}: {exc}") from None
     started_from = {"checkpoint": cfg.init_checkpoint, "sha256": card["policy"]["sha256"],
-                    "total_steps": card["total_steps"]}
+                    "total_steps": card.get("total_steps")}  # information only: a card may lack it
     return started_from, tensors
+
+
+def started_from_line(started_from: Mapping[str, Any]) -> str:
+    """What a training script prints when its actor starts from a checkpoint."""
+    steps = started_from.get("total_steps")
+    trained = f" ({steps:,} steps)" if isinstance(steps, int) and not isinstance(steps, bool) else ""
+    return f"actor from {started_from['checkpoint']}{trained}"

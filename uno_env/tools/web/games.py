@@ -88,7 +88,8 @@ class Game:
                got: dict[str, Any] | None = None) -> list[dict[str, Any]]:
         """The public events since the last call (plus ``got``, the seat's own new cards,
         and for a spectator of every hand ``hidden``, a decision without public events),
-        the last one carrying the table after them; appended to ``pending``."""
+        appended to ``pending``. The last one carries the table after them; in a played game
+        only at a :meth:`public_boundary`, and then the last event not sent yet carries it."""
         s = self.u.game_state
         raw = list(s.events)
         s.events.clear()

@@ -47,7 +47,9 @@ Decisions:
 * ``checkpoint:<dir>`` specs load only from under ``--checkpoint-root`` (default
   ``./checkpoints``), so that a request cannot make the server open any other file.
 * The others' moves are played by the server up to the human's next decision and sent as
-  events (each with the table after it); the page shows them one by one.
+  events, a table after each stretch that ends where every player sees it end (the human's
+  decision, a regular turn with no penalty pending, the end:
+  :meth:`uno_env.tools.web.games.Game.public_boundary`); the page shows them one by one.
 * A game or replay untouched for ``--idle-timeout`` seconds is dropped (its log ends
   ``aborted``); at most ``--max-games`` are kept (then 503).
 * Request bodies are limited: ``--max-body`` bytes for the API, ``--max-log-bytes`` for an

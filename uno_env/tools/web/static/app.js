@@ -1,8 +1,8 @@
 /* uno_env web page: play, watch and replay. Plain JavaScript, no build step.
  *
  * The server keeps the game; this page shows the views it sends (see
- * uno_env/tools/web/views.py) and posts the actions clicked. A view's events are shown one
- * by one, each with the table after it, with a pause in between.
+ * uno_env/tools/web/views.py) and posts the actions clicked. A view's events are logged one
+ * by one; an event that carries a table (the last of a stretch) draws it, with a pause after.
  * document.body.dataset.state says what the page waits for: setup, busy, input, idle, over
  * (the browser test reads it).
  */
@@ -304,16 +304,18 @@ async function showView(view) {
   setState("busy");
   hideBanner();
   S.view = view;
+  let dealt = false;  // a new round was dealt: its banner goes with the next table drawn
   for (const ev of view.events) {
     logEvent(ev, view);
     if (ev.kind === "round_over" && !view.over) {
       showBanner(`${ev.text}`);
     }
+    if (ev.kind === "dealt") dealt = true;
     if (ev.table) {
       renderView(view, ev.table, ev.hand);
       const long = ev.kind === "round_over" ? 3 : 1;
       await sleep(S.pause * long);
-      if (ev.kind === "dealt") hideBanner();
+      if (dealt) { hideBanner(); dealt = false; }
     }
   }
   S.skip = false;
