@@ -84,6 +84,9 @@ is public: only actions and counts every player sees update it (a window's hidde
 never do), at the cost of a few array writes per play or draw. Keeping a drawn card (``pass``
 in phase ``drawn``) is not a public action: the drawer's last action stays "drew" and no
 event is recorded, so the others cannot tell a playable card kept from an unplayable one.
+(With explicit UNO calls a player down to 2 cards may call UNO in that phase, a public call as
+in any turn; calling and then keeping the card tells the table it was playable: the player's
+own choice, as at a real table.)
 
 Version history: 0 (first release); 1 (0.2): per-phase method pairs, ``returns``,
 ``truncated``, public events, the ``stacked_challenge`` option (game play unchanged);
