@@ -399,6 +399,12 @@ def _lazy(name: str) -> type:
     return globals()[name] if name in globals() else __getattr__(name)
 
 
+def _actor_modules(policy: Any) -> list[Any]:
+    """The actor of an SB3 actor-critic policy as one list: its ``policy_net`` then ``action_net``
+    (Linear, activation, Linear, ..., Linear)."""
+    return list(policy.mlp_extractor.policy_net) + [policy.action_net]
+
+
 def actor_tensors(model: Any, num_players: int) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     """``(policy description, tensors)`` of a MaskablePPO model's actor, as a card holds them.
     ``ValueError`` if the actor is not an MLP on the raw or ``obs_features`` input."""
@@ -428,7 +434,7 @@ def actor_tensors(model: Any, num_players: int) -> tuple[dict[str, Any], dict[st
     else:
         raise ValueError(f"the model's features extractor {type(fx).__name__} cannot be described "
                          f"by a card (raw or ObsFeatures input only)")
-    modules = list(policy.mlp_extractor.policy_net) + [policy.action_net]
+    modules = _actor_modules(policy)
     linears, activations = modules[0::2], {type(m).__name__.lower() for m in modules[1::2]}
     if (not all(isinstance(m, nn.Linear) and m.bias is not None for m in linears)
             or not activations <= set(ckpt.ACTIVATIONS) or len(activations) > 1):
@@ -455,7 +461,9 @@ def actor_tensors(model: Any, num_players: int) -> tuple[dict[str, Any], dict[st
 def set_actor(model: Any, tensors: Mapping[str, np.ndarray], num_players: int) -> None:
     """Load a checkpoint's actor (``actor.<i>.weight``/``bias``, as :func:`actor_tensors` gives
     them) into a MaskablePPO ``model``'s actor: :func:`actor_tensors` of the model is then
-    ``tensors``. ``ValueError`` naming the tensors whose shapes are not the model's actor."""
+    ``tensors``. ``ValueError`` naming the tensors whose shapes are not the model's actor; the
+    network's input and activation are the caller's to check against the checkpoint's card
+    (:func:`uno_env.agents.checkpoint.check_network`, as ``init_checkpoint`` does)."""
     import torch
 
     _, current = actor_tensors(model, num_players)  # also checks the actor is a card's MLP
@@ -463,8 +471,7 @@ def set_actor(model: Any, tensors: Mapping[str, np.ndarray], num_players: int) -
                    if k not in current or k not in tensors or np.shape(tensors[k]) != current[k].shape)
     if wrong:
         raise ValueError(f"the checkpoint's actor does not fit the model's: tensors {wrong}")
-    policy = model.policy
-    linears = list(policy.mlp_extractor.policy_net)[0::2] + [policy.action_net]
+    linears = _actor_modules(model.policy)[0::2]
     with torch.no_grad():
         for i, layer in enumerate(linears):
             weight = torch.as_tensor(np.asarray(tensors[f"actor.{i}.weight"]))

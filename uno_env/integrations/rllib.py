@@ -594,7 +594,9 @@ def actor_tensors(state: Mapping[str, Any], config: Mapping[str, Any]
 def with_actor(state: Mapping[str, Any], tensors: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
     """The inverse of :func:`actor_tensors`: ``state`` (a module state dict) with its actor's
     layers (``pi.<i>``) replaced by a checkpoint's ``actor.<i>.weight``/``bias`` tensors; the
-    critic's left as they are. ``ValueError`` naming the tensors that do not fit."""
+    critic's left as they are. ``ValueError`` naming the tensors that do not fit; the network's
+    input and activation are the caller's to check against the checkpoint's card
+    (:func:`uno_env.agents.checkpoint.check_network`, as ``init_checkpoint`` does)."""
     indices = _actor_layers(state)
     names = {f"actor.{i}.{part}": f"pi.{index}.{part}"
              for i, index in enumerate(indices) for part in ("weight", "bias")}
