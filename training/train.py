@@ -122,7 +122,7 @@ from uno_env.game import observation as O
 from uno_env.tools.evaluate import evaluate_vs
 from uno_env.envs.gym_env import UnoGymEnv
 from uno_env.game.rules import make_rules
-from uno_env.tools import configs
+from uno_env.tools import configs, run_dirs
 from uno_env.tools.overrides import parse_overrides
 
 
@@ -483,19 +483,22 @@ def main(argv: list[str] | None = None) -> dict:
         initial = configs.initial_policy(cfg, rules) if not args.resume else None
     except ValueError as exc:
         parser.error(str(exc))
-    run_dir = os.path.join(args.checkpoint_dir, args.run)
-    log_dir = os.path.join(args.runs_dir, args.run)
+    try:  # a plain run name; --force deletes only this run's own folders; one writer at a time
+        dirs = run_dirs.open_run(args.checkpoint_dir, args.runs_dir, args.run, resume=args.resume,
+                                 force=args.force, holds_run=ckpt.MODEL_FILE, script="train.py")
+    except run_dirs.RunDirError as exc:
+        parser.error(str(exc))
+    try:
+        return train(args, cfg, rules, initial, dirs)
+    finally:  # the run's lock, also when main() is called in a process that goes on (a notebook)
+        _atomic.release_lock(dirs.run_dir)
+
+
+def train(args: argparse.Namespace, cfg: Config, rules, initial, dirs: run_dirs.RunDirs) -> dict:
+    """The run: environments, the model, imitation, PPO with its league, evaluations, the card."""
+    run_dir, log_dir = dirs.run_dir, dirs.log_dir
     snap_dir = os.path.join(log_dir, "snapshots")
     eval_csv = os.path.join(run_dir, "eval.csv")
-    exists = os.path.exists(os.path.join(run_dir, ckpt.MODEL_FILE))
-    if exists and not (args.resume or args.force):
-        sys.exit(f"{run_dir} already holds a model: pass --resume to continue it, --force to start over")
-    if args.resume and not exists:
-        sys.exit(f"--resume: no model to resume in {run_dir}")
-    if args.force and not args.resume:
-        shutil.rmtree(run_dir, ignore_errors=True)
-        shutil.rmtree(log_dir, ignore_errors=True)
-    os.makedirs(run_dir, exist_ok=True)
     os.makedirs(snap_dir, exist_ok=True)
     print(f"uno_env {uno_env.__version__}: run {args.run!r} -> {run_dir}/, logs {log_dir}/")
     print("config:", {k: v for k, v in dataclasses.asdict(cfg).items()})

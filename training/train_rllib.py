@@ -72,7 +72,6 @@ import importlib.util
 import json
 import math
 import os
-import shutil
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -85,7 +84,7 @@ from uno_env.agents.imitation import summary as imitation_summary
 from uno_env.agents.policy import PolicyAgent
 from uno_env.game.rules import Rules, make_rules
 from uno_env.tools.evaluate import evaluate_vs
-from uno_env.tools import configs
+from uno_env.tools import configs, run_dirs
 from uno_env.tools.overrides import parse_overrides
 
 SELF = "self"  # league entry: the learner itself (another seat of the shared policy)
@@ -339,16 +338,14 @@ def main(argv: list[str] | None = None) -> dict:
         initial = configs.initial_policy(cfg, rules) if not args.resume else None
     except (ValueError, OSError) as exc:
         parser.error(str(exc))
-    run_dir = os.path.join(args.checkpoint_dir, args.run)
-    log_dir = os.path.join(args.runs_dir, args.run)
+    run_args = dict(resume=args.resume, force=args.force, holds_run=TRAINER_FILE)
+    try:  # a plain run name; --force deletes only this run's own folders
+        run_dir = run_dirs.check_run(args.checkpoint_dir, args.runs_dir, args.run, **run_args).run_dir
+    except run_dirs.RunDirError as exc:
+        parser.error(str(exc))
     rllib_dir = os.path.abspath(os.path.join(run_dir, RLLIB_DIR))
     trainer_path = os.path.join(run_dir, TRAINER_FILE)
     eval_csv = os.path.join(run_dir, EVAL_CSV)
-    exists = os.path.isfile(trainer_path)
-    if exists and not (args.resume or args.force):
-        parser.error(f"{run_dir} already holds a run: pass --resume to continue it, --force to start over")
-    if args.resume and not exists:
-        parser.error(f"--resume: no RLlib run to resume in {run_dir} ({TRAINER_FILE} not found)")
     trainer: dict[str, Any] = {"wall_time_s": 0.0, "snapshots_taken": 0, "evaluation": {}}
     if args.resume:
         with open(trainer_path, encoding="utf-8") as fh:
@@ -361,11 +358,11 @@ def main(argv: list[str] | None = None) -> dict:
     if importlib.util.find_spec("ray") is None:
         parser.error('needs Ray RLlib: pip install -e ".[rllib]" (a virtual environment of its own; '
                      'ray pins gymnasium 1.2.2)')
-    if args.force and not args.resume:
-        shutil.rmtree(run_dir, ignore_errors=True)
-        shutil.rmtree(log_dir, ignore_errors=True)
-    os.makedirs(run_dir, exist_ok=True)
-    os.makedirs(log_dir, exist_ok=True)
+    try:  # made, or emptied with --force, and locked: one writer at a time
+        log_dir = run_dirs.open_run(args.checkpoint_dir, args.runs_dir, args.run, **run_args,
+                                    script="train_rllib.py").log_dir
+    except run_dirs.RunDirError as exc:
+        parser.error(str(exc))
 
     import ray
     import torch
@@ -525,6 +522,7 @@ def main(argv: list[str] | None = None) -> dict:
     finally:
         if connected:
             ray.shutdown()
+        _atomic.release_lock(run_dir)  # also when main() is called in a process that goes on
     write_curve(eval_csv, os.path.join(run_dir, "curve.png"),
                 f"{args.run}: {rules.name}, {cfg.num_players} players (RLlib PPO)", cfg.num_players)
     print_table(args.run, evaluation, cfg.eval_opponents)

@@ -320,12 +320,16 @@ def test_weights_must_match_the_card(tmp_path):
 
 # ---------------------------------------------------------------------- saving
 def test_save_replaces_the_weights_and_removes_stale_ones(tmp_path):
+    """The weights of the card a save replaces stay (for a reader that read that card); those
+    of earlier cards go; files of others stay."""
     first = random_checkpoint(tmp_path, seed=1)
     (tmp_path / "notes.txt").write_text("kept")
     second = random_checkpoint(tmp_path, seed=2)
-    assert first["policy"]["weights"] != second["policy"]["weights"]
-    assert sorted(os.listdir(tmp_path)) == sorted(["card.json", "notes.txt", second["policy"]["weights"]])
-    assert ckpt.load_checkpoint(tmp_path)[0] == second
+    third = random_checkpoint(tmp_path, seed=3)
+    assert len({c["policy"]["weights"] for c in (first, second, third)}) == 3
+    assert sorted(set(os.listdir(tmp_path)) - {".uno-lock"}) == sorted(
+        ["card.json", "notes.txt", second["policy"]["weights"], third["policy"]["weights"]])
+    assert ckpt.load_checkpoint(tmp_path)[0] == third
 
 
 def test_crash_while_saving_leaves_a_checkpoint_that_matches_its_weights(tmp_path, monkeypatch):

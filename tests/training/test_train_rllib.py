@@ -78,7 +78,7 @@ def test_a_league_checkpoint_for_other_players_is_named(train, capsys, tmp_path)
 def test_resume_without_a_run_is_an_error(train, capsys, tmp_path):
     line = cli_error(train.main, capsys, ["--config", TEST_CONFIG, "--run", "x", "--resume",
                                      "--checkpoint-dir", str(tmp_path)])
-    assert "no RLlib run to resume" in line
+    assert "no run to resume" in line and "trainer.json not found" in line
 
 
 def test_rule_options_are_checked_like_the_sb3_script(train, capsys, tmp_path):
@@ -108,3 +108,22 @@ def test_resume_with_other_rules_than_the_run_is_a_one_line_error(train, capsys,
     line = cli_error(train.main, capsys, ["--config", TEST_CONFIG, "--run", "c4", "--checkpoint-dir", str(tmp_path),
                                           "--resume", "--set", "stacking=true"])
     assert "--resume: checkpoint" in line and "stacking=False (env: True)" in line
+
+
+@pytest.mark.parametrize("name", ["", ".", "..", "a/b"])
+def test_force_with_a_run_name_that_is_not_a_plain_folder_name_deletes_nothing(train, capsys, tmp_path, name):
+    (tmp_path / "keep").mkdir()
+    (tmp_path / "keep" / "card.json").write_text("{}")
+    line = cli_error(train.main, capsys, ["--config", TEST_CONFIG, "--run", name, "--force",
+                                          "--checkpoint-dir", str(tmp_path), "--runs-dir", str(tmp_path)])
+    assert "is not a plain folder name" in line
+    assert os.listdir(tmp_path) == ["keep"] and (tmp_path / "keep" / "card.json").read_text() == "{}"
+
+
+def test_force_on_a_folder_without_the_runs_mark_deletes_nothing(train, capsys, tmp_path):
+    (tmp_path / "c4").mkdir()
+    (tmp_path / "c4" / "trainer.json").write_text("{}")
+    line = cli_error(train.main, capsys, ["--config", TEST_CONFIG, "--run", "c4", "--force",
+                                          "--checkpoint-dir", str(tmp_path), "--runs-dir", str(tmp_path / "runs")])
+    assert "--force deletes only a run's own folders" in line
+    assert os.listdir(tmp_path / "c4") == ["trainer.json"]

@@ -15,6 +15,7 @@ import pytest
 
 pytest.importorskip("sb3_contrib")
 
+from uno_env import _atomic  # noqa: E402
 from uno_env.agents import checkpoint as ckpt  # noqa: E402
 from uno_env.agents import make_agent  # noqa: E402
 from uno_env.agents import sb3  # noqa: E402
@@ -22,6 +23,7 @@ from uno_env.agents.policy import load_policy  # noqa: E402
 from uno_env.tools.evaluate import evaluate  # noqa: E402
 from uno_env.envs.gym_env import UnoGymEnv  # noqa: E402
 from uno_env.game.rules import make_rules  # noqa: E402
+from helpers import cli_error  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "training"))
@@ -67,15 +69,48 @@ def test_smoke_run_writes_checkpoint_and_card(trained):
     snap_root = trained["base"] / "runs" / "smoke" / "snapshots"
     assert os.listdir(snap_root) == ["step_0000000256"]
     snap = str(snap_root / "step_0000000256")  # a league opponent: safe files only, no model.zip
-    assert sorted(os.listdir(snap)) == sorted(["card.json", ckpt.load_card(snap)["policy"]["weights"]])
+    assert sorted(set(os.listdir(snap)) - {_atomic.LOCK_FILE}) == sorted(["card.json", ckpt.load_card(snap)["policy"]["weights"]])
     with open(os.path.join(d, "eval.csv")) as fh:
         rows = list(csv.DictReader(fh))
     assert [int(r["steps"]) for r in rows] == [256, 512]
 
 
-def test_existing_run_needs_resume_or_force(trained):
-    with pytest.raises(SystemExit, match="--resume"):
-        train.main(trained["args"])
+def test_existing_run_needs_resume_or_force(trained, capsys):
+    assert "pass --resume to continue it, --force to start over" in cli_error(train.main, capsys, trained["args"])
+
+
+@pytest.mark.parametrize("name", ["", ".", "..", "../checkpoints", "a/b"])
+def test_force_with_a_run_name_that_is_not_a_plain_folder_name_deletes_nothing(tmp_path, capsys, name):
+    """``--run "$RUN" --force`` with $RUN unset, ``.`` or ``..`` deleted checkpoints/ or the
+    working directory before 0.6."""
+    (tmp_path / "checkpoints" / "classic-2p").mkdir(parents=True)
+    (tmp_path / "checkpoints" / "classic-2p" / "card.json").write_text("{}")
+    (tmp_path / "runs").mkdir()
+    args = ["--config", TEST_CONFIG, "--run", name, "--force", "--checkpoint-dir",
+            str(tmp_path / "checkpoints"), "--runs-dir", str(tmp_path / "runs"), "--no-progress"]
+    assert "is not a plain folder name" in cli_error(train.main, capsys, args)
+    assert (tmp_path / "checkpoints" / "classic-2p" / "card.json").read_text() == "{}"
+    assert os.listdir(tmp_path / "runs") == []
+
+
+def test_force_on_a_shipped_agents_folder_deletes_nothing(tmp_path, capsys):
+    shipped = tmp_path / "checkpoints" / "classic-2p"
+    shutil.copytree(SHIPPED, shipped)
+    before = sorted(os.listdir(shipped))
+    args = ["--config", TEST_CONFIG, "--run", "classic-2p", "--force", "--checkpoint-dir",
+            str(tmp_path / "checkpoints"), "--runs-dir", str(tmp_path / "runs"), "--no-progress"]
+    assert "--force deletes only a run's own folders" in cli_error(train.main, capsys, args)
+    assert sorted(os.listdir(shipped)) == before
+
+
+def test_force_starts_a_run_of_its_own_over(trained, tmp_path):
+    shutil.copytree(trained["dir"], tmp_path / "checkpoints" / "smoke")
+    shutil.copytree(trained["base"] / "runs" / "smoke", tmp_path / "runs" / "smoke")
+    (tmp_path / "runs" / "smoke" / "snapshots" / "step_0000009999").mkdir()  # a later snapshot: goes
+    train.main(["--config", TEST_CONFIG, "--run", "smoke", "--force", "--checkpoint-dir", str(tmp_path / "checkpoints"),
+                "--runs-dir", str(tmp_path / "runs"), "--no-progress", "--total-steps", "256"])
+    assert ckpt.load_card(str(tmp_path / "checkpoints" / "smoke"))["total_steps"] == 256
+    assert os.listdir(tmp_path / "runs" / "smoke" / "snapshots") == []
 
 
 def test_resume_continues_from_saved_steps(trained, tmp_path):
@@ -88,7 +123,8 @@ def test_resume_continues_from_saved_steps(trained, tmp_path):
     d = str(base / "checkpoints" / "smoke")
     model, card = sb3.load_model(d, make_rules("classic"), 2)
     assert model.num_timesteps == 768 and card["total_steps"] == 768
-    assert [f for f in os.listdir(d) if f.endswith(".safetensors")] == [card["policy"]["weights"]]
+    weights = [f for f in os.listdir(d) if f.endswith(".safetensors")]  # the card's, and the one before it
+    assert card["policy"]["weights"] in weights and len(weights) <= 2
     with open(os.path.join(d, "eval.csv")) as fh:
         assert [int(r["steps"]) for r in csv.DictReader(fh)] == [256, 512, 768]
 
@@ -104,10 +140,10 @@ def test_resume_with_other_rules_than_the_run_is_named_without_a_traceback(train
     assert ckpt.load_card(copy)["total_steps"] == 512  # untouched
 
 
-def test_resume_without_a_run_is_an_error(tmp_path):
-    with pytest.raises(SystemExit, match="no model to resume"):
-        train.main(["--config", TEST_CONFIG, "--run", "none", "--checkpoint-dir", str(tmp_path),
-                    "--runs-dir", str(tmp_path), "--resume"])
+def test_resume_without_a_run_is_an_error(tmp_path, capsys):
+    line = cli_error(train.main, capsys, ["--config", TEST_CONFIG, "--run", "none", "--checkpoint-dir",
+                                          str(tmp_path), "--runs-dir", str(tmp_path), "--resume"])
+    assert "no run to resume" in line and "model.zip not found" in line
 
 
 @pytest.mark.parametrize("name", sorted(os.listdir(os.path.join(ROOT, "configs", "train"))))

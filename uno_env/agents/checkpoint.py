@@ -66,8 +66,13 @@ for each layer ``i``: the shape of an SB3 ``MlpExtractor.policy_net`` + ``action
 value network and optimizer state are not part of it (they stay in ``model.zip``).
 
 **Writing** (:func:`save_policy`): the weights file is named by its content's hash and written
-first, the card (the commit point) last, each atomically; weights files the card no longer names
-are then removed. A run killed at any moment leaves a checkpoint whose card matches its weights.
+first, the card (the commit point) last, each atomically; weights files that neither the new
+card nor the one it replaced names are then removed (the one before stays, so a reader that
+read the old card still finds its weights). A run killed at any moment leaves a checkpoint
+whose card matches its weights. One writer at a time: a save takes the directory's writer's
+lock (``uno_env._atomic.writer_lock``; a training run holds it for the whole run), so a second
+writer is refused with a message naming the first. A reader that finds the weights its card
+named gone or changed (a save in between) reads the card again (:func:`load_checkpoint`).
 
 Version history: format 1 (uno_env 0.1-0.2): ``model.zip`` + card, loaded with
 ``MaskablePPO.load`` (unpickling); refused now, with a hint to convert. Format 2 (0.3): this.
@@ -119,6 +124,7 @@ HAND_SIZE_SCALE = 0.1  # obs_features: opponents' hand sizes and cards received 
 _WEIGHTS_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}\.safetensors")
 _OWN_WEIGHTS_NAME = re.compile(re.escape(WEIGHTS_PREFIX) + r"[0-9a-f]{%d}" % WEIGHTS_HASH_CHARS
                                + re.escape(WEIGHTS_SUFFIX))
+READ_ATTEMPTS = 3  # card + weights, read again while a concurrent save replaces them
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 CONVERT_HINT = "convert a model.zip you trust with: uno-convert-checkpoint DIR"
 
@@ -236,12 +242,22 @@ def save_policy(directory: str, card: Mapping[str, Any], tensors: Mapping[str, n
     card = dict(card, policy=dict(policy, weights=name, sha256=sha))
     validate_card(card, f"being saved to {directory!r}")
     os.makedirs(directory, exist_ok=True)
-    _atomic.write_bytes(os.path.join(directory, name), data)
-    _atomic.write_text(os.path.join(directory, CARD_FILE), json.dumps(card, indent=2) + "\n")
-    for old in os.listdir(directory):
-        if old != name and _OWN_WEIGHTS_NAME.fullmatch(old):
-            os.remove(os.path.join(directory, old))
+    with _atomic.writer_lock(directory):
+        previous = _named_weights(directory)
+        _atomic.write_bytes(os.path.join(directory, name), data)
+        _atomic.write_text(os.path.join(directory, CARD_FILE), json.dumps(card, indent=2) + "\n")
+        for old in os.listdir(directory):
+            if old not in (name, previous) and _OWN_WEIGHTS_NAME.fullmatch(old):
+                os.remove(os.path.join(directory, old))
     return card
+
+
+def _named_weights(directory: str) -> str | None:
+    """The weights file the card in ``directory`` names now (None: no card, or not a readable one)."""
+    try:
+        return load_card(directory)["policy"]["weights"]
+    except (ValueError, OSError, KeyError):
+        return None
 
 
 # ---------------------------------------------------------------------- loading
@@ -447,9 +463,16 @@ def load_checkpoint(path: str | os.PathLike, rules: Rules | None = None,
                     num_players: int | None = None) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     """``(card, tensors)`` of a checkpoint directory, checked against ``rules`` and
     ``num_players`` (when given) before the weights are read."""
-    card = load_card(path)
-    check_card(card, rules, num_players, where=f"checkpoint {os.fspath(path)!r}")
-    return card, load_weights(path, card)
+    for attempt in range(READ_ATTEMPTS):
+        card = load_card(path)
+        check_card(card, rules, num_players, where=f"checkpoint {os.fspath(path)!r}")
+        try:
+            return card, load_weights(path, card)
+        except CheckpointError:
+            # a save between reading the card and its weights replaces both: read the card again
+            if attempt + 1 == READ_ATTEMPTS or load_card(path) == card:
+                raise
+    raise AssertionError("unreachable")
 
 
 def __getattr__(name: str):

@@ -90,8 +90,19 @@ def load_policy(path: str, rules: Rules | None = None, num_players: int | None =
                 ) -> tuple[MaskedPolicy, dict]:
     """``(policy, card)`` of the checkpoint directory ``path``: the card is read, validated and
     checked against ``rules``/``num_players`` first; the weights are cached per file version."""
-    card = ckpt.load_card(path)
-    ckpt.check_card(card, rules, num_players, where=f"checkpoint {path!r}")
+    for attempt in range(ckpt.READ_ATTEMPTS):
+        card = ckpt.load_card(path)
+        ckpt.check_card(card, rules, num_players, where=f"checkpoint {path!r}")
+        try:
+            return _cached_policy(path, card), card
+        except ckpt.CheckpointError:
+            # a save between reading the card and its weights replaces both: read the card again
+            if attempt + 1 == ckpt.READ_ATTEMPTS or ckpt.load_card(path) == card:
+                raise
+    raise AssertionError("unreachable")
+
+
+def _cached_policy(path: str, card: dict) -> MaskedPolicy:
     weights = os.path.join(ckpt.checkpoint_dir(path), card["policy"]["weights"])
     try:
         st = os.stat(weights)
@@ -108,7 +119,7 @@ def load_policy(path: str, rules: Rules | None = None, num_players: int | None =
             if len(_POLICIES) >= MAX_CACHED_POLICIES:
                 del _POLICIES[next(iter(_POLICIES))]  # the oldest
             _POLICIES[key] = policy
-    return policy, card
+    return policy
 
 
 class PolicyAgent(Agent):

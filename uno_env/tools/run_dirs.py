@@ -1,0 +1,157 @@
+"""A training run's two folders, its name, ``--force`` and one writer at a time.
+
+A run named ``NAME`` writes ``<checkpoint_dir>/NAME/`` (card, weights, model, eval.csv, curve;
+``trainer.json`` and ``rllib/`` for RLlib) and ``<runs_dir>/NAME/`` (TensorBoard, snapshots).
+:func:`open_run` is the one way both training scripts get them:
+
+- **The name** is a plain folder name (:data:`RUN_NAME`): 1-64 characters of letters, digits,
+  ``.``, ``_`` and ``-``, starting with a letter or digit, so never empty, ``.``, ``..`` or a
+  path (an unset ``$RUN`` in a script is an error, not the whole ``checkpoints/`` folder).
+- **Each folder is marked** when the script makes it: ``MARK_FILE`` (JSON: the run's name, the
+  script, when). ``--force`` deletes a folder only if it holds the mark of this run; a folder
+  without it (a run of uno_env before 0.6, a shipped agent, a folder of yours) is never
+  deleted: that is an error naming it, checked for both folders before anything is deleted.
+  A new run (no ``--force``) also refuses a folder that holds files it did not write.
+- **One writer**: the run holds the writer's lock of its checkpoint folder while it runs
+  (``uno_env._atomic.hold_lock``), so a second ``train.py --run NAME`` is refused, naming the
+  first; checkpoint saves take the same lock, so a converter cannot write into a running run.
+- ``--checkpoint-dir`` / ``--runs-dir`` that are files, and run folders that are symbolic links
+  or files, are errors.
+
+Every problem is a :class:`RunDirError` (a ``ValueError``): the scripts print it as one line
+and exit with 2, having changed nothing.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import time
+from dataclasses import dataclass
+
+from uno_env import _atomic
+
+RUN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+MARK_FILE = ".uno-run"
+_KEEP = (MARK_FILE, _atomic.LOCK_FILE)  # not the run's outputs: kept by --force, ignored as content
+MAX_MARK_BYTES = 4096
+
+
+class RunDirError(ValueError):
+    """A run's name or folders cannot be used as asked (nothing was changed)."""
+
+
+@dataclass(frozen=True)
+class RunDirs:
+    name: str
+    run_dir: str  # <checkpoint_dir>/<name>: the checkpoint and the run's record
+    log_dir: str  # <runs_dir>/<name>: TensorBoard, snapshots
+
+
+def check_run_name(name: object) -> str:
+    """``name`` if it is a plain run name, else :class:`RunDirError` saying what is allowed."""
+    if not isinstance(name, str) or not RUN_NAME.fullmatch(name):
+        shown = repr(name) if not isinstance(name, str) or len(name) <= 80 else repr(name[:77] + "...")
+        raise RunDirError(f"run name {shown} is not a plain folder name: use 1-64 letters, digits, "
+                          f"'.', '_' or '-', starting with a letter or digit (no '/', not '.' or '..')")
+    return name
+
+
+def is_marked(folder: str, name: str) -> bool:
+    """Whether ``folder`` holds the mark a training script left in a folder it made for run ``name``."""
+    path = os.path.join(folder, MARK_FILE)
+    try:
+        if not os.path.isfile(path) or os.path.islink(path) or os.path.getsize(path) > MAX_MARK_BYTES:
+            return False
+        with open(path, encoding="utf-8") as fh:
+            mark = json.load(fh)
+    except (OSError, ValueError):
+        return False
+    return isinstance(mark, dict) and mark.get("run") == name
+
+
+def check_run(checkpoint_root: str, runs_root: str, name: str, *, resume: bool, force: bool,
+              holds_run: str) -> RunDirs:
+    """The run's folders, if :func:`open_run` may use them as asked; changes nothing.
+
+    ``holds_run`` is the file whose presence in the checkpoint folder means a run to resume
+    (``model.zip`` for ``train.py``, ``trainer.json`` for ``train_rllib.py``). Refuses
+    (:class:`RunDirError`): a bad name; roots or run folders that are not folders (or are
+    symbolic links); ``--resume`` without a run, an existing run without ``--resume`` or
+    ``--force``; ``--force`` on a folder without this run's mark; a new run in a folder holding
+    files it did not write."""
+    name = check_run_name(name)
+    for flag, root in (("--checkpoint-dir", checkpoint_root), ("--runs-dir", runs_root)):
+        if os.path.exists(root) and not os.path.isdir(root):
+            raise RunDirError(f"{flag} {root!r} is not a folder")
+    dirs = RunDirs(name, os.path.join(checkpoint_root, name), os.path.join(runs_root, name))
+    for folder in (dirs.run_dir, dirs.log_dir):
+        if os.path.islink(folder):
+            raise RunDirError(f"{folder!r} is a symbolic link: a run writes only into folders of its own")
+        if os.path.exists(folder) and not os.path.isdir(folder):
+            raise RunDirError(f"{folder!r} is not a folder")
+    exists = os.path.isfile(os.path.join(dirs.run_dir, holds_run))
+    if exists and not (resume or force):
+        raise RunDirError(f"{dirs.run_dir} already holds a run: pass --resume to continue it, "
+                          f"--force to start over")
+    if resume and not exists:
+        raise RunDirError(f"--resume: no run to resume in {dirs.run_dir} ({holds_run} not found)")
+    start_over = force and not resume
+    if not resume:
+        for folder in (dirs.run_dir, dirs.log_dir):
+            foreign = _content(folder)
+            if foreign and not is_marked(folder, name):
+                shown = ", ".join(foreign[:5]) + (", ..." if len(foreign) > 5 else "")
+                if start_over:
+                    raise RunDirError(
+                        f"--force deletes only a run's own folders: {folder} holds {shown} but no "
+                        f"{MARK_FILE} of run {name!r} (a run of uno_env before 0.6, a shipped agent "
+                        f"or a folder of yours); delete it yourself if it is yours to delete, or "
+                        f"choose another --run")
+                raise RunDirError(f"{folder} holds files this run did not write ({shown}): choose "
+                                  f"another --run, or move them")
+    return dirs
+
+
+def open_run(checkpoint_root: str, runs_root: str, name: str, *, resume: bool, force: bool,
+             holds_run: str, script: str) -> RunDirs:
+    """The run's folders, checked (:func:`check_run`), then made (or emptied, with ``force``
+    and without ``resume``), marked and locked by this process for as long as it runs
+    (``script`` names the writer in the lock); :class:`RunDirError` if another process is
+    writing the run, nothing changed."""
+    dirs = check_run(checkpoint_root, runs_root, name, resume=resume, force=force, holds_run=holds_run)
+    start_over = force and not resume
+    os.makedirs(dirs.run_dir, exist_ok=True)
+    try:
+        _atomic.hold_lock(dirs.run_dir, f"{script} --run {dirs.name}")
+    except _atomic.LockedError as exc:
+        raise RunDirError(str(exc)) from None
+    if start_over:  # both folders checked above: each holds this run's mark, or nothing
+        _empty(dirs.run_dir)
+        if os.path.isdir(dirs.log_dir):
+            shutil.rmtree(dirs.log_dir)
+    os.makedirs(dirs.log_dir, exist_ok=True)
+    for folder in (dirs.run_dir, dirs.log_dir):
+        if not is_marked(folder, dirs.name):
+            _atomic.write_text(os.path.join(folder, MARK_FILE), json.dumps(
+                {"run": dirs.name, "script": script, "created": time.strftime("%Y-%m-%dT%H:%M:%S%z")}) + "\n")
+    return dirs
+
+
+def _content(folder: str) -> list[str]:
+    """The entries of ``folder`` (sorted) but the mark and the lock; [] if there is no folder."""
+    if not os.path.isdir(folder):
+        return []
+    return sorted(e for e in os.listdir(folder) if e not in _KEEP)
+
+
+def _empty(folder: str) -> None:
+    """Remove everything in ``folder`` but the mark and the lock this process holds."""
+    for entry in _content(folder):
+        path = os.path.join(folder, entry)
+        if os.path.isdir(path) and not os.path.islink(path):
+            shutil.rmtree(path)
+        else:
+            os.remove(path)
