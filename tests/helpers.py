@@ -1,6 +1,7 @@
 """Shared test helpers: stacked decks, named actions, scenario checks (``P``, ``hand``,
 ``size``, ``known``, ``offer_seen``, ``assert_conserved``), the decks' colour names, the
-hidden-information check and ``cli_error`` (a command line's refusal).
+hidden-information check, ``cli_error`` (a command line's refusal) and ``run_bounded`` (a
+snippet in a child process under an address-space limit and a timeout: the memory-bound tests).
 
 ``stacked_deck`` builds the full ordered deck (card strings, top first) that
 ``reset(options={"deck": deck, "dealer": dealer})`` deals into the given position, per
@@ -15,7 +16,11 @@ from __future__ import annotations
 import copy
 import importlib.util
 import os
+import subprocess
 import sys
+import tempfile
+import time
+from dataclasses import dataclass
 from collections import Counter
 from typing import Any, Mapping
 
@@ -317,3 +322,57 @@ def load_script(folder: str, name: str) -> Any:
     sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
+
+
+# ---------------------------------------------------------------- bounded children
+@dataclass
+class Bounded:
+    """What :func:`run_bounded` saw of its child."""
+
+    returncode: int | None  # None: killed at the timeout
+    stdout: str
+    stderr: str
+    peak_mb: float  # the child's peak resident memory (getrusage ru_maxrss)
+    cpu_s: float  # the child's user + system CPU time
+    timed_out: bool
+
+    @property
+    def last_line(self) -> str:
+        lines = self.stderr.strip().splitlines()
+        return lines[-1] if lines else ""
+
+
+def run_bounded(code: str, *, memory_mb: int = 600, timeout_s: float = 60.0,
+                args: tuple[str, ...] = ()) -> Bounded:
+    """Run ``python -c code *args`` in a child process whose address space is capped at
+    ``memory_mb`` (``RLIMIT_AS``: an allocation beyond it fails inside the child, never the
+    machine) and which is killed after ``timeout_s`` seconds (a reader that hangs on a FIFO
+    fails the test instead of hanging it). Single-threaded BLAS, the repository importable."""
+    import resource
+
+    def limit() -> None:
+        resource.setrlimit(resource.RLIMIT_AS, (memory_mb << 20, memory_mb << 20))
+
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1",
+               PYTHONPATH=os.pathsep.join([REPO_ROOT, os.path.dirname(os.path.abspath(__file__))]))
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        child = subprocess.Popen([sys.executable, "-c", code, *args], stdin=subprocess.DEVNULL,
+                                 stdout=out, stderr=err, env=env, preexec_fn=limit)
+        deadline = time.monotonic() + timeout_s
+        timed_out = False
+        while True:
+            pid, status, usage = os.wait4(child.pid, os.WNOHANG)
+            if pid:
+                break
+            if time.monotonic() > deadline:
+                child.kill()
+                pid, status, usage = os.wait4(child.pid, 0)
+                timed_out = True
+                break
+            time.sleep(0.01)
+        child.returncode = os.waitstatus_to_exitcode(status)  # reaped here: Popen must not wait
+        out.seek(0)
+        err.seek(0)
+        return Bounded(None if timed_out else child.returncode, out.read().decode(errors="replace"),
+                       err.read().decode(errors="replace"), usage.ru_maxrss / 1024,
+                       usage.ru_utime + usage.ru_stime, timed_out)

@@ -111,7 +111,7 @@ from tqdm import tqdm
 
 import uno_env
 import uno_env.agents.checkpoint as ckpt
-from uno_env import _atomic
+from uno_env import _atomic, _files
 from uno_env.agents import sb3
 from uno_env.agents.demo_store import demonstrations
 from uno_env.agents.imitation import summary as imitation_summary
@@ -316,8 +316,8 @@ def read_eval_rows(path: str) -> list[dict[str, str]]:
     without its header) are skipped."""
     if not os.path.exists(path):
         return []
-    with open(path, newline="", encoding="utf-8", errors="replace") as fh:
-        lines = list(csv.reader(fh))
+    text = _files.read_bounded_bytes(path, run_dirs.MAX_STATE_BYTES, "evaluation table")
+    lines = list(csv.reader(text.decode("utf-8", "replace").splitlines()))
     rows = []
     for line in lines:
         if len(line) != len(EVAL_COLUMNS) or line == EVAL_COLUMNS:

@@ -77,7 +77,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import uno_env
-from uno_env import _atomic
+from uno_env import _atomic, _files
 from uno_env.agents import checkpoint as ckpt
 from uno_env.agents.demo_store import demonstrations
 from uno_env.agents.imitation import summary as imitation_summary
@@ -269,8 +269,8 @@ def write_curve(csv_path: str, png_path: str, title: str, num_players: int) -> N
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    with open(csv_path, newline="") as fh:
-        rows = list(csv.DictReader(fh))
+    text = _files.read_bounded_bytes(csv_path, run_dirs.MAX_STATE_BYTES, "evaluation table")
+    rows = list(csv.DictReader(text.decode("utf-8", "replace").splitlines()))
     fig, ax = plt.subplots(figsize=(7, 4))
     for opponent in dict.fromkeys(r["opponent"] for r in rows):
         rs = [r for r in rows if r["opponent"] == opponent]
@@ -348,8 +348,10 @@ def main(argv: list[str] | None = None) -> dict:
     eval_csv = os.path.join(run_dir, EVAL_CSV)
     trainer: dict[str, Any] = {"wall_time_s": 0.0, "snapshots_taken": 0, "evaluation": {}}
     if args.resume:
-        with open(trainer_path, encoding="utf-8") as fh:
-            trainer = json.load(fh)
+        try:
+            trainer = _files.read_json(trainer_path, run_dirs.MAX_STATE_BYTES, "trainer state")
+        except (OSError, ValueError) as exc:
+            parser.error(f"--resume: {exc}")
         try:
             card = ckpt.load_card(run_dir)
             ckpt.check_card(card, rules, cfg.num_players, where=f"checkpoint {run_dir!r}")

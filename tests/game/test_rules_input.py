@@ -14,6 +14,8 @@ from uno_env.game import rules as R
 from uno_env.game.engine import Engine
 from uno_env.game.rules import LIMITS, Rules, make_rules
 
+from helpers import run_bounded
+
 
 # ---------------------------------------------------------------------- villain_faces
 @pytest.mark.parametrize("value", [5, 5.0, True, None, {"1": 1}, [1.5], [True], [10], [["1"]], ["11"],
@@ -150,3 +152,52 @@ def test_error_messages_stay_short_for_huge_or_nested_values():
         with pytest.raises(ValueError) as err:
             make_rules("classic", stacking=value)
         assert len(str(err.value)) < 300
+
+
+# ---------------------------------------------------------------------- bounded reading
+def test_a_2mb_yaml_list_is_refused_before_it_is_parsed_in_bounded_memory(tmp_path):
+    path = tmp_path / "big.yaml"
+    path.write_text("hand_size:\n" + "- 1\n" * 524_288)  # 2 MB: 25 s and 335 MB in the pure-Python loader
+    child = run_bounded("import sys; from uno_env.game.rules import make_rules; make_rules(sys.argv[1])",
+                        args=(str(path),), memory_mb=400, timeout_s=60)
+    assert child.returncode == 1
+    assert child.last_line.endswith(f"rules file {str(path)!r} has {path.stat().st_size} bytes "
+                                    f"(at most {R.MAX_YAML_BYTES})")
+
+
+def test_a_yaml_at_the_size_cap_is_parsed_by_the_c_loader(tmp_path):
+    path = tmp_path / "long.yaml"
+    path.write_text("hand_size:\n" + "- 1\n" * ((R.MAX_YAML_BYTES - 11) // 4))
+    with pytest.raises(ValueError, match=r"rule 'hand_size' must be an integer, got \[1, 1, 1"):
+        make_rules(str(path))
+    yaml = pytest.importorskip("yaml")
+    if hasattr(yaml, "CSafeLoader"):
+        assert issubclass(R._yaml_loader(), yaml.CSafeLoader)
+
+
+@pytest.mark.parametrize("kind", ["FIFO", "character device", "directory"])
+def test_a_rules_yaml_that_is_not_a_regular_file_is_refused_without_waiting(tmp_path, kind):
+    path = tmp_path / "mine.yaml"
+    if kind == "FIFO":
+        os.mkfifo(path)  # nobody writes: opening it would block
+    elif kind == "character device":
+        path.symlink_to("/dev/zero")
+    else:
+        path.mkdir()
+    child = run_bounded("import sys; from uno_env.game.rules import make_rules; make_rules(sys.argv[1])",
+                        args=(str(path),), timeout_s=60)
+    assert not child.timed_out
+    assert child.last_line.endswith(f"rules file {str(path)!r} is a {kind}, not a regular file")
+
+
+@pytest.mark.parametrize("text,key", [
+    ("hand_size: {}\n", "hand_size"),
+    ("villain_faces: [1, {}]\n", r"villain_faces\[1\]"),
+    ("preset: tmnt\n? {}\n: 1\n", "<a key>"),  # a long key must be explicit in YAML
+])
+def test_a_5000_digit_integer_in_rules_yaml_names_the_file_and_the_key(tmp_path, text, key):
+    path = tmp_path / "mine.yaml"
+    path.write_text(text.format("9" * 5000))
+    with pytest.raises(ValueError, match=rf"^rules file '.*mine\.yaml': key '{key}' holds an integer of "
+                                         r"5000 digits, too long to read$"):
+        make_rules(str(path))

@@ -10,14 +10,26 @@ A checkpoint is a directory::
 the Gymnasium env's opponents, :func:`load_checkpoint`) reads ``card.json`` and the weights
 file it names, nothing else, in this order:
 
-1. ``card.json`` (at most ``MAX_CARD_BYTES``) as JSON, then the whole card is validated:
+1. ``card.json`` (at most ``MAX_CARD_BYTES``; an integer too long to read is named with its
+   key) as JSON, then the whole card is validated:
    format, rules (a JSON object of rule options that builds a valid ruleset), player count,
    observation and action layouts, and the network description (input, layer sizes,
    activation, dtype, weights file name and SHA-256). The card is compared with the env
    it is asked to play in (rules, player count).
-2. Only then the weights file: its size must fit the described network, its SHA-256 must be
-   the card's, its safetensors header must hold exactly the tensor names, dtypes and shapes
-   the card implies; then the tensors are read (finite float32 only).
+2. Only then the weights file: its size must fit the described network (checked before a
+   byte is read), its SHA-256 must be the card's (hashed in chunks of ``_files.HASH_CHUNK``:
+   a file of the largest size a card allows costs one chunk of memory, not its size), its
+   safetensors header must hold exactly the tensor names, dtypes and shapes the card
+   implies; then the tensors are read (finite float32 only).
+
+**Only regular files** (:mod:`uno_env._files`): the card and the weights file must be regular
+files of the checkpoint directory. A symbolic link is refused, wherever it points (inside the
+directory or out of it), and the error says only that it is a link, nothing of its target:
+a checkpoint from a stranger cannot make the loader read, or report the size of, a file
+elsewhere on the machine, and checking where a link points would race with the link being
+changed. A FIFO or a device is refused without being opened. (The directory itself may be a
+link: ``checkpoint:latest`` naming a run is the user's own choice.) ``save_policy`` writes
+regular files only.
 
 Every problem is a :class:`CheckpointError` (a ``ValueError``; a missing file is a
 :class:`CheckpointNotFoundError`, also a ``FileNotFoundError``) naming the file and what is wrong.
@@ -92,7 +104,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from uno_env import _atomic
+from uno_env import _atomic, _files
 from uno_env.game import actions as A
 from uno_env.game import observation as O
 from uno_env.game.rules import Rules, make_rules
@@ -280,19 +292,15 @@ def load_card(path: str | os.PathLike, require_policy: bool = True) -> dict[str,
     a format-1 card (an SB3 ``model.zip`` checkpoint, for resuming) passes too."""
     directory = checkpoint_dir(path)
     card_path = os.path.join(directory, CARD_FILE)
-    if not os.path.isfile(card_path):
+    if not os.path.lexists(card_path):
         raise CheckpointNotFoundError(f"checkpoint card {card_path!r} not found (a checkpoint is a "
                                       f"directory holding {CARD_FILE} and the weights file it names)")
-    try:
-        size = os.path.getsize(card_path)
-        if size > MAX_CARD_BYTES:
-            raise CheckpointError(f"checkpoint card {card_path!r} is corrupt: {size} bytes "
-                                  f"(at most {MAX_CARD_BYTES})")
-        with open(card_path, "rb") as fh:
-            card = json.loads(fh.read().decode("utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
-        raise CheckpointError(f"checkpoint card {card_path!r} is corrupt: "
-                              f"{type(e).__name__}: {e}") from None
+    try:  # a regular file (no link, FIFO...) of at most MAX_CARD_BYTES, JSON, integers named
+        card = _files.read_json(card_path, MAX_CARD_BYTES, "checkpoint card", follow_symlinks=False)
+    except _files.FileBoundsError as e:
+        raise CheckpointError(str(e)) from None
+    except OSError as e:
+        raise CheckpointError(f"checkpoint card {card_path!r} cannot be read: {e.strerror or e}") from None
     validate_card(card, repr(card_path), require_policy)
     return card
 
@@ -407,21 +415,27 @@ def load_weights(path: str | os.PathLike, card: Mapping[str, Any]) -> dict[str, 
     directory = checkpoint_dir(path)
     policy = card["policy"]
     weights_path = os.path.join(directory, policy["weights"])
-    if not os.path.isfile(weights_path):
+    if not os.path.lexists(weights_path):
         raise CheckpointNotFoundError(f"checkpoint weights {weights_path!r} (named by its "
                                       f"{CARD_FILE}) not found")
     shapes = tensor_shapes(policy)
     data_bytes = 4 * sum(int(np.prod(s)) for s in shapes.values())
-    size = os.path.getsize(weights_path)
-    if not data_bytes < size <= data_bytes + 8 + MAX_HEADER_BYTES:
-        raise CheckpointError(f"checkpoint weights {weights_path!r} has {size} bytes; the card's "
-                              f"network {policy['sizes']} needs {data_bytes} bytes of float32 and a header")
 
     def bad(problem: str) -> CheckpointError:
         return CheckpointError(f"checkpoint weights {weights_path!r} {problem}")
 
-    with open(weights_path, "rb") as fh:
-        sha = hashlib.sha256(fh.read()).hexdigest()
+    what = "checkpoint weights"
+    try:  # the size the card allows first (a regular file, no link), then the hash, in chunks
+        size = _files.check_regular(weights_path, what, follow_symlinks=False).st_size
+        if not data_bytes < size <= data_bytes + 8 + MAX_HEADER_BYTES:
+            raise bad(f"has {size} bytes; the card's network {policy['sizes']} needs {data_bytes} "
+                      f"bytes of float32 and a header")
+        with _files.open_regular(weights_path, what, size, follow_symlinks=False) as fh:
+            sha = _files.sha256_of(fh)
+    except _files.FileBoundsError as e:
+        raise CheckpointError(str(e)) from None
+    except OSError as e:
+        raise bad(f"cannot be read: {e.strerror or e}") from None
     if sha != policy["sha256"]:
         raise bad(f"do not match the card: sha256 {sha}, the card says {policy['sha256']}")
     try:

@@ -20,7 +20,8 @@ else collects (:func:`uno_env.agents.imitation.collect_demonstrations`) and writ
 
 The header's metadata: ``format`` (:data:`FORMAT`), ``games`` and ``about``: the collection's
 parameters as JSON (rules as a dict, ``num_players``, ``decisions``, ``seed``, ``teacher``,
-``critic_state``, ``workers`` and the observation ``layout``). A cached file is used only when
+``critic_state``, ``workers`` and the observation ``layout``; at most ``MAX_ABOUT_CHARS``,
+nesting too deep for the JSON parser or an integer too long to read named as such). A cached file is used only when
 every parameter matches, so a run reads exactly the rows it would have collected; a mismatch
 is an error that names the differing parameters (nothing is overwritten). On loading, the
 names, dtypes and shapes are checked from the header before any array is read, then every
@@ -33,16 +34,16 @@ from __future__ import annotations
 
 import json
 import os
-from typing import Any, Mapping
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from uno_env import _atomic
+from uno_env import _atomic, _files
 from uno_env.agents.imitation import Demonstrations, collect_demonstrations
 from uno_env.game.actions import NUM_ACTIONS
 from uno_env.game.global_state import GLOBAL_STATE_SIZE
 from uno_env.game.observation import LAYOUT_VERSION, OBS_SIZE
-from uno_env.game.rules import Rules
+from uno_env.game.rules import Rules, show_value
 
 FORMAT = "uno_env.demonstrations/1"
 # tensor: (safetensors dtype, numpy dtype, width; None for a column)
@@ -50,6 +51,7 @@ TENSORS = {"observations": ("F32", np.float32, OBS_SIZE), "masks": ("BOOL", np.b
            "actions": ("I64", np.int64, None), "returns": ("F32", np.float32, None),
            "states": ("F32", np.float32, GLOBAL_STATE_SIZE)}
 OPTIONAL = ("states",)
+MAX_ABOUT_CHARS = 64 * 1024  # the collection's parameters: ~1 KB
 
 
 class DemonstrationsError(ValueError):
@@ -96,6 +98,24 @@ def save_demonstrations(demos: Demonstrations, path: str | os.PathLike, about: M
         save_file(arrays, fh.name, metadata=metadata)
 
 
+def _about(text: str, bad: Callable[[str], DemonstrationsError]) -> dict[str, Any]:
+    """The ``about`` metadata (JSON, at most ``MAX_ABOUT_CHARS``) of a demonstrations file."""
+    if len(text) > MAX_ABOUT_CHARS:
+        raise bad(f"has metadata 'about' of {len(text)} characters (at most {MAX_ABOUT_CHARS})")
+    try:
+        about = json.loads(text, parse_int=_files.parse_int)
+    except ValueError:
+        raise bad("has unreadable metadata 'about' (not JSON)") from None
+    except RecursionError:
+        raise bad("has metadata 'about' nested too deeply") from None
+    problem = _files.too_long_integer_problem(about)
+    if problem is not None:
+        raise bad("has metadata 'about'" + problem)
+    if not isinstance(about, dict):
+        raise bad(f"has metadata 'about' that is not a JSON object: {show_value(about)}")
+    return about
+
+
 def load_demonstrations(path: str | os.PathLike) -> tuple[Demonstrations, dict[str, Any]]:
     """``(demos, about)`` of a demonstrations file, validated (module doc)."""
     from safetensors import SafetensorError, safe_open
@@ -105,19 +125,22 @@ def load_demonstrations(path: str | os.PathLike) -> tuple[Demonstrations, dict[s
     def bad(problem: str) -> DemonstrationsError:
         return DemonstrationsError(f"{where} {problem}")
 
-    if not os.path.isfile(path):
-        raise bad("not found")
+    try:  # a regular file (not a FIFO, a device, a directory)
+        _files.check_regular(path, "demonstrations file")
+    except FileNotFoundError:
+        raise bad("not found") from None
+    except _files.FileBoundsError as e:
+        raise DemonstrationsError(str(e)) from None
     try:
         with safe_open(os.fspath(path), framework="numpy") as f:
             meta = f.metadata() or {}
             if meta.get("format") != FORMAT:
-                raise bad(f"has format {meta.get('format')!r}; this version reads {FORMAT!r}")
-            try:
-                about, games = json.loads(meta.get("about", "")), int(meta.get("games", ""))
-            except ValueError:
-                raise bad("has unreadable metadata (about, games)") from None
-            if not isinstance(about, dict) or games < 1:
-                raise bad("has unreadable metadata (about, games)")
+                raise bad(f"has format {show_value(meta.get('format'))}; this version reads {FORMAT!r}")
+            about = _about(meta.get("about", ""), bad)
+            games = meta.get("games", "")
+            if not (games.isascii() and games.isdigit() and len(games) <= 18 and int(games) >= 1):
+                raise bad(f"has unreadable metadata 'games': {show_value(games)}")
+            games = int(games)
             names = set(f.keys())
             required = set(TENSORS) - set(OPTIONAL)
             if not required <= names <= set(TENSORS):

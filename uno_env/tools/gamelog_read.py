@@ -1,8 +1,10 @@
 """Reading a game log (:mod:`uno_env.tools.gamelog`): :func:`read_log` and its checks.
 
-A log may come from a stranger: every record's shape is checked before anything is replayed
-and the first problem is a ``ValueError`` naming its line (the list is in the format's
-docstring, "Logs from strangers"). Nothing in a log is ever executed. What the records say
+A log may come from a stranger: it is read one line at a time, a regular file only (a FIFO
+or ``/dev/zero`` is refused without being read), at most :data:`MAX_LOG_BYTES` in all and
+:data:`MAX_LOG_LINE_BYTES` a line (:mod:`uno_env._files`); every record's shape is checked
+before anything is replayed and the first problem is a ``ValueError`` naming its line (the
+list is in the format's docstring, "Logs from strangers"). Nothing in a log is ever executed. What the records say
 (legal actions, the table, the events, the final state) is checked by
 :func:`uno_env.tools.gamelog_replay.replay`.
 """
@@ -13,12 +15,17 @@ import io
 import json
 import os
 from dataclasses import dataclass, field
-from typing import IO, Any, Iterable
+from typing import IO, Any, Iterable, Iterator
+
+from uno_env import _files
 
 from uno_env.game.rules import make_rules, show_value
 from uno_env.tools.gamelog import FORMAT, FORMAT_VERSION, READ_VERSIONS, generator_from_state
 
 _MAX_TEXT = 10_000  # characters of one string in a log (specs, names, cards, meta)
+MAX_LOG_LINE_BYTES = 1 << 20  # one record: the longest real ones (a header's deck, the end snapshot) hold
+#   ~60 KB with the largest deck the rules allow (5,600 cards, 10 players)
+MAX_LOG_BYTES = 64 << 20  # a whole log (uno-replay --max-bytes): ~4,000 steps of that game make 3.8 MB
 
 
 @dataclass
@@ -29,13 +36,25 @@ class GameLog:
     path: str | None = None
 
 
-def _lines(source: "str | os.PathLike | IO | Iterable[str | bytes]") -> list[str | bytes]:
-    if isinstance(source, (str, os.PathLike)):
-        with open(source, "rb") as fh:  # bytes: a line that is not UTF-8 is named, not fatal
-            return fh.read().splitlines()
+def _lines(source: "str | os.PathLike | IO | Iterable[str | bytes]", max_bytes: int,
+           max_line_bytes: int) -> Iterator[tuple[int, "str | bytes"]]:
+    """``(line number, line)`` of a log, one line at a time, within the caps (module doc)."""
+    if isinstance(source, (str, os.PathLike)):  # bytes: a line that is not UTF-8 is named, not fatal
+        yield from _files.bounded_lines(source, "game log", max_line_bytes, max_bytes)
+        return
     if isinstance(source, io.IOBase) or hasattr(source, "read"):
-        return source.read().splitlines()  # type: ignore[union-attr]
-    return list(source)
+        fh, end = source, source.read(0)  # type: ignore[union-attr]  # end: "" or b""
+        source = iter(lambda: fh.readline(max_line_bytes + 2), end)  # type: ignore[union-attr]
+    total = 0
+    for no, line in enumerate(source, 1):
+        if isinstance(line, (str, bytes)):
+            total += len(line)
+            if total > max_bytes:
+                raise ValueError(f"<log>: more than {max_bytes} bytes")
+            ends = "\r\n" if isinstance(line, str) else b"\r\n"
+            if len(line) > max_line_bytes and len(line.rstrip(ends)) > max_line_bytes:  # type: ignore[arg-type]
+                raise ValueError(f"<log>:{no}: a line longer than {max_line_bytes} bytes")
+        yield no, line
 
 
 def _reject_constant(name: str) -> None:
@@ -133,15 +152,18 @@ def _check_end(rec: dict[str, Any]) -> str | None:
     return None
 
 
-def read_log(source: "str | os.PathLike | IO | Iterable[str | bytes]") -> GameLog:
-    """Parse a game log (path, text or binary file object, or lines). ``ValueError`` naming the
-    line if it is not a valid log: not UTF-8, not JSON, a record of the wrong shape (a field of
-    the wrong type, strings with control characters), rules out of their bounds
-    (:mod:`uno_env.game.rules`). What the records say is checked by :func:`replay`."""
+def read_log(source: "str | os.PathLike | IO | Iterable[str | bytes]", max_bytes: int = MAX_LOG_BYTES,
+             max_line_bytes: int = MAX_LOG_LINE_BYTES) -> GameLog:
+    """Parse a game log (path, text or binary file object, or lines), read one line at a time.
+    ``ValueError`` naming the file (and the line) if it is not a valid log: not a regular file
+    (a FIFO, ``/dev/zero``), more than ``max_bytes`` or a line longer than ``max_line_bytes``,
+    not UTF-8, not JSON, a record of the wrong shape (a field of the wrong type, strings with
+    control characters), rules out of their bounds (:mod:`uno_env.game.rules`). What the
+    records say is checked by :func:`replay`."""
     path = os.fspath(source) if isinstance(source, (str, os.PathLike)) else None
     where = path or "<log>"
     log: GameLog | None = None
-    for no, line in enumerate(_lines(source), 1):
+    for no, line in _lines(source, max_bytes, max_line_bytes):
         if isinstance(line, bytes):
             try:
                 line = line.decode("utf-8")

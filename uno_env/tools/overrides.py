@@ -6,7 +6,8 @@
 
 :func:`parse_overrides` turns the items into a dict. Decisions:
 
-* The value is read as YAML (``yaml.safe_load``, which never runs code): ``true``/``false``
+* The value is read as YAML (:func:`uno_env.game.rules.parse_yaml`: the safe loader, which
+  never runs code, and names an integer too long to read): ``true``/``false``
   are booleans, ``7`` an int, ``1e-4`` a float, ``null`` None, ``[1, 2]`` a list, anything
   else a string (``explicit``). Quote a string that would read as another type
   (``name='1'``). An empty value (``key=``) is the empty string. As in YAML 1.2, a number
@@ -25,7 +26,7 @@ from __future__ import annotations
 import re
 from typing import Any, Iterable
 
-import yaml
+from uno_env.game.rules import parse_yaml, show_value
 
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _EXP_FLOAT = re.compile(r"[-+]?(\d+\.?\d*|\.\d+)[eE][-+]?\d+")  # YAML 1.2 floats like 1e-4
@@ -44,11 +45,7 @@ def parse_override(item: str, option: str = "--set") -> tuple[str, Any]:
                          f"got {key!r}")
     if not value.strip():
         return key, ""
-    try:
-        parsed = yaml.safe_load(value)
-    except yaml.YAMLError as exc:
-        reason = str(getattr(exc, "problem", None) or exc).splitlines()[0]
-        raise ValueError(f"{option} {item!r}: the value is not valid YAML ({reason})") from None
+    parsed = parse_yaml(value, f"{option} {show_value(item)}: the value")  # names a too-long integer
     if isinstance(parsed, str) and _EXP_FLOAT.fullmatch(value.strip()):  # unquoted only
         parsed = float(parsed)
     return key, parsed

@@ -55,6 +55,7 @@ from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 
+from uno_env import _files
 from uno_env.game import actions as A
 from uno_env.game import cards as C
 from uno_env.game import events as E
@@ -66,6 +67,7 @@ from uno_env.agents.view import decode
 GOLDEN_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
                           "tests", "golden")
 GOLDEN_DECISIONS = 150
+MAX_GOLDEN_BYTES = 4 << 20  # one golden file (the largest: ~75 KB)
 REGEN_COMMAND = "python -m uno_env.tools.playthrough --regen"
 WIDTH = 100  # legal-action lines are wrapped at this width
 EXPLICIT = {"uno_call": "explicit"}
@@ -239,8 +241,7 @@ def check(directory: str = GOLDEN_DIR) -> list[str]:
         if not os.path.exists(path):
             problems.append(f"{path}: missing")
             continue
-        with open(path, encoding="utf-8") as fh:
-            expected = fh.read().splitlines()
+        expected = _files.read_bounded_text(path, MAX_GOLDEN_BYTES, "golden playthrough").splitlines()
         diff = first_difference(expected, golden_lines(g))
         if diff:
             problems.append(f"{path}: {diff}")

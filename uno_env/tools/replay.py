@@ -11,9 +11,14 @@ state must equal the logged final snapshot. Every action is followed by what it 
 from the replay's public events (:mod:`uno_env.tools.narrate`, as the terminal game tells
 it), then the table and all hands (it is a replay: nothing is hidden).
 
+The log is read one line at a time (:func:`uno_env.tools.gamelog_read.read_log`): a regular
+file only (a FIFO or ``/dev/zero`` is refused without being read), at most ``--max-bytes``
+(default 64 MiB) and 1 MiB a line.
+
 Exit codes: 0 the replay matches the log (or was stopped with ``q`` / end of input in
 ``--step`` mode), 1 it does not (the first difference is printed), 2 the file is not a
-readable game log: a one-line error naming the line (not UTF-8, not JSON, a header with
+readable game log: a one-line error naming the line (too large, not a regular file, a line
+too long, not UTF-8, not JSON, a header with
 ``num_players: 1e400`` or rule counts out of bounds, a malformed record; see
 :func:`uno_env.tools.gamelog.read_log`), never a traceback.
 """
@@ -27,7 +32,7 @@ from typing import Any, Callable, Sequence
 
 from uno_env.game.engine import PHASE_NAMES, PENDING_SEWERS
 from uno_env.tools.gamelog import ReplayError
-from uno_env.tools.gamelog_read import GameLog, read_log
+from uno_env.tools.gamelog_read import MAX_LOG_BYTES, MAX_LOG_LINE_BYTES, GameLog, read_log
 from uno_env.tools.gamelog_replay import replay
 from uno_env.tools.narrate import Narrator
 from uno_env.tools.play import paint_text
@@ -140,11 +145,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--step", action="store_true", help="wait for Enter after every action")
     ap.add_argument("--quiet", action="store_true", help="print only the verification result")
     ap.add_argument("--no-color", action="store_true", help="no ANSI colours")
+    ap.add_argument("--max-bytes", type=int, default=MAX_LOG_BYTES, metavar="N",
+                    help=f"refuse a log larger than this (default {MAX_LOG_BYTES}; a line: at most "
+                         f"{MAX_LOG_LINE_BYTES})")
     args = ap.parse_args(argv)
+    if args.max_bytes < 1:
+        ap.error(f"--max-bytes must be >= 1, got {args.max_bytes}")
     if args.step and hasattr(sys.stdin, "reconfigure"):  # any answer is read, UTF-8 or not
         sys.stdin.reconfigure(errors="replace")
     try:
-        log = read_log(args.log)
+        log = read_log(args.log, max_bytes=args.max_bytes)
     except (OSError, ValueError) as e:
         print(f"uno-replay: error: {e}", file=sys.stderr)
         return 2

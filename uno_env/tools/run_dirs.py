@@ -17,6 +17,8 @@ A run named ``NAME`` writes ``<checkpoint_dir>/NAME/`` (card, weights, model, ev
   first; checkpoint saves take the same lock, so a converter cannot write into a running run.
 - ``--checkpoint-dir`` / ``--runs-dir`` that are files, and run folders that are symbolic links
   or files, are errors.
+- A run's files read back (the mark, ``eval.csv``, ``trainer.json``) are read with bounds
+  (:mod:`uno_env._files`: regular files only, at most ``MAX_MARK_BYTES`` / ``MAX_STATE_BYTES``).
 
 Every problem is a :class:`RunDirError` (a ``ValueError``): the scripts print it as one line
 and exit with 2, having changed nothing.
@@ -31,12 +33,13 @@ import shutil
 import time
 from dataclasses import dataclass
 
-from uno_env import _atomic
+from uno_env import _atomic, _files
 
 RUN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 MARK_FILE = ".uno-run"
 _KEEP = (MARK_FILE, _atomic.LOCK_FILE)  # not the run's outputs: kept by --force, ignored as content
 MAX_MARK_BYTES = 4096
+MAX_STATE_BYTES = 64 << 20  # a run's own state files read back (eval.csv, trainer.json; uno_env._files)
 
 
 class RunDirError(ValueError):
@@ -61,12 +64,9 @@ def check_run_name(name: object) -> str:
 
 def is_marked(folder: str, name: str) -> bool:
     """Whether ``folder`` holds the mark a training script left in a folder it made for run ``name``."""
-    path = os.path.join(folder, MARK_FILE)
-    try:
-        if not os.path.isfile(path) or os.path.islink(path) or os.path.getsize(path) > MAX_MARK_BYTES:
-            return False
-        with open(path, encoding="utf-8") as fh:
-            mark = json.load(fh)
+    try:  # a regular file (not a link) of at most MAX_MARK_BYTES, JSON
+        mark = _files.read_json(os.path.join(folder, MARK_FILE), MAX_MARK_BYTES, "run mark",
+                                follow_symlinks=False)
     except (OSError, ValueError):
         return False
     return isinstance(mark, dict) and mark.get("run") == name
