@@ -42,3 +42,29 @@ JSON = st.recursive(
     lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=8), children, max_size=4),
     max_leaves=12,
 )
+
+# YAML a stranger could write to hurt the reader: integers too long for int() (decimal, with
+# signs and underscores; hexadecimal and sexagesimal ones are read), aliases sharing lists,
+# nesting beyond the parser's depth, tags that would run code, explicit keys of any kind
+YAML_HOSTILE_SCALARS = st.one_of(
+    st.integers(4301, 6000).map(lambda n: "9" * n), st.integers(4301, 6000).map(lambda n: "-" + "1_" * n),
+    st.integers(1, 3000).map(lambda n: "0x" + "f" * n), st.integers(1, 50).map(lambda n: ":".join(["59"] * n)),
+    st.sampled_from(["1e400", "-.inf", ".nan", "!!python/object/apply:os.system ['true']", "!!binary aGk=",
+                     "2001-12-14", "~", "!!set {a, b}", "!!omap [a: 1]", "*undefined"]))
+
+
+def _alias_bomb(key: str, levels: int) -> str:
+    lines = ["a: &l0 [1]"] + [f"l{i}: &l{i} [*l{i - 1}, *l{i - 1}]" for i in range(1, levels + 1)]
+    return "\n".join(lines) + f"\n{key}: *l{levels}\n"
+
+
+def hostile_yaml(keys: list[str]) -> st.SearchStrategy[str]:
+    """YAML text (a line or a few) meant to hurt the reader, under one of ``keys``."""
+    return st.one_of(
+        st.tuples(st.sampled_from(keys), YAML_HOSTILE_SCALARS).map(lambda kv: f"{kv[0]}: {kv[1]}\n"),
+        YAML_HOSTILE_SCALARS.map(lambda v: f"? {v}\n: 1\n"),
+        st.tuples(st.sampled_from(keys), st.integers(1, 40)).map(lambda kn: _alias_bomb(*kn)),
+        st.tuples(st.sampled_from(keys), st.integers(500, 3000)).map(
+            lambda kn: f"{kn[0]}: " + "[" * kn[1] + "]" * kn[1] + "\n"),
+        st.integers(500, 3000).map(lambda n: "".join("  " * i + f"k{i}:\n" for i in range(n))),
+    )

@@ -325,6 +325,23 @@ def load_script(folder: str, name: str) -> Any:
 
 
 # ---------------------------------------------------------------- bounded children
+NOT_REGULAR = ("FIFO", "character device", "directory")  # what the readers refuse, as they name it
+
+
+def not_a_regular_file(path: Any, kind: str) -> str:
+    """Make ``path`` a FIFO that nobody writes (opening it would block), a link to the endless
+    ``/dev/zero`` or a directory (``kind``, one of :data:`NOT_REGULAR`); returns its name."""
+    if kind == "FIFO":
+        os.mkfifo(path)
+    elif kind == "character device":
+        os.symlink("/dev/zero", path)
+    elif kind == "directory":
+        os.mkdir(path)
+    else:
+        raise ValueError(f"kind must be one of {NOT_REGULAR}, got {kind!r}")
+    return str(path)
+
+
 @dataclass
 class Bounded:
     """What :func:`run_bounded` saw of its child."""
@@ -332,7 +349,8 @@ class Bounded:
     returncode: int | None  # None: killed at the timeout
     stdout: str
     stderr: str
-    peak_mb: float  # the child's peak resident memory (getrusage ru_maxrss)
+    peak_mb: float  # the child's peak resident memory after exec (VmHWM; its ru_maxrss would count
+    #   the pages of the forking test process too)
     cpu_s: float  # the child's user + system CPU time
     timed_out: bool
 
@@ -342,21 +360,33 @@ class Bounded:
         return lines[-1] if lines else ""
 
 
+_PEAK_AT_EXIT = ("import atexit as _a, os as _o\n"
+                 "def _peak():\n"
+                 "    with open('/proc/self/status') as f:\n"
+                 "        kb = next((l.split()[1] for l in f if l.startswith('VmHWM')), '')\n"
+                 "    with open(_o.environ['UNO_TEST_PEAK'], 'w') as f:\n"
+                 "        f.write(kb)\n"
+                 "_a.register(_peak)\n")
+
+
 def run_bounded(code: str, *, memory_mb: int = 600, timeout_s: float = 60.0,
                 args: tuple[str, ...] = ()) -> Bounded:
     """Run ``python -c code *args`` in a child process whose address space is capped at
     ``memory_mb`` (``RLIMIT_AS``: an allocation beyond it fails inside the child, never the
     machine) and which is killed after ``timeout_s`` seconds (a reader that hangs on a FIFO
-    fails the test instead of hanging it). Single-threaded BLAS, the repository importable."""
+    fails the test instead of hanging it). Single-threaded BLAS, the repository importable;
+    the child's peak memory is read from ``/proc`` as it exits (NaN where there is none)."""
     import resource
 
     def limit() -> None:
         resource.setrlimit(resource.RLIMIT_AS, (memory_mb << 20, memory_mb << 20))
 
-    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1",
-               PYTHONPATH=os.pathsep.join([REPO_ROOT, os.path.dirname(os.path.abspath(__file__))]))
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
-        child = subprocess.Popen([sys.executable, "-c", code, *args], stdin=subprocess.DEVNULL,
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, \
+            tempfile.NamedTemporaryFile("r") as peak:
+        env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1", MKL_NUM_THREADS="1",
+                   PYTHONPATH=os.pathsep.join([REPO_ROOT, os.path.dirname(os.path.abspath(__file__))]),
+                   UNO_TEST_PEAK=peak.name)
+        child = subprocess.Popen([sys.executable, "-c", _PEAK_AT_EXIT + code, *args], stdin=subprocess.DEVNULL,
                                  stdout=out, stderr=err, env=env, preexec_fn=limit)
         deadline = time.monotonic() + timeout_s
         timed_out = False
@@ -373,6 +403,7 @@ def run_bounded(code: str, *, memory_mb: int = 600, timeout_s: float = 60.0,
         child.returncode = os.waitstatus_to_exitcode(status)  # reaped here: Popen must not wait
         out.seek(0)
         err.seek(0)
+        hwm = peak.read().strip()
         return Bounded(None if timed_out else child.returncode, out.read().decode(errors="replace"),
-                       err.read().decode(errors="replace"), usage.ru_maxrss / 1024,
+                       err.read().decode(errors="replace"), int(hwm) / 1024 if hwm else float("nan"),
                        usage.ru_utime + usage.ru_stime, timed_out)

@@ -15,18 +15,17 @@ import pytest
 from uno_env import _files
 from uno_env._files import FileBoundsError
 
-from helpers import run_bounded
+from helpers import not_a_regular_file, run_bounded
 
 
 def test_a_fifo_is_refused_without_being_opened(tmp_path):
-    fifo = tmp_path / "pipe.yaml"
-    os.mkfifo(fifo)  # nobody writes: opening it to read would block for ever
+    fifo = not_a_regular_file(tmp_path / "pipe.yaml", "FIFO")  # opening it to read would block for ever
     child = run_bounded("import sys; from uno_env import _files\n"
                         "_files.read_bounded_text(sys.argv[1], 1000, 'rules file')",
-                        args=(str(fifo),), timeout_s=60)
+                        args=(fifo,), timeout_s=60)
     assert not child.timed_out
     assert child.returncode == 1
-    assert child.last_line.endswith(f"rules file {str(fifo)!r} is a FIFO, not a regular file")
+    assert child.last_line.endswith(f"rules file {fifo!r} is a FIFO, not a regular file")
 
 
 @pytest.mark.parametrize("kind", ["character device", "directory", "socket"])

@@ -25,7 +25,7 @@ from uno_env.game import cards as C
 from uno_env.game import observation as O
 from uno_env.game.rules import make_rules
 
-from helpers import random_checkpoint
+from helpers import not_a_regular_file, random_checkpoint, run_bounded
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SHIPPED = os.path.join(ROOT, "checkpoints", "classic-2p")
@@ -316,6 +316,87 @@ def test_weights_must_match_the_card(tmp_path):
         fh.write(b"\x01")
     with pytest.raises(ValueError, match="do not match the card: sha256"):
         ckpt.load_checkpoint(path)
+
+
+# ---------------------------------------------------------------------- files read with bounds
+def big_card_with_sparse_weights(directory, hidden: tuple[int, ...]) -> tuple[dict, int]:
+    """A checkpoint whose card describes a large network and whose weights file has the size
+    that network needs, sparse (nothing on disk): the size check passes, the hash fails."""
+    card = random_checkpoint(directory)
+    spec = ckpt.policy_spec(list(hidden), "tanh", "obs_features", 2)
+    card["policy"] = dict(card["policy"], sizes=spec["sizes"])
+    write_card(directory, card)
+    size = 4 * sum(int(np.prod(s)) for s in ckpt.tensor_shapes(card["policy"]).values()) + 1000
+    with open(os.path.join(directory, card["policy"]["weights"]), "r+b") as fh:
+        fh.truncate(size)
+    return card, size
+
+
+def test_a_sparse_weights_file_of_the_declared_size_is_hashed_in_bounded_memory(tmp_path):
+    card, size = big_card_with_sparse_weights(tmp_path, (ckpt.MAX_WIDTH,) * 3)  # 0.55 GB of float32
+    assert size > 520 << 20
+    child = run_bounded("import sys; from uno_env.agents import checkpoint as c; c.load_checkpoint(sys.argv[1])",
+                        args=(str(tmp_path),), memory_mb=350, timeout_s=300)
+    assert child.returncode == 1, child.stderr  # a read() of the whole file would need 0.55 GB
+    assert "do not match the card: sha256" in child.last_line and card["policy"]["weights"] in child.last_line
+    assert child.peak_mb < 200
+
+
+def test_a_weights_file_larger_than_its_card_allows_is_refused_before_it_is_read(tmp_path):
+    card = random_checkpoint(tmp_path)
+    weights = tmp_path / card["policy"]["weights"]
+    with open(weights, "r+b") as fh:
+        fh.truncate(10 << 30)  # 10 GB, sparse
+    child = run_bounded("import sys; from uno_env.agents import checkpoint as c; c.load_checkpoint(sys.argv[1])",
+                        args=(str(tmp_path),), memory_mb=400, timeout_s=60)
+    assert child.returncode == 1
+    assert re.search(rf"has {10 << 30} bytes; the card's network \[.*\] needs \d+ bytes", child.last_line)
+    assert child.cpu_s < 10
+
+
+@pytest.mark.parametrize("which", ["card", "weights"])
+@pytest.mark.parametrize("target", ["outside", "inside"])
+def test_checkpoint_files_that_are_symbolic_links_are_refused_without_the_targets_size(tmp_path, which, target):
+    """Anywhere a link points, in the folder or out of it: the error names the link, not its target."""
+    card = random_checkpoint(tmp_path / "ckpt")
+    name = ckpt.CARD_FILE if which == "card" else card["policy"]["weights"]
+    path = tmp_path / "ckpt" / name
+    real = (tmp_path / "elsewhere" if target == "outside" else tmp_path / "ckpt" / "real.bin")
+    real.write_bytes(path.read_bytes() + b" " * 4321)
+    size = real.stat().st_size
+    path.unlink()
+    path.symlink_to(real)
+    with pytest.raises(ckpt.CheckpointError) as exc:
+        ckpt.load_checkpoint(tmp_path / "ckpt")
+    assert str(exc.value) == f"checkpoint {which} {str(path)!r} is a symbolic link, not a regular file"
+    assert str(size) not in str(exc.value) and "elsewhere" not in str(exc.value)
+
+
+@pytest.mark.parametrize("which", ["card", "weights"])
+def test_a_fifo_card_or_weights_is_refused_without_waiting(tmp_path, which):
+    card = random_checkpoint(tmp_path)
+    path = tmp_path / (ckpt.CARD_FILE if which == "card" else card["policy"]["weights"])
+    path.unlink()
+    not_a_regular_file(path, "FIFO")
+    child = run_bounded("import sys; from uno_env.agents import checkpoint as c; c.load_checkpoint(sys.argv[1])",
+                        args=(str(tmp_path),), timeout_s=60)
+    assert not child.timed_out
+    assert child.last_line.endswith(f"checkpoint {which} {str(path)!r} is a FIFO, not a regular file")
+
+
+@pytest.mark.parametrize("key", ["num_players", "policy.sizes[1]", "total_steps"])
+def test_a_5000_digit_integer_in_the_card_names_the_file_and_the_key(tmp_path, key):
+    random_checkpoint(tmp_path)
+    text = (tmp_path / ckpt.CARD_FILE).read_text()
+    card = json.loads(text)
+    if key == "policy.sizes[1]":
+        card["policy"]["sizes"][1] = "HUGE"
+    else:
+        card[key] = "HUGE"
+    (tmp_path / ckpt.CARD_FILE).write_text(json.dumps(card).replace('"HUGE"', "7" * 5000))
+    with pytest.raises(ckpt.CheckpointError, match=rf"^checkpoint card '.*card\.json': key '{re.escape(key)}' "
+                                                   r"holds an integer of 5000 digits, too long to read$"):
+        ckpt.load_card(tmp_path)
 
 
 # ---------------------------------------------------------------------- saving

@@ -10,10 +10,12 @@ import numpy as np
 import pytest
 from safetensors.numpy import save_file
 
-from uno_env.agents.demo_store import (FORMAT, DemonstrationsError, about_collection, demonstrations,
-                                       load_demonstrations, save_demonstrations)
+from uno_env.agents.demo_store import (FORMAT, MAX_ABOUT_CHARS, DemonstrationsError, about_collection,
+                                       demonstrations, load_demonstrations, save_demonstrations)
 from uno_env.agents.imitation import collect_demonstrations
 from uno_env.game.rules import make_rules
+
+from helpers import not_a_regular_file, run_bounded
 
 RULES = make_rules("classic", max_steps=400)
 NAMES = ("observations", "masks", "actions", "returns", "states")
@@ -100,6 +102,27 @@ def test_a_pickle_is_never_unpickled(tmp_path):
 def test_bad_metadata_is_named(tmp_path, demos, meta, named):
     with pytest.raises(DemonstrationsError, match=named):
         load_demonstrations(write(tmp_path / "d.safetensors", arrays_of(demos), **meta))
+
+
+@pytest.mark.parametrize("about,named", [
+    ("[" * 30_000 + "]" * 30_000, r"has metadata 'about' nested too deeply$"),
+    ('{"seed": ' + "9" * 5000 + "}", r"has metadata 'about': key 'seed' holds an integer of 5000 digits"),
+    (json.dumps({"x": "y" * MAX_ABOUT_CHARS}), rf"has metadata 'about' of {MAX_ABOUT_CHARS + 9} characters "
+                                               rf"\(at most {MAX_ABOUT_CHARS}\)"),
+    ("[1, 2]", r"has metadata 'about' that is not a JSON object: \[1, 2\]"),
+    ("9" * 5000, r"has metadata 'about' is an integer of 5000 digits"),
+])
+def test_deeply_nested_long_or_odd_metadata_is_named_not_a_recursion_error(tmp_path, demos, about, named):
+    with pytest.raises(DemonstrationsError, match=rf"^demonstrations file '.*d\.safetensors' {named}"):
+        load_demonstrations(write(tmp_path / "d.safetensors", arrays_of(demos), about=about))
+
+
+def test_a_fifo_as_the_cache_is_refused_without_waiting(tmp_path):
+    path = not_a_regular_file(tmp_path / "demos.safetensors", "FIFO")
+    child = run_bounded("import sys; from uno_env.agents.demo_store import load_demonstrations as load\n"
+                        "load(sys.argv[1])", args=(path,), timeout_s=60)
+    assert not child.timed_out
+    assert child.last_line.endswith(f"demonstrations file {path!r} is a FIFO, not a regular file")
 
 
 def test_bad_tensors_are_named(tmp_path, demos):

@@ -18,7 +18,7 @@ import uno_env
 from uno_env.game import cards as C
 from uno_env.game.rules import LIMITS, PRESETS, Rules, make_rules
 
-from fuzzing import ANY_VALUE, FAST, SLOW, JSON
+from fuzzing import ANY_VALUE, FAST, SLOW, JSON, hostile_yaml
 
 FIELDS = sorted(f.name for f in dataclasses.fields(Rules))
 KEYS = st.one_of(st.sampled_from(FIELDS + ["preset"]), st.sampled_from(FIELDS), st.text(max_size=8),
@@ -109,23 +109,7 @@ def test_fuzz_keyword_overrides_long(data):
     fuzz_overrides(data)
 
 
-# YAML a stranger could write to hurt the reader: integers too long for int() (decimal, with
-# signs and underscores; hexadecimal and sexagesimal ones are read), aliases sharing lists,
-# nesting beyond the parser's depth, tags that would run code, explicit keys of any kind
-HOSTILE_SCALARS = st.one_of(
-    st.integers(4301, 6000).map(lambda n: "9" * n), st.integers(4301, 6000).map(lambda n: "-" + "1_" * n),
-    st.integers(1, 3000).map(lambda n: "0x" + "f" * n), st.integers(1, 50).map(lambda n: ":".join(["59"] * n)),
-    st.sampled_from(["1e400", "-.inf", ".nan", "!!python/object/apply:os.system ['true']", "!!binary aGk=",
-                     "2001-12-14", "~", "!!set {a, b}", "!!omap [a: 1]", "*undefined"]))
-HOSTILE = st.one_of(
-    st.tuples(st.sampled_from(FIELDS + ["preset", "x"]), HOSTILE_SCALARS).map(lambda kv: f"{kv[0]}: {kv[1]}\n"),
-    HOSTILE_SCALARS.map(lambda v: f"? {v}\n: 1\n"),
-    st.tuples(st.sampled_from(FIELDS), st.integers(1, 40)).map(lambda kn: "a: &a [1]\n" + "".join(
-        f"l{i}: &l{i} [*{'a' if i == 0 else f'l{i - 1}'}, *{'a' if i == 0 else f'l{i - 1}'}]\n"
-        for i in range(kn[1])) + f"{kn[0]}: *l{kn[1] - 1}\n"),
-    st.integers(500, 3000).map(lambda n: "hand_size: " + "[" * n + "]" * n + "\n"),
-    st.integers(500, 3000).map(lambda n: "".join("  " * i + f"k{i}:\n" for i in range(n))),
-)
+HOSTILE = hostile_yaml(FIELDS + ["preset", "x"])
 
 
 def fuzz_yaml_file(data) -> None:

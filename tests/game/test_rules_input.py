@@ -14,7 +14,7 @@ from uno_env.game import rules as R
 from uno_env.game.engine import Engine
 from uno_env.game.rules import LIMITS, Rules, make_rules
 
-from helpers import run_bounded
+from helpers import NOT_REGULAR, not_a_regular_file, run_bounded
 
 
 # ---------------------------------------------------------------------- villain_faces
@@ -175,19 +175,13 @@ def test_a_yaml_at_the_size_cap_is_parsed_by_the_c_loader(tmp_path):
         assert issubclass(R._yaml_loader(), yaml.CSafeLoader)
 
 
-@pytest.mark.parametrize("kind", ["FIFO", "character device", "directory"])
+@pytest.mark.parametrize("kind", NOT_REGULAR)
 def test_a_rules_yaml_that_is_not_a_regular_file_is_refused_without_waiting(tmp_path, kind):
-    path = tmp_path / "mine.yaml"
-    if kind == "FIFO":
-        os.mkfifo(path)  # nobody writes: opening it would block
-    elif kind == "character device":
-        path.symlink_to("/dev/zero")
-    else:
-        path.mkdir()
+    path = not_a_regular_file(tmp_path / "mine.yaml", kind)
     child = run_bounded("import sys; from uno_env.game.rules import make_rules; make_rules(sys.argv[1])",
-                        args=(str(path),), timeout_s=60)
+                        args=(path,), timeout_s=60)
     assert not child.timed_out
-    assert child.last_line.endswith(f"rules file {str(path)!r} is a {kind}, not a regular file")
+    assert child.last_line.endswith(f"rules file {path!r} is a {kind}, not a regular file")
 
 
 @pytest.mark.parametrize("text,key", [

@@ -17,9 +17,10 @@ import uno_env
 from uno_env.agents import make_agent
 from uno_env.tools.gamelog import ReplayError, read_log, record_game, replay
 from uno_env.tools.play import HUMAN, TerminalGame
+from uno_env.tools.gamelog_read import MAX_LOG_LINE_BYTES
 from uno_env.tools.replay import main as replay_main
 
-from helpers import expect_clean_exit
+from helpers import NOT_REGULAR, expect_clean_exit, not_a_regular_file, run_bounded
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PY = sys.executable
@@ -250,3 +251,50 @@ def test_replay_cli_bad_logs_are_one_line_errors_with_exit_2(tmp_path, good_log)
         r = run_cli("uno_env.replay", str(path), "--quiet")
         assert_one_line_error(r, "uno-replay")
         assert f"{name}:1:" in r.stderr
+
+
+# ---------------------------------------------------------------------------- logs read with bounds
+@pytest.mark.parametrize("kind", NOT_REGULAR)
+def test_replay_of_a_fifo_a_device_or_a_directory_is_a_one_line_error_without_waiting(tmp_path, kind):
+    # /dev/zero: read() of it filled the memory (a MemoryError traceback); a FIFO hung
+    path = "/dev/zero" if kind == "character device" else not_a_regular_file(tmp_path / "game.jsonl", kind)
+    child = run_bounded("import sys; from uno_env.tools.replay import main; sys.exit(main(sys.argv[1:]))",
+                        args=(path, "--quiet"), memory_mb=500, timeout_s=60)
+    assert not child.timed_out and child.returncode == 2, child.stderr
+    assert child.stderr == f"uno-replay: error: game log {path!r} is a {kind}, not a regular file\n"
+
+
+def test_a_log_line_beyond_the_cap_is_named_in_one_line_of_memory(tmp_path, good_log):
+    path = tmp_path / "long.jsonl"
+    with open(path, "w") as fh:
+        fh.write(good_log[0] + "\n")
+        fh.write('{"type": "action", "pad": "' + "x" * (40 << 20) + '"}\n')  # one line of 40 MB
+    child = run_bounded("import sys; from uno_env.tools.replay import main; sys.exit(main(sys.argv[1:]))",
+                        args=(str(path), "--quiet"), memory_mb=500, timeout_s=60)
+    assert child.returncode == 2, child.stderr
+    assert child.stderr == (f"uno-replay: error: game log {str(path)!r}:2: a line longer than "
+                            f"{MAX_LOG_LINE_BYTES} bytes\n")
+
+
+def test_a_log_beyond_the_total_cap_is_refused_before_it_is_read(tmp_path, good_log):
+    path = tmp_path / "g.jsonl"
+    path.write_text("\n".join(good_log) + "\n")
+    size = path.stat().st_size
+    assert read_log(str(path), max_bytes=size).end is not None
+    with pytest.raises(ValueError, match=rf"^game log '.*g\.jsonl' has {size} bytes \(at most {size - 1}\)$"):
+        read_log(str(path), max_bytes=size - 1)
+    assert replay_main([str(path), "--quiet", "--max-bytes", str(size - 1)]) == 2
+    assert replay_main([str(path), "--quiet", "--max-bytes", str(size)]) == 0
+
+
+@pytest.mark.parametrize("binary", [True, False])
+def test_a_log_read_from_a_file_object_keeps_the_same_caps(good_log, binary):
+    text = "\n".join(good_log) + "\n"
+    source = io.BytesIO(text.encode()) if binary else io.StringIO(text)
+    assert len(read_log(source).actions) == len(good_log) - 2
+    longest = max(len(line) for line in good_log)
+    source = io.BytesIO(text.encode()) if binary else io.StringIO(text)
+    with pytest.raises(ValueError, match=rf"^<log>:\d+: a line longer than {longest - 1} bytes$"):
+        read_log(source, max_line_bytes=longest - 1)
+    with pytest.raises(ValueError, match=r"^<log>: more than 1000 bytes$"):
+        read_log(good_log, max_bytes=1000)
