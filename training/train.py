@@ -84,7 +84,10 @@ learning_rate=1e-4``, checked like the YAML's own keys) or else a rule option of
 error. The card records the resulting config and the full rules, so a ``--resume`` must
 repeat the same rule options (a mismatch is an error naming it). ``--total-steps`` and
 ``--time-limit-min`` win over ``--set`` and are checked like it. The checks are
-:mod:`uno_env.tools.configs` (one per key, in ``_CONFIG_CHECKS``), shared with ``train_rllib.py``.
+:mod:`uno_env.tools.configs` (one per key, in ``_CONFIG_CHECKS``), shared with ``train_rllib.py``;
+then, before anything is spent, :func:`check_machine` checks the config against this machine
+(``torch_threads`` and its CPUs, the memory of the demonstrations, the rollout, the networks,
+the envs and the workers: docs/RELIABILITY.md).
 """
 
 from __future__ import annotations
@@ -119,6 +122,7 @@ from uno_env.agents.policy import PolicyAgent
 from uno_env.game import actions as A
 from uno_env.game import cards as C
 from uno_env.game import observation as O
+from uno_env.game.global_state import GLOBAL_STATE_SIZE
 from uno_env.tools.evaluate import evaluate_vs
 from uno_env.envs.gym_env import UnoGymEnv
 from uno_env.game.rules import make_rules
@@ -178,7 +182,7 @@ _CONFIG_CHECKS = {**configs.TRAINING_CHECKS,  # the keys train_rllib.py shares, 
     "oracle_fade": configs.window(optional=True),
     "shaping_coef": configs.real(0),
     "n_steps": configs.integer(1),
-    "batch_size": configs.integer(1),
+    "batch_size": configs.integer(2),  # SB3 normalises advantages over a minibatch
     "n_epochs": configs.integer(1),
     "target_kl": configs.real(0, low_open=True, optional=True),
     "snapshot_sample": configs.boolean(),
@@ -191,6 +195,9 @@ def load_config(path: str, overrides: dict | None = None) -> Config:
     the key if the file cannot be read or parsed, or a key is unknown or holds a value of the
     wrong type or range (``total_steps: abc``); the rules are checked with ``make_rules``."""
     cfg = configs.load_config(Config, _CONFIG_CHECKS, path, overrides)
+    if cfg.batch_size > cfg.n_steps * cfg.n_envs:
+        raise ValueError(f"{path}: config key 'batch_size' is {cfg.batch_size}, more than a rollout of "
+                         f"n_steps x n_envs = {cfg.n_steps * cfg.n_envs} steps")
     if cfg.critic == "state" and not cfg.obs_features:
         raise ValueError(f"{path}: critic: state needs obs_features: true (the policy must not read "
                          f"the global state appended to its observations)")
@@ -208,6 +215,27 @@ def load_config(path: str, overrides: dict | None = None) -> Config:
     except ValueError as e:
         raise ValueError(f"{path}: config key 'rules': {e}") from None
     return cfg
+
+
+def check_machine(cfg: Config, source: str) -> None:
+    """``ValueError`` naming the keys of ``cfg`` this machine cannot hold, before anything is
+    spent (:func:`uno_env.tools.configs.check_machine`): ``torch_threads`` beyond its CPUs, and
+    memory: the networks being trained, the rollout buffer (built with the model, before the
+    imitation), the envs (a process each with ``vec_env: subproc``), the demonstrations and
+    the worker processes."""
+    state = cfg.critic == "state"
+    n_in = ckpt.input_size(cfg.policy_input, cfg.num_players)
+    subproc = cfg.vec_env == "subproc"
+    needs = {
+        f"net_arch {cfg.net_arch}": configs.PARAMETER_BYTES * configs.network_parameters(
+            list(cfg.net_arch), n_in, n_in + GLOBAL_STATE_SIZE if state else None),
+        f"n_steps x n_envs {cfg.n_steps} x {cfg.n_envs}":
+            cfg.n_steps * cfg.n_envs * (configs.STEP_BYTES + (configs.STATE_BYTES if state else 0)),
+        f"n_envs {cfg.n_envs}": cfg.n_envs * (configs.PROCESS_BYTES if subproc else configs.ENV_BYTES),
+        f"imitate_decisions {cfg.imitate_decisions}": configs.demonstration_bytes(cfg, state),
+        f"eval_workers {cfg.eval_workers}": cfg.eval_workers * configs.PROCESS_BYTES,
+    }
+    configs.check_machine(cfg, source, needs)
 
 
 def oracle_keep(fade: list[float], progress: float) -> float:
@@ -478,6 +506,7 @@ def main(argv: list[str] | None = None) -> dict:
         config_sets, rule_sets = split_overrides(parse_overrides(args.overrides))
         flags = {"total_steps": args.total_steps, "time_limit_min": args.time_limit_min}
         cfg = load_config(args.config, {**config_sets, **{k: v for k, v in flags.items() if v is not None}})
+        check_machine(cfg, args.config)
         rules = make_rules(cfg.rules, **rule_sets)
         check_league(cfg, rules)
         initial = configs.initial_policy(cfg, rules) if not args.resume else None

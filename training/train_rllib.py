@@ -60,7 +60,9 @@ slots); ``eval.csv`` and ``curve.png``. ``runs/<run>/``: TensorBoard logs. Check
 ``--set KEY=VALUE`` overrides a config key or a rule option, as in ``training/train.py``;
 ``--total-steps`` and ``--time-limit-min`` win over it. The config YAML is checked like
 ``train.py``'s (:mod:`uno_env.tools.configs`): an unknown key or a bad value is an error naming
-the file and the key.
+the file and the key; then, before Ray starts, :func:`check_machine` checks it against the
+driver's machine (``torch_threads`` and its CPUs, the memory of the batch, the networks, the
+demonstrations and the workers: docs/RELIABILITY.md).
 """
 
 from __future__ import annotations
@@ -161,6 +163,30 @@ def load_config(path: str, overrides: dict | None = None) -> Config:
         raise ValueError(f"{path}: minibatch_size {cfg.minibatch_size} exceeds train_batch_size "
                          f"{cfg.train_batch_size}")
     return cfg
+
+
+RLLIB_BATCH_COPIES = 3
+"""copies of a training batch RLlib holds at once (episodes, the numpy batch, its torch tensors)"""
+
+
+def check_machine(cfg: Config, source: str) -> None:
+    """``ValueError`` naming the keys of ``cfg`` this machine (the driver's) cannot hold, before
+    Ray starts (:func:`uno_env.tools.configs.check_machine`): ``torch_threads`` beyond its
+    CPUs, and memory: the networks,
+    the training batch, the envs sampled in the driver (``num_env_runners: 0``), the
+    demonstrations and the evaluation workers. Env runners and learners on a cluster are
+    Ray's to place."""
+    n_in = ckpt.input_size(cfg.policy_input, cfg.num_players)
+    driver_envs = cfg.num_envs_per_env_runner if cfg.num_env_runners == 0 else 0
+    needs = {
+        f"net_arch {cfg.net_arch}": configs.PARAMETER_BYTES * configs.network_parameters(list(cfg.net_arch), n_in),
+        f"train_batch_size {cfg.train_batch_size}":
+            cfg.train_batch_size * configs.STEP_BYTES * RLLIB_BATCH_COPIES,
+        f"num_envs_per_env_runner {cfg.num_envs_per_env_runner}": driver_envs * configs.ENV_BYTES,
+        f"imitate_decisions {cfg.imitate_decisions}": configs.demonstration_bytes(cfg, False),
+        f"eval_workers {cfg.eval_workers}": cfg.eval_workers * configs.PROCESS_BYTES,
+    }
+    configs.check_machine(cfg, source, needs)
 
 
 def split_overrides(sets: dict) -> tuple[dict, dict]:
@@ -333,6 +359,7 @@ def main(argv: list[str] | None = None) -> dict:
         config_sets, rule_sets = split_overrides(parse_overrides(args.overrides))
         flags = {"total_steps": args.total_steps, "time_limit_min": args.time_limit_min}
         cfg = load_config(args.config, {**config_sets, **{k: v for k, v in flags.items() if v is not None}})
+        check_machine(cfg, args.config)
         rules = make_rules(cfg.rules, **rule_sets)
         check_league(cfg, rules)
         initial = configs.initial_policy(cfg, rules) if not args.resume else None

@@ -1,6 +1,7 @@
-"""Worker processes: the one choice of start method for every process pool of the package.
+"""Worker processes: the one choice of start method for every process pool of the package,
+and of how many processes a pool may have.
 
-    with mp_context().Pool(workers) as pool: ...
+    with mp_context().Pool(pool_size(workers, len(tasks))) as pool: ...
 
 ``fork`` where the platform has it (fast, no ``__main__`` guard needed), unless torch is
 already loaded in this process (forking its thread pools is unsafe): then ``spawn``. Used by
@@ -11,6 +12,7 @@ the evaluation tool (:mod:`uno_env.tools.evaluate`) and the demonstration collec
 from __future__ import annotations
 
 import multiprocessing as mp
+import os
 import sys
 from typing import Any
 
@@ -20,3 +22,19 @@ def mp_context(name: str | None = None) -> Any:
     if name is None:
         name = "fork" if "fork" in mp.get_all_start_methods() and "torch" not in sys.modules else "spawn"
     return mp.get_context(name)
+
+
+def usable_cpus() -> int:
+    """The CPUs this process may run on (``os.sched_getaffinity``: what a container, ``taskset``
+    or a batch scheduler grants it), else ``os.cpu_count()``; at least 1."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
+
+
+def pool_size(workers: int, tasks: int) -> int:
+    """The processes a pool of ``workers`` needs for ``tasks`` tasks: never more than the tasks
+    (an idle worker costs a process) nor the :func:`usable_cpus` (more only time-share them);
+    at least 1. Used where the results do not depend on the number of workers (evaluation)."""
+    return max(1, min(int(workers), int(tasks), usable_cpus()))

@@ -9,8 +9,12 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from uno_env.game.rules import Rules
+from uno_env.agents import checkpoint as ckpt
+from uno_env.game.rules import MAX_YAML_BYTES, Rules, show_value
 from uno_env.tools import configs
+from uno_env.tools.overrides import parse_overrides
+
+from helpers import NOT_REGULAR, not_a_regular_file, run_bounded
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -84,3 +88,79 @@ def test_both_scripts_check_every_key_of_their_config():
         defaults = module.Config()
         for key, check in module._CONFIG_CHECKS.items():
             assert check.problem(key, getattr(defaults, key)) is None, (module.__name__, key)
+
+
+# ---------------------------------------------------------------------- the file, read with bounds
+SHARED_LOADER = ("import sys; from uno_env.tools import configs\n"
+                 "configs.load_config(configs.TrainingConfig, configs.TRAINING_CHECKS, sys.argv[1])")
+
+
+@pytest.mark.parametrize("kind", ["2 MB list", "FIFO", "character device"])
+def test_a_config_too_large_or_not_a_regular_file_is_refused_at_once_in_bounded_memory(tmp_path, kind):
+    """The reader both training scripts share: a 2 MB list costs nothing, a FIFO is not waited on."""
+    path = tmp_path / "train.yaml"
+    if kind in NOT_REGULAR:
+        not_a_regular_file(path, kind)
+        expected = f"is a {kind}, not a regular file"
+    else:
+        path.write_text("net_arch:\n" + "- 256\n" * 300_000)
+        expected = f"has {path.stat().st_size} bytes (at most {MAX_YAML_BYTES})"
+    child = run_bounded(SHARED_LOADER, args=(str(path),), memory_mb=500, timeout_s=60)
+    assert not child.timed_out and child.returncode == 1
+    assert child.last_line.endswith(f"config {str(path)!r} {expected}")
+
+
+def test_a_5000_digit_integer_in_a_config_names_the_file_and_the_key(tmp_path):
+    path = tmp_path / "c.yaml"
+    path.write_text(f"phases: [{{until: {'9' * 5000}, opponents: {{random: 1}}}}]\n")
+    with pytest.raises(ValueError, match=r"^config '.*c\.yaml': key 'phases\[0\]\.until' holds an integer "
+                                         r"of 5000 digits, too long to read$"):
+        configs.load_config(configs.TrainingConfig, configs.TRAINING_CHECKS, str(path))
+    with pytest.raises(ValueError, match=r"--set 'seed=9999.*': the value is an integer of 5000 digits"):
+        parse_overrides([f"seed={'9' * 5000}"])
+
+
+# ---------------------------------------------------------------------- what a checkpoint and the machine hold
+@pytest.mark.parametrize("net_arch", [[ckpt.MAX_WIDTH + 1], [64] * (ckpt.MAX_HIDDEN_LAYERS + 1), [], [0]])
+def test_layers_a_checkpoint_cannot_hold_are_refused_naming_net_arch(net_arch):
+    assert configs.TRAINING_CHECKS["net_arch"].problem("net_arch", net_arch) == (
+        f"config key 'net_arch' must be a list of 1..{ckpt.MAX_HIDDEN_LAYERS} layer sizes, each in "
+        f"1..{ckpt.MAX_WIDTH} (what a checkpoint holds), got {show_value(net_arch)}")
+    assert configs.TRAINING_CHECKS["net_arch"].problem("net_arch", [ckpt.MAX_WIDTH] * ckpt.MAX_HIDDEN_LAYERS) is None
+
+
+def test_more_torch_threads_than_cpus_are_named(monkeypatch):
+    monkeypatch.setattr(configs, "usable_cpus", lambda: 2)
+    cfg = configs.TrainingConfig(torch_threads=2, eval_workers=40)  # workers: capped when they play
+    configs.check_machine(cfg, "c.yaml", {})
+    for key, threads in (("torch_threads", None), ("n_envs", {"n_envs": 3})):
+        with pytest.raises(ValueError, match=rf"^c\.yaml: config key '{key}' is 3, more than the 2 CPUs this "
+                                             rf"machine lets the run use: at most 2 \(--set {key}=2\)$"):
+            configs.check_machine(dataclasses.replace(cfg, torch_threads=3) if threads is None else cfg,
+                                  "c.yaml", {}, threads)
+
+
+def test_memory_beyond_the_machine_is_named_by_its_keys_largest_first(monkeypatch):
+    monkeypatch.setattr(configs, "machine_memory", lambda: 8 << 30)
+    cfg = configs.TrainingConfig()
+    configs.check_machine(cfg, "c.yaml", {"imitate_decisions 1": 6 << 30})  # 75% of 8 GB
+    with pytest.raises(ValueError, match=r"^c\.yaml: the config needs about 7\.0 GB of memory, more than 75% of "
+                                         r"the 8\.0 GB this machine lets the run use: imitate_decisions 9 "
+                                         r"\(6\.0 GB\), net_arch \[1\] \(1\.0 GB\)$"):
+        configs.check_machine(cfg, "c.yaml", {"net_arch [1]": 1 << 30, "imitate_decisions 9": 6 << 30, "x": 0})
+
+
+def test_the_machine_memory_is_the_lowest_of_its_limits():
+    memory = configs.machine_memory()
+    assert memory is not None and 0 < memory <= os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    child = run_bounded("from uno_env.tools import configs; print(configs.machine_memory())", memory_mb=700)
+    assert child.returncode == 0 and int(child.stdout) == 700 << 20  # an address-space limit counts
+
+
+def test_one_demonstration_is_an_observation_of_1537_float32_and_its_mask_action_and_return():
+    assert configs.DECISION_BYTES == 4 * 1537 + 195 + 8 + 4
+    cfg = configs.TrainingConfig(imitate_decisions=1000)
+    assert configs.demonstration_bytes(cfg, critic_state=False) == 1000 * configs.DECISION_BYTES
+    assert configs.demonstration_bytes(dataclasses.replace(cfg, imitate_workers=3), True) == (
+        2 * 1000 * (configs.DECISION_BYTES + 4 * 807) + 3 * configs.PROCESS_BYTES)
+    assert configs.demonstration_bytes(dataclasses.replace(cfg, imitate_decisions=0, imitate_workers=3), True) == 0

@@ -13,9 +13,11 @@ import sys
 import numpy as np
 import pytest
 
+from uno_env import _processes as processes
 from uno_env.agents.heuristic import HeuristicAgent
+from uno_env.tools import evaluate as evaluate_module
 from uno_env.tools.evaluate import (_play_matches, evaluate, evaluate_paired, evaluate_pool, evaluate_vs,
-                                   game_log_path)
+                                   game_log_path, worker_plan)
 from uno_env.tools.evaluate_cli import main
 from uno_env.tools.gamelog import read_log, replay
 from uno_env.game.rules import make_rules
@@ -484,3 +486,46 @@ def test_evaluate_vs_seats_the_agent_once_and_the_opponent_everywhere_else(n):
     if n == 4:
         repeated = evaluate(["heuristic", "random"], num_players=4, games=32, seed=3)
         assert repeated["config"]["agents"].count("heuristic") == 2
+
+
+# ---------------------------------------------------------------------- workers and folders
+def test_workers_are_capped_at_the_tasks_and_the_cpus(monkeypatch):
+    monkeypatch.setattr(evaluate_module, "usable_cpus", lambda: 2)
+    monkeypatch.setattr(processes, "usable_cpus", lambda: 2)
+    assert worker_plan(40, 2, 2) == (1, 2, 1)  # 2 games: one task, no process to start
+    assert worker_plan(40, 2000, 2) == (2, 125, 16)  # the CPUs
+    assert worker_plan(1, 2000, 2) == (1, 250, 8)
+    assert worker_plan(3, 2000, 4, matches=3)[0] == 2
+
+
+def test_uno_evaluate_with_40_workers_for_2_games_starts_no_process_and_says_so(monkeypatch, capsys):
+    def no_pool(*args, **kwargs):
+        raise AssertionError("a process pool was started")
+
+    monkeypatch.setattr(evaluate_module, "mp_context_of", no_pool)
+    assert main(["--agents", "random", "random", "--games", "2", "--workers", "40", "--no-progress", "--quiet"]) == 0
+    err = capsys.readouterr().err
+    assert err.startswith("uno-evaluate: note: --workers 40: 1 worker process (the games make 1 task; "
+                          "this machine lets it use ") and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("option", ["--log-dir", "--out"])
+def test_a_folder_option_naming_a_file_is_a_one_line_error_before_any_game(monkeypatch, capsys, tmp_path, option):
+    path = tmp_path / "a-file"
+    path.write_text("mine")
+    monkeypatch.setattr(evaluate_module, "_play_matches", lambda *a, **k: pytest.fail("a game was played"))
+    assert main(["--agents", "random", "random", "--games", "2", option, str(path), "--no-progress"]) == 2
+    assert capsys.readouterr().err == f"uno-evaluate: error: {option} {str(path)!r} is a regular file, not a directory\n"
+    assert path.read_text() == "mine"
+    with pytest.raises(ValueError, match="log_dir .* is a regular file, not a directory"):
+        evaluate(["random", "random"], games=2, log_dir=path)
+
+
+def test_convert_checkpoint_out_naming_a_file_is_a_one_line_error(capsys, tmp_path):
+    from uno_env.agents.sb3 import main as convert_main
+
+    path = tmp_path / "a-file"
+    path.write_text("mine")
+    assert convert_main([str(tmp_path), "--out", str(path)]) == 2
+    assert capsys.readouterr().err == (f"uno-convert-checkpoint: error: --out {str(path)!r} is a regular file, "
+                                       f"not a directory\n")

@@ -590,6 +590,20 @@ def test_cli_bad_arguments_exit_2_with_one_line(args, words):
     assert r.returncode == 2 and words in r.stderr and "Traceback" not in r.stderr
 
 
+@pytest.mark.parametrize("option", ["--log-dir", "--checkpoint-root"])
+def test_cli_folder_options_naming_a_file_or_nothing_exit_2_with_one_line(capsys, tmp_path, option):
+    from uno_env.tools.web.server import main as serve
+
+    path = tmp_path / "a-file"
+    path.write_text("mine")
+    assert serve([option, str(path)]) == 2  # before the server starts
+    assert capsys.readouterr().err == f"uno-serve: error: {option} {str(path)!r} is a regular file, not a directory\n"
+    assert path.read_text() == "mine"
+    if option == "--checkpoint-root":
+        assert serve([option, str(tmp_path / "typo")]) == 2
+        assert capsys.readouterr().err == f"uno-serve: error: {option} {str(tmp_path / 'typo')!r} does not exist\n"
+
+
 def test_server_process_serves_the_api_on_a_free_port(tmp_path):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

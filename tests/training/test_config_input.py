@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import subprocess
 import sys
 
@@ -13,6 +14,7 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "training"))
 import train  # noqa: E402
+from uno_env.tools import configs  # noqa: E402
 from helpers import cli_error  # noqa: E402
 
 
@@ -134,3 +136,56 @@ def test_an_init_checkpoint_that_is_missing_or_not_a_checkpoint_is_named(capsys,
                                               "--runs-dir", str(tmp_path / "runs"), "--set", f"init_checkpoint={path}"])
         assert f"init_checkpoint '{path}'" in line and named in line
     assert not (tmp_path / "ck").exists()
+
+
+# ---------------------------------------------------------------------- checked before anything is spent
+TEST = os.path.join(ROOT, "configs", "train", "test.yaml")
+
+
+@pytest.mark.parametrize("sets,named", [
+    ({"net_arch": [9000]}, "config key 'net_arch' must be a list of 1..16 layer sizes, each in 1..8192"),
+    ({"net_arch": [64] * 17}, "config key 'net_arch' must be a list of 1..16 layer sizes"),
+    ({"batch_size": 1}, "config key 'batch_size' must be an integer >= 2"),
+    ({"batch_size": 257}, "config key 'batch_size' is 257, more than a rollout of n_steps x n_envs = 256 steps"),
+])
+def test_what_a_checkpoint_or_ppo_cannot_take_is_named_when_the_config_is_read(sets, named):
+    with pytest.raises(ValueError, match=re.escape(named)):
+        train.load_config(TEST, sets)
+    train.load_config(TEST, {"net_arch": [8192] * 16, "batch_size": 256})  # the largest that save
+
+
+@pytest.mark.parametrize("sets,named", [
+    ({"imitate_decisions": 10 ** 7}, "imitate_decisions 10000000 (59.2 GB)"),
+    ({"n_steps": 10 ** 6, "batch_size": 64}, "n_steps x n_envs 1000000 x 4 (25.9 GB)"),
+    ({"net_arch": [8192] * 16}, f"net_arch {[8192] * 16} (30.1 GB)"),
+    ({"n_envs": 100, "vec_env": "subproc", "batch_size": 64}, "n_envs 100 (25.0 GB)"),
+    ({"imitate_decisions": 10, "imitate_workers": 64}, "imitate_decisions 10 (16.0 GB)"),
+    ({"eval_workers": 100}, "eval_workers 100 (25.0 GB)"),
+])
+def test_memory_the_machine_cannot_hold_is_named_by_its_keys(monkeypatch, sets, named):
+    monkeypatch.setattr(configs, "machine_memory", lambda: 16 << 30)
+    train.check_machine(train.load_config(TEST), "test.yaml")
+    with pytest.raises(ValueError, match=r"^test\.yaml: the config needs about .* of memory, more than 75% of the "
+                                         r"16\.0 GB this machine lets the run use: " + re.escape(named)):
+        train.check_machine(train.load_config(TEST, sets), "test.yaml")
+
+
+def test_more_torch_threads_than_cpus_are_named(monkeypatch):
+    monkeypatch.setattr(configs, "usable_cpus", lambda: 2)
+    train.check_machine(train.load_config(TEST, {"torch_threads": 2, "eval_workers": 8}), "test.yaml")
+    with pytest.raises(ValueError, match=r"config key 'torch_threads' is 4, more than the 2 CPUs"):
+        train.check_machine(train.load_config(TEST, {"torch_threads": 4}), "test.yaml")
+
+
+@pytest.mark.parametrize("name", sorted(os.listdir(os.path.join(ROOT, "configs", "train"))))
+def test_every_shipped_config_fits_a_machine_of_2_cpus_and_8_gb(monkeypatch, name):
+    monkeypatch.setattr(configs, "usable_cpus", lambda: 2)
+    monkeypatch.setattr(configs, "machine_memory", lambda: 8 << 30)
+    train.check_machine(train.load_config(os.path.join(ROOT, "configs", "train", name)), name)
+
+
+def test_train_cli_refuses_what_the_machine_cannot_hold_before_anything_is_spent(capsys, tmp_path):
+    line = cli_error(train.main, capsys, ["--config", TEST, "--run", "x", "--checkpoint-dir", str(tmp_path / "ck"),
+                                          "--runs-dir", str(tmp_path / "runs"), "--set", f"imitate_decisions={10 ** 12}"])
+    assert f"imitate_decisions {10 ** 12}" in line and "of memory, more than 75%" in line
+    assert not (tmp_path / "ck").exists() and not (tmp_path / "runs").exists()

@@ -4,6 +4,7 @@ raised before Ray starts). The training itself is tested in tests/integrations/t
 from __future__ import annotations
 
 import glob
+import re
 import importlib.util
 import os
 import shutil
@@ -127,3 +128,53 @@ def test_force_on_a_folder_without_the_runs_mark_deletes_nothing(train, capsys, 
                                           "--checkpoint-dir", str(tmp_path), "--runs-dir", str(tmp_path / "runs")])
     assert "--force deletes only a run's own folders" in line
     assert os.listdir(tmp_path / "c4") == ["trainer.json"]
+
+
+# ---------------------------------------------------------------------- checked before Ray starts
+@pytest.mark.parametrize("overrides,named", [
+    ({"net_arch": [9000]}, "config key 'net_arch' must be a list of 1..16 layer sizes, each in 1..8192"),
+    ({"net_arch": [64] * 17}, "config key 'net_arch' must be a list of 1..16 layer sizes"),
+])
+def test_layers_a_checkpoint_cannot_hold_are_named_when_the_config_is_read(train, overrides, named):
+    with pytest.raises(ValueError, match=re.escape(named)):
+        train.load_config(TEST_CONFIG, overrides)
+
+
+@pytest.mark.parametrize("overrides,named", [
+    ({"train_batch_size": 10 ** 6}, "train_batch_size 1000000 (19.4 GB)"),
+    ({"imitate_decisions": 10 ** 7}, "imitate_decisions 10000000 (59.2 GB)"),
+    ({"num_envs_per_env_runner": 300_000}, "num_envs_per_env_runner 300000 (18.3 GB)"),
+    ({"eval_workers": 100}, "eval_workers 100 (25.0 GB)"),
+])
+def test_memory_the_driver_cannot_hold_is_named_by_its_keys(train, monkeypatch, overrides, named):
+    from uno_env.tools import configs
+
+    monkeypatch.setattr(configs, "machine_memory", lambda: 16 << 30)
+    train.check_machine(train.load_config(TEST_CONFIG), "test.yaml")
+    with pytest.raises(ValueError, match=r"^test\.yaml: the config needs about .* of memory, more than 75% "
+                                         r"of the 16\.0 GB this machine lets the run use: " + re.escape(named)):
+        train.check_machine(train.load_config(TEST_CONFIG, overrides), "test.yaml")
+
+
+@pytest.mark.parametrize("path", sorted(glob.glob(os.path.join(ROOT, "configs", "rllib", "*.yaml"))))
+def test_every_shipped_rllib_config_fits_a_machine_of_2_cpus_and_8_gb(train, monkeypatch, path):
+    from uno_env.tools import configs
+
+    monkeypatch.setattr(configs, "usable_cpus", lambda: 2)
+    monkeypatch.setattr(configs, "machine_memory", lambda: 8 << 30)
+    train.check_machine(train.load_config(path), path)
+
+
+def test_what_the_machine_cannot_hold_is_a_one_line_error_before_ray_starts(train, capsys, tmp_path):
+    line = cli_error(train.main, capsys, ["--config", TEST_CONFIG, "--run", "x", "--checkpoint-dir", str(tmp_path),
+                                          "--set", f"torch_threads={os.cpu_count() + 1}"])
+    assert "config key 'torch_threads'" in line and "CPUs this machine lets the run use" in line
+
+
+def test_a_damaged_trainer_state_on_resume_is_a_one_line_error(train, capsys, tmp_path):
+    (tmp_path / "x").mkdir()
+    (tmp_path / "x" / "trainer.json").write_text('{"wall_time_s": ' + "9" * 5000 + "}")
+    line = cli_error(train.main, capsys, ["--config", TEST_CONFIG, "--run", "x", "--resume",
+                                          "--checkpoint-dir", str(tmp_path), "--runs-dir", str(tmp_path / "runs")])
+    assert line.endswith("--resume: trainer state '" + str(tmp_path / "x" / "trainer.json") +
+                         "': key 'wall_time_s' holds an integer of 5000 digits, too long to read")

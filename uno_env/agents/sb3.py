@@ -84,6 +84,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from uno_env import _files
 from uno_env.agents import checkpoint as ckpt
 from uno_env.agents.imitation import fit_policy
 from uno_env.agents.policy import MaskedPolicy, PolicyAgent, load_policy
@@ -676,6 +677,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
+        if args.out is not None:  # a file there: refused before the model is unpickled and checked
+            _files.check_directory(args.out, "--out")
         card, check = convert_checkpoint(args.path, args.out, args.rules, args.num_players,
                                          args.verify_games, args.seed)
     except (ValueError, OSError) as e:

@@ -19,28 +19,43 @@ the same way:
                            that a bad one stops a run before it spends anything
 :func:`initial_policy`     the checked actor tensors of ``init_checkpoint`` (a run that
                            starts from a checkpoint's policy)
+:func:`check_machine`      a config against the machine: ``torch_threads`` and the CPUs, the
+                           memory of its arrays (each script adds up its own, from the
+                           per-unit sizes :data:`DECISION_BYTES`, :data:`STEP_BYTES`...)
 =========================  =================================================================
 
 Decisions:
 
 * Errors are ``ValueError`` naming the source (the file, or ``--set``) and the key, with the
   value shown short (``bad.yaml: config key 'total_steps' must be an integer >= 1, got 'abc'``);
-  a script turns them into one line and exit code 2. The file is read with ``yaml.safe_load``
-  (never runs code); a file that cannot be read, is not UTF-8 or not YAML, nests too deeply,
-  or is not a mapping of string keys is named as such.
+  a script turns them into one line and exit code 2. The file is read with bounds and the
+  safe YAML loader (:func:`uno_env.game.rules.read_yaml_mapping`: at most 256 KiB, a regular
+  file, never runs code); a file that cannot be read, is not UTF-8 or not YAML, nests too
+  deeply, holds an integer too long to read, or is not a mapping of string keys is named as such.
 * The checks are exact: ``true`` is not an integer, ``1.5`` is not an integer, ``.nan`` is not
   a number; a key whose value may be absent says ``or null``.
 * ``phases`` (the league's curriculum, shared by both scripts) is checked entry by entry and
   the message names the entry (``phases[0].until must be ...``).
+* What a checkpoint can hold is checked with the config (``net_arch``: 1..16 layers of
+  1..8192, :mod:`uno_env.agents.checkpoint`), what the machine can hold before the run spends
+  anything (:func:`check_machine`, called by each script's own ``check_machine``); the bounds
+  are in docs/RELIABILITY.md.
 """
 
 from __future__ import annotations
 
 import dataclasses
 import math
+import os
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
+from uno_env import _files
+from uno_env._processes import usable_cpus
+from uno_env.agents import checkpoint as ckpt
+from uno_env.game.actions import NUM_ACTIONS
+from uno_env.game.global_state import GLOBAL_STATE_SIZE
+from uno_env.game.observation import OBS_SIZE
 from uno_env.game.rules import Rules, read_yaml_mapping, show_value
 
 
@@ -95,8 +110,12 @@ def boolean() -> Check:
 
 
 def layer_sizes() -> Check:
-    return Check(lambda v: isinstance(v, list) and bool(v) and all(is_integer(x, 1) for x in v),
-                 "a list of layer sizes (integers >= 1)")
+    """Hidden layers a checkpoint can hold (:data:`~uno_env.agents.checkpoint.MAX_HIDDEN_LAYERS`
+    of at most :data:`~uno_env.agents.checkpoint.MAX_WIDTH`): a run never fails at its first save."""
+    return Check(lambda v: isinstance(v, list) and 1 <= len(v) <= ckpt.MAX_HIDDEN_LAYERS
+                 and all(is_integer(x, 1, ckpt.MAX_WIDTH) for x in v),
+                 f"a list of 1..{ckpt.MAX_HIDDEN_LAYERS} layer sizes, each in 1..{ckpt.MAX_WIDTH} "
+                 f"(what a checkpoint holds)")
 
 
 def specs() -> Check:
@@ -260,6 +279,106 @@ TRAINING_CHECKS: dict[str, Check] = {
 }
 
 
+# ---------------------------------------------------------------------- what the machine can hold
+# The arrays that grow with a config, in bytes (the rest of a run, the interpreter, torch and the
+# engines, is ~0.3 GB whatever the config). Estimates, to refuse before anything is spent a run
+# that cannot fit, not to tune one.
+DECISION_BYTES = 4 * OBS_SIZE + NUM_ACTIONS + 8 + 4
+"""one demonstration (imitate_decisions): the observation (1537 float32), the mask (bool), the
+action (int64) and the return (float32); a state critic adds STATE_BYTES"""
+STATE_BYTES = 4 * GLOBAL_STATE_SIZE
+"""the global state of a decision or step (807 float32), kept with critic: state"""
+STEP_BYTES = 4 * (OBS_SIZE + NUM_ACTIONS + 8)
+"""one step of a rollout: the observation and the mask (float32, as SB3's buffer keeps it) and
+eight float32 columns (action, reward, return, value, ...)"""
+PARAMETER_BYTES = 16
+"""one parameter being trained: the float32 weight, its gradient and Adam's two moments"""
+ENV_BYTES = 64 << 10
+"""one env in the learner's process (measured: ~51 KB, a classic 2-player UnoGymEnv)"""
+PROCESS_BYTES = 256 << 20
+"""one worker process (an evaluation or collection worker, a subproc env; measured: 240 MB
+resident with torch and Stable-Baselines3 imported)"""
+MEMORY_SHARE = 0.75
+"""the share of the machine's memory (:func:`machine_memory`) a config may need"""
+
+
+def machine_memory() -> int | None:
+    """Bytes of memory this process may use: the machine's physical memory, or less where a
+    container (cgroup) or ``RLIMIT_AS`` caps it; None where the platform does not tell."""
+    try:
+        limits = [os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")]
+    except (AttributeError, OSError, ValueError):
+        return None
+    for path in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
+        try:
+            text = _files.read_bounded_text(path, 1 << 16, "cgroup limit").strip()
+        except (OSError, ValueError):
+            continue
+        if text.isdigit():
+            limits.append(int(text))
+    try:
+        import resource
+
+        soft = resource.getrlimit(resource.RLIMIT_AS)[0]
+        if soft != resource.RLIM_INFINITY:
+            limits.append(soft)
+    except (ImportError, OSError, ValueError):
+        pass
+    return min(limits)
+
+
+def network_parameters(net_arch: list[int], n_in: int, critic_in: int | None = None) -> int:
+    """Parameters of the actor (``n_in`` -> ``net_arch`` -> the action logits) and the critic
+    (``critic_in``, default ``n_in``, -> ``net_arch`` -> 1 value)."""
+    def mlp(sizes: list[int]) -> int:
+        return sum(a * b + b for a, b in zip(sizes, sizes[1:]))
+
+    return mlp([n_in, *net_arch, NUM_ACTIONS]) + mlp([critic_in or n_in, *net_arch, 1])
+
+
+def demonstration_bytes(cfg: TrainingConfig, critic_state: bool) -> int:
+    """The demonstrations of ``imitate_decisions`` and their collectors: with ``imitate_workers``
+    > 1, two copies (each worker's share, then the parent's columns) and the worker processes."""
+    if not cfg.imitate_decisions:
+        return 0
+    per_decision = DECISION_BYTES + (STATE_BYTES if critic_state else 0)
+    if cfg.imitate_workers == 1:
+        return cfg.imitate_decisions * per_decision
+    return 2 * cfg.imitate_decisions * per_decision + cfg.imitate_workers * PROCESS_BYTES
+
+
+def _size(n: float) -> str:
+    for unit, scale in (("TB", 1 << 40), ("GB", 1 << 30), ("MB", 1 << 20)):
+        if n >= scale:
+            return f"{n / scale:,.1f} {unit}"
+    return f"{n / (1 << 10):,.1f} KB"
+
+
+def check_machine(cfg: TrainingConfig, source: str, needs: Mapping[str, int],
+                  threads: Mapping[str, int] | None = None) -> None:
+    """``ValueError`` naming ``source`` and the keys of ``cfg`` the machine cannot hold, before a
+    run spends anything: a key of ``threads`` (by default ``torch_threads``: threads that only
+    slow each other down beyond the CPUs) asking for more than the CPUs this process may use
+    (:func:`uno_env._processes.usable_cpus`), or the memory ``needs`` (``{"keys of the config":
+    bytes}``, all held at once) beyond :data:`MEMORY_SHARE` of :func:`machine_memory`, its parts
+    named largest first. Worker processes count in the memory (:data:`PROCESS_BYTES` each);
+    more of them than CPUs is no error: ``eval_workers`` are capped at the CPUs when they play
+    (:func:`uno_env._processes.pool_size`; the results do not depend on them), and
+    ``imitate_workers`` decide the demonstrations' rows, so they run as asked."""
+    cpus = usable_cpus()
+    threads = {"torch_threads": cfg.torch_threads, **(threads or {})}
+    for key, count in threads.items():
+        if count > cpus:
+            raise ValueError(f"{source}: config key {key!r} is {count}, more than the {cpus} CPUs this "
+                             f"machine lets the run use: at most {cpus} (--set {key}={cpus})")
+    memory = machine_memory()
+    total = sum(needs.values())
+    if memory is not None and total > MEMORY_SHARE * memory:
+        parts = ", ".join(f"{keys} ({_size(n)})" for keys, n in sorted(needs.items(), key=lambda kv: -kv[1]) if n)
+        raise ValueError(f"{source}: the config needs about {_size(total)} of memory, more than "
+                         f"{MEMORY_SHARE:.0%} of the {_size(memory)} this machine lets the run use: {parts}")
+
+
 def read_mapping(path: str) -> dict[str, Any]:
     """The YAML file ``path`` as a dict with string keys (empty file: ``{}``); ``ValueError``
     naming the file otherwise (:func:`uno_env.game.rules.read_yaml_mapping`)."""
@@ -320,7 +439,6 @@ def check_agent_specs(specs: list[str], rules: Rules, num_players: int, what: st
     that is no agent spec, or a ``checkpoint:<dir>[#sample]`` whose card does not load for these
     rules and players. A training script calls it before it spends anything on the run (Ray,
     an imitation of many minutes), so that a typo in a league costs nothing."""
-    from uno_env.agents import checkpoint as ckpt
     from uno_env.agents.base import make_agent
 
     for spec in specs:
@@ -343,8 +461,6 @@ def initial_policy(cfg: TrainingConfig, rules: Rules) -> tuple[dict[str, Any], d
     ``total_steps``). A training script calls it before it spends anything on the run."""
     if cfg.init_checkpoint is None:
         return None
-    from uno_env.agents import checkpoint as ckpt
-
     where = f"init_checkpoint {cfg.init_checkpoint!r}"
     try:
         card, tensors = ckpt.load_checkpoint(cfg.init_checkpoint, rules, cfg.num_players)

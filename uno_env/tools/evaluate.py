@@ -33,7 +33,8 @@ every hand of the block, which removes most of the luck of the deal from compari
 Game ``g`` depends only on ``(seed, g)``: the deck/engine RNG is seeded with
 ``(seed, g // n)`` (``(seed, g)`` without duplicate) and every agent is reset with a
 seed derived from ``(seed, g, entry)``. A run therefore gives the same games with any
-number of workers.
+number of workers, so ``workers`` is a maximum (:func:`worker_plan`): one process per task of
+games at most, and per CPU this process may use.
 
 **Game logs.** With ``log_dir`` (``--log-dir DIR``; ``log_games`` / ``--log-games N``: only
 games ``0..N-1``) game ``g`` is also written to ``DIR/game-{g:06d}.jsonl``, a JSON Lines log
@@ -91,7 +92,9 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from uno_env._files import check_directory
 from uno_env._processes import mp_context as mp_context_of
+from uno_env._processes import pool_size, usable_cpus
 from uno_env.agents.arena import GameRecord, IllegalActionError, play_game
 from uno_env.game.engine import Engine
 from uno_env.game.observation import ObservationEncoder
@@ -247,6 +250,18 @@ def _progress(total: int, enabled: bool, desc: str):
                 file=sys.stderr)
 
 
+def worker_plan(workers: int, games: int, num_players: int, matches: int = 1) -> tuple[int, int, int]:
+    """``(processes, chunk, tasks)`` of a run of ``games`` games for each of ``matches``
+    line-ups with ``workers`` asked for: the games are played in tasks of ``chunk`` games, by
+    at most ``processes`` = ``workers`` capped at the tasks and at the CPUs this process may use
+    (:func:`uno_env._processes.pool_size`: ``--workers 40 --games 2`` starts no process at all).
+    The games do not depend on it (module doc)."""
+    workers = max(1, min(int(workers), usable_cpus()))
+    chunk = max(num_players, min(500, games // max(1, workers * 8) or 1))
+    tasks = matches * -(-max(0, games) // chunk)
+    return pool_size(workers, tasks), chunk, tasks
+
+
 def _play_matches(matches: list[list[Any]], rules: Rules, num_players: int, games: int,
                   seed: int, workers: int, duplicate: bool, progress: bool,
                   chunk: int | None = None, mp_context: str | None = None,
@@ -255,9 +270,8 @@ def _play_matches(matches: list[list[Any]], rules: Rules, num_players: int, game
     """Play ``games`` games for every line-up in ``matches``; the games per match, in order.
     With ``log_dir`` (one line-up only) games below ``log_games`` (all if None) are logged."""
     rules_dict = rules.to_dict()
-    workers = max(1, int(workers))
     instances = any(not isinstance(s, str) for m in matches for s in m)
-    if instances and workers > 1:
+    if instances and int(workers) > 1:
         raise ValueError("agent instances can only be evaluated with workers=1; pass agent specs")
     for m in matches:
         shared = [s for s in m if not isinstance(s, str) and sum(x is s for x in m) > 1]
@@ -265,17 +279,18 @@ def _play_matches(matches: list[list[Any]], rules: Rules, num_players: int, game
             raise ValueError(f"one agent instance ({_spec_name(shared[0])}) cannot sit in "
                              f"{sum(x is shared[0] for x in m)} seats: it would keep one memory and seed for all "
                              "of them; pass a spec string or one instance per seat")
-    if chunk is None:
-        chunk = max(num_players, min(500, games // max(1, workers * 8) or 1))
+    processes, planned_chunk, _ = worker_plan(workers, games, num_players, len(matches))
+    chunk = planned_chunk if chunk is None else chunk
     if log_dir is not None and len(matches) != 1:
         raise ValueError("game logs are written for one line-up only")
     tasks = [(mi, list(m), rules_dict, num_players, seed, start, min(games, start + chunk), duplicate,
               log_dir, log_games)
              for mi, m in enumerate(matches) for start in range(0, games, chunk)]
+    processes = pool_size(processes, len(tasks))
     out: list[list[TableGame]] = [[] for _ in matches]
     bar = _progress(games * len(matches), progress, desc)
     try:
-        if workers == 1:
+        if processes == 1:
             tables: dict[int, _Table] = {}
             for mi, m, _, n, sd, start, stop, dup, ldir, lgames in tasks:
                 table = tables.get(mi)
@@ -286,7 +301,7 @@ def _play_matches(matches: list[list[Any]], rules: Rules, num_players: int, game
                 if bar is not None:
                     bar.update(stop - start)
         else:
-            with mp_context_of(mp_context).Pool(workers) as pool:
+            with mp_context_of(mp_context).Pool(processes) as pool:
                 for mi, played in pool.imap_unordered(_run_chunk, tasks):
                     out[mi].extend(played)
                     if bar is not None:
@@ -418,8 +433,7 @@ def evaluate(agents: Sequence[Any], rules: Any = "classic", num_players: int | N
             raise ValueError(f"log_games must be >= 0, got {log_games}")
         log_games = int(log_games)
     if log_dir is not None:
-        log_dir = os.fspath(log_dir)
-        os.makedirs(log_dir, exist_ok=True)
+        log_dir = check_directory(log_dir, "log_dir", create=True)  # a file there: ValueError
     t0 = time.perf_counter()
     (played,) = _play_matches([lineup], r, n, games, seed, workers, duplicate, progress,
                                 mp_context=mp_context, log_dir=log_dir, log_games=log_games)

@@ -15,17 +15,22 @@ against ``--opponent`` on the same games, with paired differences), prints the t
 matplotlib the PNG is left out with a one-line note. ``--set KEY=VALUE`` (repeatable)
 overrides one rule option (:mod:`uno_env.tools.overrides`). Bad input (an unknown agent
 spec or rule option, a malformed ``--set``, an agent that plays an illegal move, an
-``--out`` that cannot be written) is a one-line error with exit code 2.
+``--out`` that cannot be written, a ``--log-dir`` or ``--out`` that is a file: checked before
+any game) is a one-line error with exit code 2. ``--workers`` is a maximum: no more processes
+start than the games make tasks, nor than the CPUs this process may use (a note says so; the
+results do not depend on it).
 """
 
 from __future__ import annotations
 
 import argparse
-import os
+import math
 import sys
 from typing import Sequence
 
-from uno_env.tools.evaluate import evaluate, evaluate_paired, evaluate_pool
+from uno_env._files import check_directory
+from uno_env._processes import usable_cpus
+from uno_env.tools.evaluate import evaluate, evaluate_paired, evaluate_pool, worker_plan
 from uno_env.tools.overrides import parse_overrides
 from uno_env.tools.report import (PNG_NEEDS_MATPLOTLIB, format_paired, format_pool, format_result, print_tables,
                                   write_outputs)
@@ -60,8 +65,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--games", type=int, default=10_000,
                    help="games (per table in pool mode, per agent in paired mode)")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--workers", type=int, default=min(2, os.cpu_count() or 1),
-                   help="worker processes (default: 2, or 1 on a single core)")
+    p.add_argument("--workers", type=int, default=None,
+                   help="worker processes at most (default: 2, or 1 on a single core; never more than "
+                        "the games need or the CPUs)")
     p.add_argument("--no-duplicate", dest="duplicate", action="store_false",
                    help="a fresh deal for every game instead of each deal played in every rotation")
     p.add_argument("--out", default=None,
@@ -81,6 +87,21 @@ def _error(message: str) -> int:
     return 2
 
 
+def _note_workers(args: argparse.Namespace) -> None:
+    """Say so when fewer processes than ``--workers`` will play (:func:`worker_plan`)."""
+    if args.pool:
+        n, matches = args.table_size, math.comb(len(args.pool), args.table_size)
+    elif args.paired:
+        n, matches = 4 if args.num_players is None else args.num_players, len(args.paired)
+    else:
+        n, matches = args.num_players or len(args.agents), 1
+    processes, _, tasks = worker_plan(args.workers, args.games, max(1, n), matches)
+    if processes < args.workers:
+        print(f"{PROG}: note: --workers {args.workers}: {processes} worker process{'es' if processes > 1 else ''} "
+              f"(the games make {tasks} task{'s' if tasks != 1 else ''}; this machine lets it use "
+              f"{usable_cpus()} CPU{'s' if usable_cpus() > 1 else ''})", file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -95,10 +116,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     twice = sorted({s for s in args.paired or [] if args.paired.count(s) > 1})
     if twice:
         parser.error(f"--paired {twice[0]!r} is given twice (the same spec plays the same games)")
+    if args.workers is not None and args.workers < 1:
+        parser.error(f"--workers must be >= 1, got {args.workers}")
     try:
         overrides = parse_overrides(args.set)
     except ValueError as exc:
         parser.error(str(exc))
+    try:  # before any game: a file where a folder goes is refused now, not after the run
+        for option, folder in (("--log-dir", args.log_dir), ("--out", args.out)):
+            if folder is not None:
+                check_directory(folder, option)
+    except ValueError as exc:
+        return _error(str(exc))
+    if args.workers is None:
+        args.workers = min(2, usable_cpus())
+    else:
+        _note_workers(args)
     try:
         if args.pool:
             result = evaluate_pool(args.pool, rules=args.rules, table_size=args.table_size, games=args.games,

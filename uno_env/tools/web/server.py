@@ -73,6 +73,7 @@ import secrets
 import sys
 from typing import Any, Callable, Sequence
 
+from uno_env._files import check_directory
 from uno_env.game import cards as C
 from uno_env.game.rules import PRESETS, Rules
 from uno_env.tools.gamelog_read import read_log
@@ -437,11 +438,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         ap.error(f"--port must be in 0..65535, got {args.port}")
     if args.idle_timeout <= 0 or args.max_games < 1 or args.max_body < 1 or args.max_log_bytes < 1:
         ap.error("--idle-timeout, --max-games, --max-body and --max-log-bytes must be positive")
-    if args.log_dir is not None:
-        try:
-            os.makedirs(args.log_dir, exist_ok=True)
-        except OSError as e:
-            ap.error(f"cannot create the log directory {args.log_dir!r}: {e.strerror or e}")
+    try:  # folders: a file there is a one-line error, before the server starts
+        if args.log_dir is not None:
+            check_directory(args.log_dir, "--log-dir", create=True)
+        for root in args.checkpoint_root or []:  # the default ./checkpoints may be missing
+            check_directory(root, "--checkpoint-root", must_exist=True)
+    except ValueError as e:
+        print(f"{ap.prog}: error: {e}", file=sys.stderr)
+        return 2
     try:
         import uvicorn
         app = create_app(log_dir=args.log_dir, idle_timeout=args.idle_timeout,
