@@ -86,7 +86,7 @@ def open_regular(path: str | os.PathLike, what: str, max_bytes: int | None = Non
     """``with open_regular(...) as fh``: ``path`` opened for reading bytes, after
     :func:`check_regular` and without blocking or following a link (module doc)."""
     check_regular(path, what, max_bytes, follow_symlinks)
-    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0) | getattr(os, "O_CLOEXEC", 0)
     if not follow_symlinks:
         flags |= getattr(os, "O_NOFOLLOW", 0)
     try:
