@@ -292,6 +292,89 @@ def test_bad_reset_arguments_are_refused():
         be.reset(seeds=[1, 2]) is None or be.step(np.zeros(3, np.int64))
 
 
+def engine_state(be) -> list:
+    return [a.tolist() for a in be.st]
+
+
+BAD_RESETS = {  # reset(...) of 3 games: what the error names
+    "float seed": (dict(seeds=[1, 1.5, 3]), r"seeds\[1\] must be an integer >= 0 .*got 1\.5 \(float\)"),
+    "numpy float seed": (dict(seeds=[np.float64(2.0), 2, 3]), r"seeds\[0\] .*2\.0.*\(float64\)"),
+    "negative seed": (dict(seeds=[1, 2, -1]), r"seeds\[2\] .*got -1 \(int\)"),
+    "string seed": (dict(seeds=["3", 2, 1]), r"seeds\[0\] .*got '3' \(str\)"),
+    "bool seed": (dict(seeds=[1, True, 2]), r"seeds\[1\] .*got True \(bool\)"),
+    "float entropy": (dict(seeds=[[1, 2.5], 2, 3]), r"seeds\[0\] .*got \[1, 2\.5\] \(list\)"),
+    "seeds not a sequence": (dict(seeds=5), "seeds must be a sequence"),
+    "not a Generator": (dict(rngs=[np.random.default_rng(0), 5, None]), "expected a numpy Generator, got int"),
+    "float dealer": (dict(dealers=1.5), r"dealers must be integers, got \[1\.5, 1\.5, 1\.5\]"),
+    "bool dealer": (dict(dealers=[0, True, 1]), "dealers must be integers, got a bool"),
+    "dealer out of range": (dict(dealers=[0, 1, 2]), r"dealer must be a seat in 0\.\.1"),
+    "float deck": (dict(decks=[None, [0.5] * 108, None]), r"decks \(game 1: card kinds\) must be integers"),
+    "deck of strings": (dict(decks=[None, None, ["red-1"] * 108]), "must be integers"),
+    "deck of lists": (dict(decks=[None, [[0]] * 108, None]), r"must be lists of card kinds, got shape \(108, 1\)"),
+}
+
+
+@pytest.mark.parametrize("kwargs,named", BAD_RESETS.values(), ids=BAD_RESETS.keys())
+def test_bad_reset_inputs_are_value_errors_naming_them_and_change_no_game(kwargs, named):
+    be = BatchedEngine("classic", 2, 3)
+    be.reset(seeds=[7, 8, 9])
+    be.step(np.array([be.legal_actions(b)[0] for b in range(3)]))
+    before = engine_state(be)
+    if "rngs" not in kwargs:  # good seeds with a bad deck or dealer: no stream is written either
+        kwargs = {"seeds": [4, 5, 6], **kwargs}
+    with pytest.raises(ValueError, match=named):
+        be.reset(**kwargs)
+    assert engine_state(be) == before
+
+
+def test_float_seeds_are_a_value_error_not_a_type_error():
+    be = BatchedEngine("classic", 2, 2)
+    with pytest.raises(ValueError, match="seeds"):
+        be.reset(seeds=[0.0, 1.0])
+
+
+def test_seeds_take_numpy_integers_and_entropy_lists_as_default_rng_does():
+    def dealt(**kwargs):
+        be = BatchedEngine("classic", 2, 3)
+        be.reset(**kwargs)
+        return [be.game_state(b) for b in range(3)], [be.rng_state(b) for b in range(3)]
+
+    gens = lambda *seeds: [np.random.default_rng(s) for s in seeds]  # noqa: E731
+    assert dealt(seeds=np.array([5, 6, 7], np.uint32)) == dealt(rngs=gens(5, 6, 7))
+    assert dealt(seeds=[[5, 0], [5, 1], np.int8(9)]) == dealt(rngs=gens([5, 0], [5, 1], 9))
+
+
+BAD_CALLS = {  # a call on a batch of 2 games: what the error names
+    "legal_actions of a game outside": (lambda be: be.legal_actions(2), r"game must be an integer in 0\.\.1, got 2"),
+    "legal_actions of -1": (lambda be: be.legal_actions(-1), "game must be an integer in 0..1"),
+    "legal_actions of 1.0": (lambda be: be.legal_actions(1.0), "game must be an integer"),
+    "observe with float seats": (lambda be: be.observe(np.array([0.5, 1.0])), r"seats must be integers"),
+    "observe with 3 seats": (lambda be: be.observe(np.array([0, 1, 0])), r"one per game \(2,\)"),
+    "observe with seat 2": (lambda be: be.observe(2), r"seats must be in 0\.\.1"),
+    "observe into a short out": (lambda be: be.observe(0, out=np.zeros((1, V0_SIZE), np.float32)),
+                                 r"observe out must be a float32 array of shape \(2, 1254\), got float32 \(1, 1254\)"),
+    "observe into float64": (lambda be: be.observe(0, out=np.zeros((2, V0_SIZE))), "float64"),
+    "masks into a short out": (lambda be: be.legal_masks(out=np.zeros((2, 10), np.int8)),
+                               r"legal_masks out must be a int8 array of shape \(2, 195\)"),
+    "masks into a list": (lambda be: be.legal_masks(out=[0] * 390), "legal_masks out must be"),
+    "a short prng": (lambda be: be.random_bot_actions(rng_words([1])), r"prng .* must be a uint64 array of shape \(2, 6\)"),
+    "an int64 prng": (lambda be: be.uniform_actions(np.zeros((2, 6), np.int64)), r"uint64 array .*, got int64 \(2, 6\)"),
+    "a prng list": (lambda be: be.random_bots_until(0, [[0] * 6] * 2), r"prng .* must be a uint64 array"),
+    "float seats until": (lambda be: be.random_bots_until(0.5, rng_words([1, 2])), "seats must be integers"),
+    "float actions": (lambda be: be.step(np.array([52.7, 18.0])), "actions must be integer ids"),
+}
+
+
+@pytest.mark.parametrize("call,named", BAD_CALLS.values(), ids=BAD_CALLS.keys())
+def test_bad_arguments_are_value_errors_before_any_kernel_runs(call, named):
+    be = BatchedEngine("classic", 2, 2)
+    be.reset(seeds=[1, 2])
+    before = engine_state(be)
+    with pytest.raises(ValueError, match=named):
+        call(be)
+    assert engine_state(be) == before
+
+
 def test_stepping_a_finished_game_is_refused():
     be = BatchedEngine("classic", 2, 2)
     with pytest.raises(ValueError, match="is over"):

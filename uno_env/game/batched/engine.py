@@ -48,6 +48,13 @@ play on it (the vector env and the batched evaluation refuse them with a ``Value
 **Phases as masks.** Every kernel takes a boolean ``active`` mask over the batch and
 handles each game in its own phase; ``step`` by default steps every game that is not over.
 
+**Inputs** are checked by the public methods, once per call and before any kernel runs (the
+kernels index without bounds checks): action ids, seats, dealers and deck kinds must have an
+integer dtype (``1.5`` is never read as 1), seeds are integers >= 0 (or numpy
+``SeedSequence`` entropy lists), ``prng`` and ``out`` arrays have the batch's shape and
+dtype, ``b`` is a game of the batch. A refused call is a ``ValueError`` naming the input
+and changes nothing (``reset`` reads every seed, deck and dealer before it writes one).
+
 Version history: 0 (first release); observations stay layout 0 when the scalar engine's
 became layout 1 (uno_env 0.3).
 """
@@ -63,8 +70,9 @@ from uno_env.game import cards as C
 from uno_env.game.batched import kernels as K
 from uno_env.game.batched import pcg64 as R
 from uno_env.game.engine import CATCH, NO_PENDING, PHASE_NAMES, Engine, State
+from uno_env.game.inputs import integer_array
 from uno_env.game.observation import V0_SIZE, ObservationEncoder
-from uno_env.game.rules import Rules, make_rules
+from uno_env.game.rules import Rules, make_rules, show_value
 
 OBS_SIZE = V0_SIZE  # the batched engine's observations: layout 0 (the prefix of the scalar encoder's)
 OBS_LAYOUT_VERSION = 0
@@ -74,7 +82,20 @@ REFUSED_OPTIONS = {"stacking": False, "jump_in": False, "seven_slap": False, "gi
                    "count_sewers": 0}
 STATE_ARRAYS = ("g", "hands", "held", "hand_size", "uno_called", "scores", "round_points",
                 "draw_pile", "discard", "played", "known", "rng")
+_INT8, _FLOAT32, _UINT64 = np.dtype(np.int8), np.dtype(np.float32), np.dtype(np.uint64)  # of out and prng
 _EPISODES = {"round": K.EPISODE_ROUND, "game": K.EPISODE_GAME, "rounds": K.EPISODE_ROUNDS}
+
+
+def _seed_words(seed: Any, i: int) -> np.ndarray:
+    """PCG64 words of ``default_rng(seed)`` for ``seeds[i]``; ``ValueError`` unless ``seed`` is an
+    integer >= 0 or a sequence of them (numpy's ``SeedSequence`` entropy; no floats or bools)."""
+    if not isinstance(seed, (bool, np.bool_)):
+        try:
+            return R.words_from_seed(seed)
+        except (TypeError, ValueError):
+            pass
+    raise ValueError(f"seeds[{i}] must be an integer >= 0 (or a sequence of them), got "
+                     f"{show_value(seed)} ({type(seed).__name__})")
 
 
 def check_supported(rules: Rules) -> None:
@@ -143,6 +164,7 @@ class BatchedEngine:
         self.rng[:, R.I_LO] |= np.uint64(1)
         self.st = tuple(getattr(self, name) for name in STATE_ARRAYS)
         self._all = np.ones(B, bool)
+        self._mask_shape, self._obs_shape, self._prng_shape = (B, A.NUM_ACTIONS), (B, OBS_SIZE), (B, R.RNG_WORDS)
         self._scratch = np.zeros((3, K.MAX_LEGAL), np.int64)  # kernels allocate nothing
 
     # ------------------------------------------------------------------ set-up
@@ -176,53 +198,92 @@ class BatchedEngine:
         idx = np.flatnonzero(active)
         if seeds is not None and rngs is not None:
             raise ValueError("give seeds or rngs, not both")
-        for name, given in (("seeds", seeds), ("rngs", rngs)):
-            if given is not None:
-                given = list(given)
-                if len(given) != len(idx):
-                    raise ValueError(f"{name} must hold one entry per game reset ({len(idx)}), got {len(given)}")
-                make = R.words_from_seed if name == "seeds" else R.words_from_generator
-                for b, x in zip(idx, given):
-                    self.rng[b] = make(x)
+        words = None  # every input is read before anything is written: a refused reset changes nothing
+        if seeds is not None:
+            words = [_seed_words(x, i) for i, x in enumerate(self._per_game(seeds, "seeds", len(idx)))]
+        elif rngs is not None:
+            words = [R.words_from_generator(x) for x in self._per_game(rngs, "rngs", len(idx))]
         orders = np.zeros((self.batch_size, self.deck_size), np.int8)
         has_order = np.zeros(self.batch_size, bool)
         if decks is not None:
-            decks = list(decks)
-            if len(decks) != len(idx):
-                raise ValueError(f"decks must hold one entry per game reset ({len(idx)}), got {len(decks)}")
-            for b, deck in zip(idx, decks):
+            for b, deck in zip(idx, self._per_game(decks, "decks", len(idx))):
                 if deck is not None:
-                    deck = [int(k) for k in deck]
-                    self.scalar.check_deck(deck)
-                    orders[b] = deck
+                    kinds = integer_array(deck, f"decks (game {b}: card kinds)")
+                    if kinds.ndim != 1:
+                        raise ValueError(f"decks (game {b}) must be lists of card kinds, got shape {kinds.shape}")
+                    self.scalar.check_deck(kinds.tolist())
+                    orders[b] = kinds
                     has_order[b] = True
         dealer_arr = np.full(self.batch_size, -1, np.int64)
         if dealers is not None:
-            d = [dealers] * len(idx) if np.isscalar(dealers) else list(dealers)
-            if len(d) != len(idx):
-                raise ValueError(f"dealers must be one seat or one per game reset ({len(idx)}), got {len(d)}")
-            for b, x in zip(idx, d):
-                x = -1 if x is None else int(x)
-                if not -1 <= x < self.n:
-                    raise ValueError(f"dealer must be a seat in 0..{self.n - 1}, got {x}")
-                dealer_arr[b] = x
+            d = [dealers] * len(idx) if np.isscalar(dealers) else self._per_game(dealers, "dealers", len(idx))
+            if d:
+                seats = integer_array([-1 if x is None else x for x in d], "dealers")
+                if seats.shape != (len(idx),) or seats.min() < -1 or seats.max() >= self.n:
+                    raise ValueError(f"dealer must be a seat in 0..{self.n - 1} (None or -1: drawn), one per "
+                                     f"game reset, got {show_value(d)}")
+                dealer_arr[idx] = seats
+        if words:
+            self.rng[idx] = words
         K.new_episodes(self.st, self.cfg, self.deck, self.points, active, orders, has_order, dealer_arr)
         return active
+
+    @staticmethod
+    def _per_game(values: Iterable, name: str, count: int) -> list:
+        """``values`` as a list of one entry per game reset; ``ValueError`` otherwise."""
+        try:
+            values = list(values)
+        except TypeError:
+            raise ValueError(f"{name} must be a sequence, one entry per game reset, got {show_value(values)}") from None
+        if len(values) != count:
+            raise ValueError(f"{name} must hold one entry per game reset ({count}), got {len(values)}")
+        return values
+
+    @staticmethod
+    def _array(arr: Any, shape: tuple, dtype: np.dtype, name: str) -> np.ndarray:
+        """``arr`` if it is a numpy array of ``shape`` and ``dtype`` (what a kernel writes into or
+        reads without bounds checks); ``ValueError`` naming ``name`` otherwise."""
+        if type(arr) is not np.ndarray or arr.dtype != dtype or arr.shape != shape:
+            got = f"{arr.dtype} {arr.shape}" if isinstance(arr, np.ndarray) else show_value(arr)
+            raise ValueError(f"{name} must be a {dtype} array of shape {shape}, got {got}")
+        return arr
+
+    def _prng(self, prng: Any) -> np.ndarray:
+        """Random-action streams: ``(B, 6)`` uint64 PCG64 words (:func:`rng_words`)."""
+        return self._array(prng, self._prng_shape, _UINT64, "prng (PCG64 words, see rng_words)")
+
+    def _seats(self, seats: Any, act: np.ndarray) -> np.ndarray:
+        """``seats`` (one int, or one per game) as int64 ``(B,)``; those of ``act`` in ``0..n-1``."""
+        arr = integer_array(seats, "seats")
+        try:
+            arr = np.ascontiguousarray(np.broadcast_to(arr, (self.batch_size,)), np.int64)
+        except ValueError:
+            raise ValueError(f"seats must be one seat or one per game ({self.batch_size},), got shape {arr.shape}") from None
+        chosen = arr[act]
+        if chosen.size and (chosen.min() < 0 or chosen.max() >= self.n):
+            raise ValueError(f"seats must be in 0..{self.n - 1}")
+        return arr
+
+    def _game(self, b: Any) -> int:
+        """A game index ``0..B-1`` (an integer, not a bool)."""
+        if isinstance(b, (bool, np.bool_)) or not isinstance(b, (int, np.integer)) or not 0 <= b < self.batch_size:
+            raise ValueError(f"game must be an integer in 0..{self.batch_size - 1}, got {show_value(b)}")
+        return int(b)
 
     # ------------------------------------------------------------------ decisions
     def legal_masks(self, active: Any = None, out: np.ndarray | None = None) -> np.ndarray:
         """Action masks (int8, ``(B, 195)``) of every game's actor; zero rows where a game is over
         or not in ``active``. Written into ``out`` if given (else a fresh array)."""
         act = ~self.game_over if active is None else self._select(active) & ~self.game_over
-        if out is None:
-            out = np.empty((self.batch_size, A.NUM_ACTIONS), np.int8)
+        out = np.empty(self._mask_shape, np.int8) if out is None else \
+            self._array(out, self._mask_shape, _INT8, "legal_masks out")
         K.masks_batch(self.st, self.cfg, act, out, self._scratch)
         return out
 
     def legal_actions(self, b: int) -> list[int]:
         """Legal action ids of game ``b`` (sorted), as ``Engine.legal_actions``."""
         out = np.empty(K.MAX_LEGAL, np.int64)
-        c = K.legal_one(self.st, self.cfg, int(b), out)
+        c = K.legal_one(self.st, self.cfg, self._game(b), out)
         return out[:c].tolist()
 
     def step(self, actions: Any, active: Any = None) -> None:
@@ -250,14 +311,12 @@ class BatchedEngine:
         sees it, equal to the first ``OBS_SIZE`` (= ``V0_SIZE``) entries of
         ``ObservationEncoder.encode`` (layout 0). Rows outside ``active`` are left as
         they are (zero in a fresh array)."""
-        seats = np.broadcast_to(np.asarray(seats, np.int64), (self.batch_size,))
         act = self._all if active is None else self._select(active)
-        chosen = seats[act]
-        if chosen.size and (chosen.min() < 0 or chosen.max() >= self.n):
-            raise ValueError(f"seats must be in 0..{self.n - 1}")
+        seats = self._seats(seats, act)
         if out is None:  # the kernel writes every entry of an active row
             out = (np.empty if active is None else np.zeros)((self.batch_size, OBS_SIZE), np.float32)
-        K.observe_batch(self.st, self.cfg, self.template, np.ascontiguousarray(seats), act, out)
+        out = self._array(out, self._obs_shape, _FLOAT32, "observe out")
+        K.observe_batch(self.st, self.cfg, self.template, seats, act, out)
         return out
 
     def uniform_actions(self, prng: np.ndarray, active: Any = None) -> np.ndarray:
@@ -265,23 +324,23 @@ class BatchedEngine:
         (``(B, 6)`` PCG64 words, see :func:`rng_words`)."""
         act = ~self.game_over if active is None else self._select(active) & ~self.game_over
         out = np.full(self.batch_size, -1, np.int64)
-        K.uniform_actions(self.st, self.cfg, act, prng, out, self._scratch)
+        K.uniform_actions(self.st, self.cfg, act, self._prng(prng), out, self._scratch)
         return out
 
     def random_bot_actions(self, prng: np.ndarray, active: Any = None) -> np.ndarray:
         """The ``random`` bot's action per game not over (-1 elsewhere), drawn from ``prng``."""
         act = ~self.game_over if active is None else self._select(active) & ~self.game_over
         out = np.full(self.batch_size, -1, np.int64)
-        K.random_bot_actions(self.st, self.cfg, act, prng, out, self._scratch)
+        K.random_bot_actions(self.st, self.cfg, act, self._prng(prng), out, self._scratch)
         return out
 
     def random_bots_until(self, seats: Any, prng: np.ndarray, active: Any = None) -> None:
         """The ``random`` bot plays every seat but ``seats[b]`` in each active game until that seat
         decides, the game ends or ``rules.max_steps`` is reached: one compiled call."""
         act = ~self.game_over if active is None else self._select(active) & ~self.game_over
-        seats = np.ascontiguousarray(np.broadcast_to(np.asarray(seats, np.int64), (self.batch_size,)))
+        seats = self._seats(seats, act)
         K.random_bots_until(self.st, self.cfg, self.deck, self.points, act, seats, self.rules.max_steps,
-                            prng, self._scratch)
+                            self._prng(prng), self._scratch)
 
     # ------------------------------------------------------------------ results
     @property
