@@ -205,6 +205,14 @@ def expect_clean_exit(child: Any, status: int = 0) -> None:
     assert child.exitstatus == status
 
 
+def vector_state(env: Any) -> list:
+    """Everything of a vector env that a refused call must leave as it was: every array of the
+    batch, the seats, the masks, the autoreset flags and the RNG streams."""
+    u = env.unwrapped
+    return ([a.tolist() for a in u.engine.st] + [u.seats.tolist(), u._masks.tolist(), u._autoreset.tolist(),
+            u._opp_rng.tolist(), u.np_random.bit_generator.state])
+
+
 # ---------------------------------------------------------------- hidden information
 def _perturbed(s, observer: int, rng: np.random.Generator):
     """A copy of ``s`` that differs from it only in cards hidden from ``observer``."""

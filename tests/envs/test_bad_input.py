@@ -15,7 +15,7 @@ import uno_env
 from uno_env.envs.gym_env import UnoGymEnv
 from uno_env.game import actions as A
 
-from helpers import deck_cards
+from helpers import deck_cards, vector_state
 
 MAKERS = {"raw_env": uno_env.raw_env, "env()": uno_env.env}
 NOT_INTEGERS = [52.7, 3.0, "52", "draw", None, True, False, np.float64(3.0), np.float32(1.0),
@@ -151,7 +151,8 @@ def test_calls_before_reset_are_clear_errors(make):
     env = make(rules="classic", num_players=2)
     for call, name in ((lambda: env.step(0), "step"), (lambda: env.observe("player_0"), "observe"),
                        (lambda: env.last(), "last"), (lambda: env.agent_iter(), "agent_iter"),
-                       (lambda: env.legal_actions(), "legal_actions")):
+                       (lambda: env.legal_actions(), "legal_actions"), (lambda: env.snapshot(), "snapshot"),
+                       (lambda: env.state(), "state")):
         with pytest.raises(RuntimeError, match=rf"reset\(\) needs to be called before {name}"):
             call()
     for attr in ("agents", "rewards", "terminations", "truncations", "infos", "agent_selection", "num_agents"):
@@ -222,13 +223,62 @@ def test_bad_reset_seed_or_options_are_value_errors_and_keep_the_episode(kwargs,
     env.step(a_legal(env))
 
 
-def test_reset_accepts_numpy_seeds_and_dealers_and_ignores_unknown_options():
+def test_reset_accepts_numpy_seeds_and_dealers_and_the_pettingzoo_api_test_probe():
     env = uno_env.raw_env(rules="classic", num_players=3)
-    env.reset(seed=np.int64(7), options={"dealer": np.int32(2), "options": 1})
+    env.reset(seed=np.int64(7), options={"dealer": np.int32(2), "options": 1})  # api_test's probe
     assert env.game_state.dealer == 2
     other = uno_env.raw_env(rules="classic", num_players=3)
     other.reset(seed=7, options={"dealer": 2})
     assert other.snapshot() == env.snapshot()
+
+
+def make_vector(rules="classic", num_players=3):
+    pytest.importorskip("numba")
+    import gymnasium
+
+    return gymnasium.make_vec("uno_env/Uno-v0", num_envs=2, vectorization_mode="vector_entry_point",
+                              rules=rules, num_players=num_players, opponents="random")
+
+
+RESETTERS = {"raw_env": uno_env.raw_env, "env()": uno_env.env,
+             "gym": lambda **kw: UnoGymEnv(opponents="random", **kw), "vector": make_vector}
+TYPOS = [({"dek": deck_cards("classic")}, "'dek'"), ({"dealer": 0, "Dealer": 1}, "'Dealer'"),
+         ({"seed": 3}, "'seed'"), ({1: 2}, "1"), ({"reset_mask": None, "mask": None}, "'mask'")]
+
+
+@pytest.mark.parametrize("make", RESETTERS.values(), ids=RESETTERS.keys())
+@pytest.mark.parametrize("options,named", TYPOS, ids=[m for _, m in TYPOS])
+def test_unknown_reset_option_keys_are_value_errors_naming_them(make, options, named):
+    env = make(rules="classic", num_players=3)
+    env.reset(seed=1)
+    with pytest.raises(ValueError, match=rf"unknown reset option\(s\) \[.*{named}.*\].*; reset options: '"):
+        env.reset(seed=2, options=options)
+
+
+@pytest.mark.parametrize("make,typo,meant", [(uno_env.raw_env, "dek", "deck"), (RESETTERS["gym"], "deeler", "dealer"),
+                                             (make_vector, "reset_mak", "reset_mask")])
+def test_a_reset_option_typo_names_the_option_meant(make, typo, meant):
+    env = make(rules="classic", num_players=3)
+    with pytest.raises(ValueError, match=rf"\['{typo}'\] \(did you mean '{meant}'\?\)"):
+        env.reset(seed=2, options={typo: None})
+
+
+@pytest.mark.parametrize("make", RESETTERS.values(), ids=RESETTERS.keys())
+def test_a_refused_reset_option_keeps_the_episode(make):
+    env = make(rules="classic", num_players=3)
+    env.reset(seed=1)
+    u = env.unwrapped
+    before = (u.np_random.bit_generator.state, env_state(env))
+    with pytest.raises(ValueError, match="unknown reset option"):
+        env.reset(seed=2, options={"dek": deck_cards("classic")})
+    assert (u.np_random.bit_generator.state, env_state(env)) == before
+
+
+def env_state(env) -> list:
+    u = env.unwrapped
+    if hasattr(u.engine, "st"):  # the vector env
+        return vector_state(env)
+    return [u.game_state.hands.tolist(), u.game_state.steps]
 
 
 # ---------------------------------------------------------------------- the Gymnasium view

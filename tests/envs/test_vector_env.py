@@ -21,6 +21,8 @@ from uno_env.game.engine import Engine  # noqa: E402
 from uno_env.game.observation import V0_SIZE as OBS_SIZE  # noqa: E402  (the batched engine: layout 0)
 from uno_env.game.observation import ObservationEncoder  # noqa: E402
 
+from helpers import vector_state  # noqa: E402
+
 
 def make(n_envs=8, **kwargs):
     kwargs.setdefault("num_players", 2)
@@ -101,8 +103,10 @@ def test_episodes_end_with_scalar_rewards_then_autoreset_on_the_next_step():
             won = term & (reward > 0)
             assert (info["winner"][won] == info["seat"][won]).all()
             assert (info["winner"][term & (reward < 0)] != info["seat"][term & (reward < 0)]).all()
-            # the next step resets those games: reward 0, not done, a fresh decision
-            obs2, reward2, term2, trunc2, info2 = env.step(np.where(done, 9999, random_legal(rng, info["action_mask"])))
+            # the next step resets those games and ignores their action (an id their all-zero mask
+            # forbids): reward 0, not done, a fresh decision
+            ignored = np.where(done, A.NUM_ACTIONS - 1, random_legal(rng, info["action_mask"]))
+            obs2, reward2, term2, trunc2, info2 = env.step(ignored)
             assert (reward2[done] == 0).all() and not (term2[done] | trunc2[done]).any()
             assert (info2["action_mask"][done].sum(axis=1) >= 1).all()
             obs, info = obs2, info2
@@ -225,3 +229,125 @@ def test_importing_the_package_does_not_import_numba():
 
     code = "import sys, uno_env, gymnasium; gymnasium.make('uno_env/Uno-v0'); assert 'numba' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+# ---------------------------------------------------------------------- inputs: the contract of uno_env.envs.checks
+N_BAD = 4
+NOT_ACTION_IDS = {  # name: (actions for 4 games, what the error names)
+    "52.7 as a float": (np.full(N_BAD, 52.7), "dtype float64"),
+    "whole floats": (np.full(N_BAD, 3.0), "dtype float64"),
+    "float32": (np.zeros(N_BAD, np.float32), "dtype float32"),
+    "'18' as a string": (np.array(["18"] * N_BAD), "dtype <U2"),
+    "a list of strings": (["18"] * N_BAD, "dtype <U2"),
+    "a list of floats": ([52.7] * N_BAD, "dtype float64"),
+    "bools": (np.ones(N_BAD, bool), "dtype bool"),
+    "a bool in a list": ([True, 0, 0, 0], "got a bool in"),
+    "objects": (np.array([1, None, 2, 3], dtype=object), "dtype object"),
+    "None": (None, "dtype object"),
+    "a string": ("draw", "dtype <U4"),
+    "complex": (np.zeros(N_BAD, complex), "dtype complex128"),
+    "a ragged list": ([1, [2, 3], 4, 5], r"must be integers, got \[1, \[2, 3\], 4, 5\] \(list: "),
+    "too few": (np.zeros(N_BAD - 1, np.int64), r"shape \(4,\).*got shape \(3,\)"),
+    "too many": (np.zeros(N_BAD + 1, np.int64), r"got shape \(5,\)"),
+    "a column": (np.zeros((N_BAD, 1), np.int64), r"got shape \(4, 1\)"),
+    "a scalar": (np.int64(3), r"got shape \(\)"),
+    "-1": (np.array([0, 0, -1, 0]), r"action -1 of the learner in game 2 is out of range: action ids are 0\.\.194"),
+    "195": (np.array([0, 195, 0, 0]), r"action 195 of the learner in game 1 is out of range"),
+    "a huge uint64": (np.array([0, 0, 0, 2 ** 64 - 1], np.uint64), r"action <integer of 64 bits> of the learner in game 3 is out of range"),
+    "a huge Python int": ([0, 0, 10 ** 30, 0], "dtype object"),
+    "an int8 -1": (np.array([0, -1, 0, 0], np.int8), r"action -1 .*game 1 is out of range"),
+}
+
+
+@pytest.mark.parametrize("actions,named", NOT_ACTION_IDS.values(), ids=NOT_ACTION_IDS.keys())
+def test_step_refuses_what_is_not_one_action_id_per_game_and_changes_nothing(actions, named):
+    env = make(N_BAD, num_players=3)
+    obs, info = env.reset(seed=3)
+    env.step(first_legal(info["action_mask"]))
+    before = vector_state(env)
+    with pytest.raises(ValueError, match=named):
+        env.step(actions)
+    assert vector_state(env) == before
+    env.step(first_legal(env.unwrapped.action_masks()))  # still usable
+
+
+def test_an_out_of_range_id_is_a_value_error_not_an_illegal_move():
+    env = make(2)
+    obs, info = env.reset(seed=4)
+    with pytest.raises(ValueError, match="out of range"):
+        env.step(np.array([A.NUM_ACTIONS, 0]))
+    actions = first_legal(info["action_mask"])
+    actions[1] = np.flatnonzero(info["action_mask"][1] == 0)[0]  # in range, but not legal: the move ends it
+    _, reward, term, _, info = env.step(actions)
+    assert term[1] and reward[1] == -1.0 and info["illegal"][1] and not info["illegal"][0]
+
+
+@pytest.mark.parametrize("convert", [np.int8, np.uint8, np.int16, np.int32, np.uint32, np.int64, np.uint64,
+                                     lambda a: [int(x) for x in a], tuple],
+                         ids=["int8", "uint8", "int16", "int32", "uint32", "int64", "uint64", "list", "tuple"])
+def test_step_takes_every_integer_dtype_and_lists_of_ints_alike(convert):
+    def run(to):
+        env = make(4, num_players=3)
+        obs, info = env.reset(seed=5)
+        out = []
+        for _ in range(12):
+            obs, reward, term, trunc, info = env.step(to(np.asarray(first_legal(info["action_mask"]))))
+            out.append((obs.copy(), reward.copy(), term.copy()))
+        return out
+
+    reference = run(lambda a: a.astype(np.int64))
+    got = run(lambda a: np.asarray(a).astype(convert) if isinstance(convert, type) and issubclass(convert, np.generic)
+              else convert(a))
+    assert all(np.array_equal(x, y) for r, g in zip(reference, got) for x, y in zip(r, g))
+
+
+BAD_VECTOR_RESETS = {
+    "seed -1": (dict(seed=-1), "seed must be None or an integer >= 0, got -1"),
+    "seed 1.5": (dict(seed=1.5), r"seed must be None or an integer >= 0, got 1\.5 \(float\)"),
+    "seed '3'": (dict(seed="3"), r"seed must be None or an integer >= 0, got '3' \(str\)"),
+    "seed True": (dict(seed=True), "seed must be None or an integer >= 0"),
+    "seed list": (dict(seed=[1, 2]), "seed must be None or an integer >= 0"),
+    "options 'x'": (dict(options="x"), r"reset options must be a dict \(keys 'reset_mask'\), got 'x' \(str\)"),
+    "options list": (dict(options=[("reset_mask", None)]), "reset options must be a dict"),
+    "mask of ints": (dict(options={"reset_mask": np.array([1, 0, 1, 0])}), "must be booleans of shape.*int64"),
+    "mask list of ints": (dict(options={"reset_mask": [1, 0, 1, 0]}), "must be booleans"),
+    "mask too short": (dict(options={"reset_mask": np.ones(3, bool)}), r"shape \(4,\).*shape \(3,\)"),
+    "mask all False": (dict(options={"reset_mask": np.zeros(4, bool)}), "at least one game"),
+    "mask a string": (dict(options={"reset_mask": "all"}), "must be booleans"),
+}
+
+
+@pytest.mark.parametrize("kwargs,named", BAD_VECTOR_RESETS.values(), ids=BAD_VECTOR_RESETS.keys())
+def test_bad_reset_seeds_and_options_are_value_errors_and_change_nothing(kwargs, named):
+    env = make(4, num_players=3)
+    obs, info = env.reset(seed=6)
+    env.step(first_legal(info["action_mask"]))
+    before = vector_state(env)
+    with pytest.raises(ValueError, match=named):
+        env.reset(**{"seed": 7, **kwargs})
+    assert vector_state(env) == before
+    env.step(first_legal(env.unwrapped.action_masks()))
+
+
+def test_reset_takes_numpy_seeds_and_a_boolean_list_mask():
+    a, b = make(4).unwrapped, make(4).unwrapped
+    a.reset(seed=np.uint32(9))
+    b.reset(seed=9)
+    assert [a.engine.game_state(i) for i in range(4)] == [b.engine.game_state(i) for i in range(4)]
+    before = a.engine.game_state(1)
+    a.reset(options={"reset_mask": [True, False, True, True]})
+    assert a.engine.game_state(1) == before
+
+
+def test_a_callable_opponent_returning_floats_is_a_value_error_naming_it():
+    env = make(4, opponents=[lambda obs, masks: masks.argmax(axis=1) + 0.5])
+    with pytest.raises(ValueError, match=r"actions of an opponent policy \(action ids in 0\.\.194, one per game\) must be integers.*float64"):
+        for seed in range(20):  # the opponent decides before the learner in some deal
+            env.reset(seed=seed)
+            env.step(first_legal(env.unwrapped.action_masks()))
+
+
+def test_step_before_reset_is_the_runtime_error_of_every_env():
+    env = make(2)
+    with pytest.raises(RuntimeError, match=r"reset\(\) needs to be called before step\(\)"):
+        env.step(np.zeros(2, np.int64))

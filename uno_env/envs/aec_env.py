@@ -22,8 +22,9 @@ back.
 
 **Reset options.** ``reset(seed=..., options={"deck": [card strings, top first],
 "dealer": seat})`` stacks the deck (it must be exactly the ruleset's deck) and fixes the
-dealer. Other option keys are ignored (PettingZoo's api_test passes its own). A bad seed or
-option is a ``ValueError`` raised before anything changes (:mod:`uno_env.envs.checks`).
+dealer. Any other option key is a ``ValueError`` naming it (a typo such as ``"dek"`` is not
+ignored), but ``options``, PettingZoo's api_test probe. A bad seed or option is a
+``ValueError`` raised before anything changes (:mod:`uno_env.envs.checks`).
 
 **Rewards.** ``episode="round"``: winner +1, every other player -1/(n-1), at the end of the
 round. ``episode="game"`` / ``"rounds"``: the same at the end of the game; at the end of
@@ -46,8 +47,8 @@ mask forbids:
   False (the episode did not time out).
 
 **Call order** (what PettingZoo's ``OrderEnforcingWrapper`` checks): ``step``, ``observe``,
-``last``, ``agent_iter`` and ``legal_actions`` before the first ``reset()`` raise
-``RuntimeError``; ``agents``, ``rewards``, ``terminations``, ``truncations``, ``infos`` and
+``last``, ``agent_iter``, ``legal_actions``, ``snapshot`` and ``state`` before the first
+``reset()`` raise ``RuntimeError``; ``agents``, ``rewards``, ``terminations``, ``truncations``, ``infos`` and
 ``agent_selection`` do not exist before it (``AttributeError``: a ``__getattr__`` with a
 friendlier message would turn off CPython's attribute specialisation and cost 5% of the
 speed); ``agent_iter()`` raises ``RuntimeError`` if a loop asks for the next agent without
@@ -335,12 +336,14 @@ class raw_env(AECEnv, EzPickle):
         contents with the public table. Hidden information: for centralised critics in
         training only, never for a policy that acts."""
         if self.game_state is None:
-            raise RuntimeError("state() before reset(): reset the env first")
+            raise RuntimeError("reset() needs to be called before state()")
         return self.state_encoder.encode(self.game_state)
 
     def snapshot(self) -> dict[str, Any]:
         """The whole state as a JSON-serialisable dict (hidden information included)."""
         s, names = self.game_state, self.card_names
+        if s is None:
+            raise RuntimeError("reset() needs to be called before snapshot()")
         return {
             "rules": self.rules.name,
             "hands": {a: [names[k] for k in self.engine.hand_cards(s, i)]

@@ -89,7 +89,7 @@ reads it while the policy reads only the observation (PerfectDou, Suphx):
 ==============  ===================================================================
 
 **Reset.** ``reset(seed=..., options={"deck": [card strings, top first], "dealer": seat})``
-as in the AEC env. The learner's seat is drawn with the env RNG when ``seat="random"``.
+as in the AEC env (any other option key is a ``ValueError`` naming it). The learner's seat is drawn with the env RNG when ``seat="random"``.
 If a round ends before the learner's first decision (an opponent playing out its whole
 hand on skips), the cards are dealt again.
 

@@ -11,7 +11,12 @@ Observation space      ``Box(0, inf, (N, 1254), float32)``: per game, the scalar
 Action mask            ``info["action_mask"]`` (int8, ``(N, 195)``) and ``env.action_masks()``
                        (bool); all zero in a game whose episode just ended
 Autoreset              next step (Gymnasium 1.x default): the step after a game's end resets
-                       that game and ignores its action; reward 0, not terminated
+                       that game and ignores its action (an id all the same); reward 0, not
+                       terminated
+Inputs                 :mod:`uno_env.envs.checks`, the contract of every env: actions an integer
+                       array ``(N,)`` of ids in ``0..194``, ``seed`` None or an integer >= 0,
+                       ``options`` None or ``{"reset_mask": bools (N,)}``; anything else is a
+                       ``ValueError`` naming it, raised before anything changes
 =====================  ==========================================================
 
 Game ``i`` is one :class:`~uno_env.envs.gym_env.UnoGymEnv` episode after another: one
@@ -56,6 +61,7 @@ from gymnasium import spaces
 from gymnasium.vector.utils import batch_space
 
 from uno_env.agents.base import Agent, make_agent
+from uno_env.envs import checks
 from uno_env.game import actions as A
 from uno_env.game.batched import BatchedEngine, rng_words
 from uno_env.game.batched.engine import OBS_SIZE  # layout 0: what the batched engine observes
@@ -199,7 +205,7 @@ class UnoVectorEnv(gym.vector.VectorEnv):
                 obs = eng.observe(eng.actor, sel, out=self._obs)[rows]
                 masks = eng.legal_masks(sel, out=self._opp_masks)[rows]
                 if kind == _BATCHED:
-                    actions[rows] = np.asarray(impl(obs, masks), np.int64).reshape(len(rows))
+                    actions[rows] = checks.action_ids(impl(obs, masks), len(rows), "an opponent policy")
                 else:
                     for i, b in enumerate(rows):
                         actions[b] = int(impl[b].act(obs[i], masks[i]))
@@ -228,12 +234,9 @@ class UnoVectorEnv(gym.vector.VectorEnv):
         self._autoreset[games] = False
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        seed = checks.seed(seed)  # ValueError before anything changes (uno_env.envs.checks)
+        games = checks.vector_reset_options(options, self.num_envs)
         super().reset(seed=seed)
-        options = options or {}
-        mask = options.get("reset_mask")
-        games = np.ones(self.num_envs, bool) if mask is None else np.asarray(mask, bool)
-        if games.shape != (self.num_envs,):
-            raise ValueError(f"reset_mask must have shape ({self.num_envs},), got {games.shape}")
         seeds = None
         if seed is not None:
             seeds = [seed + int(b) for b in np.flatnonzero(games)]
@@ -244,9 +247,9 @@ class UnoVectorEnv(gym.vector.VectorEnv):
 
     def step(self, actions: Any):
         if not self._started:
-            raise RuntimeError("call reset() before step()")
+            raise RuntimeError("reset() needs to be called before step()")
         N, eng = self.num_envs, self.engine
-        acts = np.asarray(actions).astype(np.int64, copy=False).reshape(N)
+        acts = checks.action_ids(actions, N)  # ValueError before anything changes
         rewards = np.zeros(N)
         terminated = np.zeros(N, bool)
         truncated = np.zeros(N, bool)
@@ -254,8 +257,7 @@ class UnoVectorEnv(gym.vector.VectorEnv):
         if resetting.any():
             self._reset_games(resetting)
         live = ~resetting
-        in_range = (acts >= 0) & (acts < A.NUM_ACTIONS)
-        legal = in_range & (self._masks[np.arange(N), np.clip(acts, 0, A.NUM_ACTIONS - 1)] == 1)
+        legal = self._masks[np.arange(N), acts] == 1
         illegal = live & ~legal
         ok = live & legal
         eng.step(acts, active=ok)
