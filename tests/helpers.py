@@ -213,6 +213,32 @@ def vector_state(env: Any) -> list:
             u._opp_rng.tolist(), u.np_random.bit_generator.state])
 
 
+def wait_for_input(child: Any, timeout: float = 60.0, pid: int | None = None) -> None:
+    """Return once the pexpect ``child`` (or its process ``pid``), whose prompt was just
+    matched, sleeps in its read.
+
+    A Ctrl-C that arrives between the prompt's write and that read is lost: Python's handler
+    only sets a flag, and CPython's ``input()`` then enters a read that nothing interrupts,
+    so the program waits on. A person presses Ctrl-C at a waiting prompt; a test that sends
+    it as soon as the prompt appears lands in that window whenever a loaded machine preempts
+    the child right after the write (``test_ctrl_c_at_once_on_a_slow_machine`` makes it
+    happen every time). So wait until the child's main thread is asleep (``S`` in
+    ``/proc/<pid>/stat``); without ``/proc``, a second."""
+    import time
+
+    stat = f"/proc/{child.pid if pid is None else pid}/stat"
+    if not os.path.exists(stat):
+        time.sleep(1.0)
+        return
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with open(stat) as f:
+            if f.read().rsplit(")", 1)[1].split()[0] == "S":
+                return
+        time.sleep(0.01)
+    raise AssertionError(f"the program did not wait for input within {timeout} s")
+
+
 # ---------------------------------------------------------------- hidden information
 def _perturbed(s, observer: int, rng: np.random.Generator):
     """A copy of ``s`` that differs from it only in cards hidden from ``observer``."""

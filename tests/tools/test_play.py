@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import random
 import re
+import shutil
 import subprocess
 import sys
 
@@ -18,7 +19,7 @@ from uno_env.game.engine import PHASE_NAMES
 from uno_env.tools.gamelog import read_log, replay
 from uno_env.tools.play import HUMAN, TerminalGame
 
-from helpers import expect_clean_exit, stacked_deck
+from helpers import expect_clean_exit, stacked_deck, wait_for_input
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PY = sys.executable
@@ -132,6 +133,32 @@ def test_eof_ends_cleanly_and_log_is_aborted(tmp_path):
 def test_ctrl_c_ends_cleanly():
     child = spawn("--opponents random --seed 4")
     child.expect(PROMPT)
+    wait_for_input(child)  # as a person presses it: at the waiting prompt
+    child.sendintr()
+    child.expect("Game abandoned. Bye!")
+    expect_clean_exit(child)
+
+
+def strace_works() -> bool:
+    return shutil.which("strace") is not None and os.path.exists(f"/proc/{os.getpid()}/task/{os.getpid()}/children") \
+        and subprocess.run(["strace", "-o", os.devnull, "true"], capture_output=True).returncode == 0
+
+
+@pytest.mark.skipif(not strace_works(), reason="needs strace (and ptrace)")
+def test_ctrl_c_at_once_on_a_slow_machine():
+    """A loaded machine, made reproducible: strace holds the program after every write, as a
+    scheduler that preempts it right after it printed the prompt. Sent at once, the Ctrl-C
+    would land before the program reads and be lost (the old failure, a pexpect timeout);
+    ``wait_for_input`` sends it at the waiting prompt, where it ends the game."""
+    env = dict(os.environ, PYTHONPATH=ROOT, TERM="dumb")
+    child = pexpect.spawn(f"strace -o {os.devnull} -e trace=write -e inject=write:delay_exit=100000 "
+                          f"{PY} -m uno_env.play --opponents random --seed 4 --no-color",
+                          cwd=ROOT, env=env, encoding="utf-8", timeout=60, dimensions=(50, 200))
+    child.delaybeforesend = None
+    child.expect(PROMPT)
+    with open(f"/proc/{child.pid}/task/{child.pid}/children") as f:  # the game, strace's one child
+        game = int(f.read().split()[0])
+    wait_for_input(child, pid=game)
     child.sendintr()
     child.expect("Game abandoned. Bye!")
     expect_clean_exit(child)
