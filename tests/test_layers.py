@@ -20,6 +20,27 @@ The package itself (``import uno_env``, e.g. for ``__version__``) is the top of 
 tools may import it anywhere, agents and envs only inside functions, game never. Nothing
 in ``uno_env`` imports ``training`` (the scripts above the package), and nothing outside
 ``uno_env.integrations`` imports it (so ``import uno_env`` never needs ray).
+
+**The battle-card games** (``uno_env.battle``) have the same layers inside, each importing
+the battle layers below it and the UNO layers of its level (``battle.game``: the UNO game
+layer's pure helpers; ``battle.agents``: UNO's ``Agent`` and arena record; ...):
+
+==============  ===========================================================================
+layer           may import
+==============  ===========================================================================
+battle.game     battle.game, game; the standard library, numpy, yaml
+battle.agents   battle.game, battle.agents, game, agents, the utilities; numpy
+battle.envs     battle.game, battle.agents, battle.envs, game, agents, envs, the utilities;
+                numpy, gymnasium, pettingzoo
+battle.tools    every battle layer, game, agents, envs, tools, the utilities, the package;
+                any third-party package
+battle.root     ``uno_env/battle/__init__.py`` (registration with string entry points):
+                nothing of uno_env; pettingzoo
+==============  ===========================================================================
+
+Nothing in the UNO product imports ``uno_env.battle`` but the registration (``root`` may
+import ``battle.root``) and the shared tools (``tools`` may import ``battle.root`` and
+``battle.tools``: ``uno-evaluate --game``).
 """
 
 from __future__ import annotations
@@ -60,6 +81,22 @@ THIRD_PARTY_LAZILY = {"agents": {"torch", "stable_baselines3", "sb3_contrib", "s
 # subpackages that may import more than their layer
 SUBPACKAGE_THIRD_PARTY = {"uno_env.game.batched": {"numba"}}
 
+BATTLE = "battle"  # uno_env.battle: the battle-card games, with layers of its own
+BATTLE_LAYERS = ("game", "agents", "envs", "tools")
+MAY_IMPORT.update({
+    "battle.game": {"battle.game", "game"},
+    "battle.agents": {"battle.game", "battle.agents", "game", "agents", "utilities"},
+    "battle.envs": {"battle.game", "battle.agents", "battle.envs", "game", "agents", "envs", "utilities"},
+    "battle.tools": {"battle.game", "battle.agents", "battle.envs", "battle.tools", "battle.root", "game", "agents",
+                     "envs", "tools", "utilities", "package"},
+    "battle.root": set(),
+})
+MAY_IMPORT["root"] = MAY_IMPORT["root"] | {"battle.root"}  # the registration
+MAY_IMPORT["tools"] = MAY_IMPORT["tools"] | {"battle.root", "battle.tools"}  # the shared tools
+THIRD_PARTY.update({"battle.game": {"numpy", "yaml"}, "battle.agents": {"numpy"},
+                    "battle.envs": {"numpy", "gymnasium", "pettingzoo"}, "battle.tools": ANY,
+                    "battle.root": {"pettingzoo"}})
+
 
 def module_name(root: str, path: str) -> str:
     rel = os.path.relpath(path, root)[:-len(".py")].split(os.sep)
@@ -74,6 +111,8 @@ def layer_of(module: str) -> str:
     parts = module.split(".")
     if parts == [PACKAGE]:
         return "package"
+    if parts[1] == BATTLE:
+        return f"battle.{parts[2]}" if len(parts) > 2 and parts[2] in BATTLE_LAYERS else "battle.root"
     if parts[1] in LAYERS:
         return parts[1]
     return "utilities" if parts[1].startswith("_") else "root"
@@ -129,7 +168,10 @@ def layer_violations(root: str = ROOT) -> list[str]:
                     target_layer = layer_of(target)
                     allowed = MAY_IMPORT[layer] | ({"package"} if lazy and layer in PACKAGE_LAZILY else set())
                     if target_layer not in allowed:
-                        shown = sorted(x for x in MAY_IMPORT[layer] if x in LAYERS)
+                        shown = sorted(x for x in MAY_IMPORT[layer] if x in LAYERS or x.startswith("battle."))
+                        if not MAY_IMPORT[layer]:
+                            out.append(f"{where} ({layer} may import nothing of {PACKAGE})")
+                            continue
                         out.append(f"{where} ({layer} may import only {', '.join(shown)}"
                                    + (", the utilities" if "utilities" in MAY_IMPORT[layer] else "")
                                    + (", the package inside functions" if layer in PACKAGE_LAZILY else "") + ")")
@@ -189,7 +231,7 @@ BAD = {
     ("tools/play.py", ["uno_env/tools/play.py:2: uno_env.tools.play imports training (nothing in uno_env "
                        "imports the training scripts)"]),
     ("tools/report.py", ["uno_env/tools/report.py:1: uno_env.tools.report imports uno_env.integrations.rllib "
-                         "(tools may import only agents, envs, game, tools, the utilities)"]),
+                         "(tools may import only agents, battle.root, battle.tools, envs, game, tools, the utilities)"]),
     ("integrations/rllib.py", ["uno_env/integrations/rllib.py:3: uno_env.integrations.rllib imports training "
                                "(nothing in uno_env imports the training scripts)"]),
 ])
@@ -204,3 +246,70 @@ def test_an_injected_bad_import_is_named(tmp_path, relative, expected):
     (tmp_path / PACKAGE / "tools" / "evaluate.py").write_text("")
     (tmp_path / PACKAGE / relative).write_text(textwrap.dedent(BAD[relative]))
     assert layer_violations(str(tmp_path)) == expected
+
+
+BATTLE_BAD = {
+    "battle/game/cards.py": "from uno_env.battle.envs import aec_env\n",
+    "battle/game/rules.py": "import gymnasium\nfrom uno_env.agents import base\n",
+    "battle/agents/bots.py": "from uno_env.battle.tools import evaluate\n",
+    "battle/envs/aec_env.py": "from uno_env.tools import play\nimport torch\n",
+    "battle/__init__.py": "from uno_env.battle.game import cards\n",
+    "game/rules.py": "from uno_env.battle.game import cards\n",
+    "envs/aec_env.py": "from uno_env.battle.envs import aec_env\n",
+    "tools/play.py": "from uno_env.battle.game import cards\nfrom uno_env.battle.tools import play\n",
+}
+
+
+@pytest.mark.parametrize("relative,expected", [
+    ("battle/game/cards.py", ["uno_env/battle/game/cards.py:1: uno_env.battle.game.cards imports "
+                              "uno_env.battle.envs.aec_env (battle.game may import only battle.game, game)"]),
+    ("battle/game/rules.py", ["uno_env/battle/game/rules.py:1: uno_env.battle.game.rules imports gymnasium "
+                              "(battle.game may not import gymnasium)",
+                              "uno_env/battle/game/rules.py:2: uno_env.battle.game.rules imports uno_env.agents.base "
+                              "(battle.game may import only battle.game, game)"]),
+    ("battle/agents/bots.py", ["uno_env/battle/agents/bots.py:1: uno_env.battle.agents.bots imports "
+                               "uno_env.battle.tools.evaluate (battle.agents may import only agents, battle.agents, "
+                               "battle.game, game, the utilities)"]),
+    ("battle/envs/aec_env.py", ["uno_env/battle/envs/aec_env.py:1: uno_env.battle.envs.aec_env imports "
+                                "uno_env.tools.play (battle.envs may import only agents, battle.agents, battle.envs, "
+                                "battle.game, envs, game, the utilities)",
+                                "uno_env/battle/envs/aec_env.py:2: uno_env.battle.envs.aec_env imports torch "
+                                "(battle.envs may not import torch)"]),
+    ("battle/__init__.py", ["uno_env/battle/__init__.py:1: uno_env.battle imports uno_env.battle.game.cards "
+                            "(battle.root may import nothing of uno_env)"]),
+    ("game/rules.py", ["uno_env/game/rules.py:1: uno_env.game.rules imports uno_env.battle.game.cards "
+                       "(game may import only game)"]),
+    ("envs/aec_env.py", ["uno_env/envs/aec_env.py:1: uno_env.envs.aec_env imports uno_env.battle.envs.aec_env "
+                         "(envs may import only agents, envs, game, the utilities, the package inside functions)"]),
+    ("tools/play.py", ["uno_env/tools/play.py:1: uno_env.tools.play imports uno_env.battle.game.cards (tools may "
+                       "import only agents, battle.root, battle.tools, envs, game, tools, the utilities)"]),
+])
+def test_an_injected_bad_import_of_the_battle_games_is_named(tmp_path, relative, expected):
+    """Inside uno_env.battle the layers are checked too, and the UNO product may import the
+    battle games only from its registration and its shared tools."""
+    for layer in LAYERS:
+        (tmp_path / PACKAGE / layer).mkdir(parents=True)
+        (tmp_path / PACKAGE / layer / "__init__.py").write_text("")
+    for layer in BATTLE_LAYERS:
+        (tmp_path / PACKAGE / BATTLE / layer).mkdir(parents=True)
+        (tmp_path / PACKAGE / BATTLE / layer / "__init__.py").write_text("")
+    (tmp_path / PACKAGE / "__init__.py").write_text("from uno_env.battle import register_envs\n")
+    (tmp_path / PACKAGE / BATTLE / "__init__.py").write_text("import pettingzoo\n")
+    for rel in BATTLE_BAD:
+        if not rel.endswith("__init__.py"):
+            (tmp_path / PACKAGE / rel).write_text("import numpy\n")
+    for name in ("envs/aec_env.py", "tools/play.py", "tools/evaluate.py", "game/cards.py", "agents/base.py",
+                 "battle/envs/aec_env.py", "battle/tools/evaluate.py", "battle/tools/play.py", "battle/game/cards.py"):
+        if not (tmp_path / PACKAGE / name).exists():
+            (tmp_path / PACKAGE / name).write_text("")
+    (tmp_path / PACKAGE / relative).write_text(textwrap.dedent(BATTLE_BAD[relative]))
+    assert layer_violations(str(tmp_path)) == expected
+
+
+def test_the_battle_games_are_checked_layer_by_layer():
+    names = {module_name(ROOT, os.path.join(d, f)) for d, _, fs in os.walk(os.path.join(ROOT, PACKAGE, BATTLE))
+             for f in fs if f.endswith(".py")}
+    assert {"uno_env.battle", "uno_env.battle.game.base",
+            "uno_env.battle.agents.bots", "uno_env.battle.envs.aec_env", "uno_env.battle.tools.evaluate"} <= names
+    assert {layer_of(m) for m in names} == {"battle.root", "battle.game", "battle.agents", "battle.envs",
+                                            "battle.tools"}
