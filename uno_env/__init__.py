@@ -13,10 +13,13 @@ and a Gymnasium single-agent view (``gymnasium.make("uno_env/Uno-v0")``) over it
 
 Importing the package registers ``"uno_env/uno-v0"`` with ``pettingzoo.make("aec", ...)``
 and ``"uno_env/Uno-v0"`` with ``gymnasium.make`` and, batched over the official rules (needs
-numba), ``gymnasium.make_vec(..., vectorization_mode="vector_entry_point")``.
+numba), ``gymnasium.make_vec(..., vectorization_mode="vector_entry_point")``; and the six
+TMNT battle-card games of :mod:`uno_env.battle` as ``"uno_env/tmnt-<game>-v0"`` (AEC, and
+parallel for the games with simultaneous moves; docs/TMNT-BATTLE.md).
 """
 
 from uno_env import _aliases
+from uno_env.battle import register_envs as _register_battle
 from uno_env.envs.aec_env import env, raw_env
 from uno_env.game.rules import PRESETS, Rules, make_rules
 
@@ -41,4 +44,5 @@ def _register() -> None:
 
 
 _register()
+_register_battle()
 _aliases.install()

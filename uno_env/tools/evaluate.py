@@ -176,6 +176,11 @@ class _Table:
         self.multi_round = rules.episode != "round"
         self.alternative = rules.scoring == "alternative"
 
+    @classmethod
+    def from_config(cls, specs: Sequence[Any], rules_dict: dict, num_players: int, seed: int) -> "_Table":
+        """A table in a worker process, from the ``rules.to_dict()`` the task carries."""
+        return cls(specs, make_rules(rules_dict), num_players, seed)
+
     def play(self, seed: int, game: int, duplicate: bool, log_path: str | None = None) -> TableGame:
         """Play game ``game``; with ``log_path`` its log is written there afterwards."""
         n = self.n
@@ -230,12 +235,13 @@ _WORKER_TABLES: dict = {}
 
 def _run_chunk(task: tuple) -> tuple[int, list[TableGame]]:
     """Worker entry point: play games ``start..stop-1`` of one line-up."""
-    match, specs, rules_dict, n, seed, start, stop, duplicate, log_dir, log_games = task
-    key = (match, tuple(specs), json.dumps(rules_dict, sort_keys=True), n, seed)
+    match, specs, rules_dict, n, seed, start, stop, duplicate, log_dir, log_games, table_cls = task
+    key = (table_cls.__module__, table_cls.__qualname__, match, tuple(specs),
+           json.dumps(rules_dict, sort_keys=True), n, seed)
     table = _WORKER_TABLES.get(key)
     if table is None:
         _WORKER_TABLES.clear()
-        table = _WORKER_TABLES[key] = _Table(specs, make_rules(rules_dict), n, seed)
+        table = _WORKER_TABLES[key] = table_cls.from_config(specs, rules_dict, n, seed)
     return match, _play_range(table, seed, start, stop, duplicate, log_dir, log_games)
 
 
@@ -266,9 +272,12 @@ def _play_matches(matches: list[list[Any]], rules: Rules, num_players: int, game
                   seed: int, workers: int, duplicate: bool, progress: bool,
                   chunk: int | None = None, mp_context: str | None = None,
                   log_dir: str | None = None, log_games: int | None = None,
-                  desc: str = "games") -> list[list[TableGame]]:
+                  desc: str = "games", table_cls: type = _Table) -> list[list[TableGame]]:
     """Play ``games`` games for every line-up in ``matches``; the games per match, in order.
-    With ``log_dir`` (one line-up only) games below ``log_games`` (all if None) are logged."""
+    With ``log_dir`` (one line-up only) games below ``log_games`` (all if None) are logged.
+    ``table_cls``: the table that plays them (``_Table``: UNO; another game's table has the
+    same ``__init__(specs, rules, n, seed)``, ``from_config`` and ``play``, and ``rules`` is
+    its config with a ``to_dict()``: :mod:`uno_env.battle.tools.evaluate`)."""
     rules_dict = rules.to_dict()
     instances = any(not isinstance(s, str) for m in matches for s in m)
     if instances and int(workers) > 1:
@@ -284,7 +293,7 @@ def _play_matches(matches: list[list[Any]], rules: Rules, num_players: int, game
     if log_dir is not None and len(matches) != 1:
         raise ValueError("game logs are written for one line-up only")
     tasks = [(mi, list(m), rules_dict, num_players, seed, start, min(games, start + chunk), duplicate,
-              log_dir, log_games)
+              log_dir, log_games, table_cls)
              for mi, m in enumerate(matches) for start in range(0, games, chunk)]
     processes = pool_size(processes, len(tasks))
     out: list[list[TableGame]] = [[] for _ in matches]
@@ -292,11 +301,11 @@ def _play_matches(matches: list[list[Any]], rules: Rules, num_players: int, game
     try:
         if processes == 1:
             tables: dict[int, _Table] = {}
-            for mi, m, _, n, sd, start, stop, dup, ldir, lgames in tasks:
+            for mi, m, _, n, sd, start, stop, dup, ldir, lgames, _ in tasks:
                 table = tables.get(mi)
                 if table is None:
                     tables.clear()
-                    table = tables[mi] = _Table(m, rules, n, sd)
+                    table = tables[mi] = table_cls(m, rules, n, sd)
                 out[mi].extend(_play_range(table, sd, start, stop, dup, ldir, lgames))
                 if bar is not None:
                     bar.update(stop - start)

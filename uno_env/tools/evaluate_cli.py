@@ -5,6 +5,7 @@
     uno-evaluate --pool heuristic greedy random --games 2000 --out runs/pool
     uno-evaluate --paired heuristic checkpoint:checkpoints/classic-4p --opponent random --num-players 4
     uno-evaluate --agents heuristic random --set uno_call=explicit --log-dir runs/logs --log-games 20
+    uno-evaluate --game battle --agents strong random --games 10000   # a TMNT battle-card game
 
 Plays with :func:`uno_env.tools.evaluate.evaluate` (``--agents``: one line-up),
 :func:`~uno_env.tools.evaluate.evaluate_pool` (``--pool``: a round robin with ratings) or
@@ -19,6 +20,10 @@ spec or rule option, a malformed ``--set``, an agent that plays an illegal move,
 any game) is a one-line error with exit code 2. ``--workers`` is a maximum: no more processes
 start than the games make tasks, nor than the CPUs this process may use (a note says so; the
 results do not depend on it).
+
+``--game`` (default ``uno``) picks one of the TMNT battle-card games instead
+(:mod:`uno_env.battle.tools.evaluate`: ``--agents`` mode, ``--rules`` a preset of that game,
+``--cards`` a card list; the same statistics, plus the games won by several players).
 """
 
 from __future__ import annotations
@@ -30,6 +35,7 @@ from typing import Sequence
 
 from uno_env._files import check_directory
 from uno_env._processes import usable_cpus
+from uno_env.battle import GAMES as BATTLE_GAMES
 from uno_env.tools.evaluate import evaluate, evaluate_paired, evaluate_pool, worker_plan
 from uno_env.tools.overrides import parse_overrides
 from uno_env.tools.report import (PNG_NEEDS_MATPLOTLIB, format_paired, format_pool, format_result, print_tables,
@@ -54,7 +60,12 @@ def build_parser() -> argparse.ArgumentParser:
                           "games: win rates and differences from the first, game by game")
     p.add_argument("--opponent", default=None, metavar="SPEC",
                    help="paired mode: the agent in every other seat (default: random)")
-    p.add_argument("--rules", default="classic", help="preset (classic, tmnt, house) or YAML file")
+    p.add_argument("--game", default="uno", choices=("uno",) + BATTLE_GAMES,
+                   help="uno (default) or a TMNT battle-card game (docs/TMNT-BATTLE.md)")
+    p.add_argument("--rules", default=None,
+                   help="preset (classic, tmnt, house; with --game: a preset of that game) or YAML file")
+    p.add_argument("--cards", default=None, metavar="CARDS",
+                   help="with --game: a card list (YAML) or packaged set (default: tmnt-standin)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="override one rule option, e.g. --set uno_call=explicit (repeatable; "
                         "values read as YAML)")
@@ -132,6 +143,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.workers = min(2, usable_cpus())
     else:
         _note_workers(args)
+    if args.game != "uno":
+        from uno_env.battle.tools.evaluate import cli_main
+
+        return cli_main(parser, args, overrides, _error)
+    if args.cards is not None:
+        parser.error("--cards needs --game (a battle-card game)")
+    args.rules = args.rules or "classic"
     try:
         if args.pool:
             result = evaluate_pool(args.pool, rules=args.rules, table_size=args.table_size, games=args.games,
