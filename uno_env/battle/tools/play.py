@@ -94,7 +94,7 @@ class TerminalGame:
         """``(action, None)`` for an answer naming a legal action, else ``(None, reason)``."""
         names = self.engine.action_names
         t = " ".join(text.split()).lower()
-        if t.isdigit() and len(t) <= 6:
+        if t.isascii() and t.isdigit() and len(t) <= 6:
             i = int(t)
             if 1 <= i <= len(legal):
                 return legal[i - 1], None
