@@ -46,10 +46,10 @@ from typing import Any
 import numpy as np
 from gymnasium.utils import EzPickle
 from pettingzoo import AECEnv
-from pettingzoo.utils.env_logger import EnvLogger
 
 from uno_env.battle.envs.table import RENDER_MODES, GameTable
 from uno_env.envs import checks
+from uno_env.envs.aec_env import raw_env as UnoAEC
 
 ILLEGAL_REWARD = -1.0
 
@@ -138,17 +138,11 @@ class raw_env(AECEnv, EzPickle):
             raise RuntimeError("reset() needs to be called before observe()")
         return self.table.observation(seat, not self._ended and s.actor == seat)
 
-    def last(self, observe: bool = True):
-        try:
-            agent = self.agent_selection
-        except AttributeError:
-            raise RuntimeError("reset() needs to be called before last()") from None
-        try:
-            return (self.observe(agent) if observe else None, self._cumulative_rewards[agent],
-                    self.terminations[agent], self.truncations[agent], self.infos[agent])
-        except KeyError:
-            raise RuntimeError("the episode is over and every agent has been stepped out (dead steps): "
-                               "call reset()") from None
+    # PettingZoo's contract, as UNO's env keeps it (one owner): ``last()``, the dead steps once the
+    # episode is over, and an illegal action ending it under ``env()``
+    last = UnoAEC.last
+    _step_ended = UnoAEC._step_ended
+    _end_illegal = UnoAEC._end_illegal
 
     def legal_actions(self) -> list[int]:
         """Legal action ids of ``agent_selection`` (empty once the episode is over)."""
@@ -159,15 +153,7 @@ class raw_env(AECEnv, EzPickle):
     def step(self, action: Any) -> None:
         s = self.table.state
         if self._ended:
-            if s is None:
-                raise RuntimeError("reset() needs to be called before step()")
-            if not self.agents:
-                raise RuntimeError("the episode is over and every agent has been stepped out (dead steps): "
-                                   "call reset()")
-            if action is not None:
-                raise ValueError(f"{self.agent_selection} is done: its only valid action is None (PettingZoo's "
-                                 f"dead step), got {checks.show(action)}")
-            self._was_dead_step(None)
+            self._step_ended(action)
             return
         agent = self.agent_selection
         action = self.table.action_id(action, agent)
@@ -195,17 +181,6 @@ class raw_env(AECEnv, EzPickle):
         self._accumulate_rewards()
         self._ended = True
         self.agent_selection = self.possible_agents[0]
-
-    def _end_illegal(self, agent: str, action: int) -> None:
-        EnvLogger.warn_on_illegal_move()
-        self._cumulative_rewards[agent] = 0.0
-        for a in self.agents:
-            self.rewards[a] = 0.0
-            self.terminations[a] = True
-        self.rewards[agent] = self.illegal_reward
-        self.infos[agent] = {**self.infos[agent], "illegal": True, "illegal_action": action}
-        self._accumulate_rewards()
-        self._ended = True
 
     # ------------------------------------------------------------------ inspection
     def snapshot(self) -> dict[str, Any]:

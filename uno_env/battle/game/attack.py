@@ -55,7 +55,6 @@ import numpy as np
 from uno_env.battle.game import events as E
 from uno_env.battle.game.base import Engine, Layout, State, best_of, one_hot
 from uno_env.battle.game.cards import FIGHTERS, NUM_SKILLS, card_text
-from uno_env.battle.game.rules import AttackRules
 
 PLAY, OVER = range(2)
 PHASE_NAMES = ("play", "over")
@@ -75,16 +74,12 @@ class AttackState(State):
 
 class AttackEngine(Engine):
     game = "attack"
-    rules_class = AttackRules
     PHASE_NAMES = PHASE_NAMES
-    OVER = OVER
+    DECK_KINDS = FIGHTERS
 
     def __init__(self, rules, cards, num_players, record_events=False):
         self.num_actions = cards.size
         super().__init__(rules, cards, num_players, record_events)
-
-    def game_deck(self) -> list[int]:
-        return sorted(self.cards.deck(*FIGHTERS))
 
     def check_cards(self) -> None:
         need = (self.n + 1) * self.rules.hand_size

@@ -51,7 +51,7 @@ import numpy as np
 from uno_env.battle.game import events as E
 from uno_env.battle.game.cards import CardSet
 from uno_env.battle.game.events import Event
-from uno_env.battle.game.rules import GameRules
+from uno_env.battle.game.rules import RULES_CLASSES, GameRules
 
 MIN_PLAYERS, MAX_PLAYERS = 2, 8
 
@@ -137,15 +137,21 @@ def one_hot(out: np.ndarray, start: int, index: int) -> None:
 class Engine:
     """The rules of one game for a fixed card set and number of players (module docstring)."""
 
-    game = ""
-    rules_class: type[GameRules] = GameRules
-    PHASE_NAMES: tuple[str, ...] = ("over",)
-    OVER = 0
+    game = ""  # the game's name: its rules class is ``RULES_CLASSES[game]``
+    PHASE_NAMES: tuple[str, ...] = ("over",)  # one pair ``_legal_<p>`` / ``_apply_<p>`` each; "over" last
+    OVER = 0  # the index of "over" (set from PHASE_NAMES)
+    DECK_KINDS: tuple[int, ...] = ()  # the card kinds the game plays with (none given: every card)
     num_actions = 0
 
+    def __init_subclass__(cls, **kwargs) -> None:
+        super().__init_subclass__(**kwargs)
+        assert cls.PHASE_NAMES[-1] == "over"
+        cls.OVER = len(cls.PHASE_NAMES) - 1
+
     def __init__(self, rules: GameRules, cards: CardSet, num_players: int, record_events: bool = False):
-        if not isinstance(rules, self.rules_class):
-            raise ValueError(f"the {self.game} engine needs {self.rules_class.__name__}, got {type(rules).__name__}")
+        rules_class = RULES_CLASSES[self.game]
+        if not isinstance(rules, rules_class):
+            raise ValueError(f"the {self.game} engine needs {rules_class.__name__}, got {type(rules).__name__}")
         if not isinstance(cards, CardSet):
             raise ValueError(f"cards must be a CardSet, got {type(cards).__name__}")
         if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)) \
@@ -165,8 +171,8 @@ class Engine:
 
     # ------------------------------------------------------------------ per game
     def game_deck(self) -> list[int]:
-        """The cards this game plays with (type ids, sorted)."""
-        raise NotImplementedError
+        """The cards this game plays with (type ids, sorted): those of ``DECK_KINDS``."""
+        return sorted(self.cards.deck(*self.DECK_KINDS))
 
     def check_cards(self) -> None:
         """``ValueError`` if the card set cannot play this game with ``n`` players."""

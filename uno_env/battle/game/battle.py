@@ -58,7 +58,6 @@ import numpy as np
 from uno_env.battle.game import events as E
 from uno_env.battle.game.base import Engine, Layout, State, one_hot
 from uno_env.battle.game.cards import FIGHTERS, NUM_SKILLS, SKILLS, card_text
-from uno_env.battle.game.rules import BattleRules
 
 CHOOSE, OVER = range(2)
 PHASE_NAMES = ("choose", "over")
@@ -76,13 +75,9 @@ class BattleState(State):
 
 class BattleEngine(Engine):
     game = "battle"
-    rules_class = BattleRules
     PHASE_NAMES = PHASE_NAMES
-    OVER = OVER
+    DECK_KINDS = FIGHTERS
     num_actions = NUM_SKILLS
-
-    def game_deck(self) -> list[int]:
-        return sorted(self.cards.deck(*FIGHTERS))
 
     def make_action_names(self) -> list[str]:
         return [f"name {k}" for k in SKILLS]

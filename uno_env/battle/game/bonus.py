@@ -69,9 +69,8 @@ from typing import Any
 import numpy as np
 
 from uno_env.battle.game import events as E
-from uno_env.battle.game.base import Engine, Layout, State, best_of, one_hot
+from uno_env.battle.game.base import Engine, Layout, State, one_hot
 from uno_env.battle.game.cards import BONUS, NUM_SKILLS, SKILLS
-from uno_env.battle.game.rules import BonusRules
 
 LEAD, RESPOND, OVER = range(3)
 PHASE_NAMES = ("lead", "respond", "over")
@@ -90,9 +89,8 @@ class BonusState(State):
 
 class BonusEngine(Engine):
     game = "bonus"
-    rules_class = BonusRules
     PHASE_NAMES = PHASE_NAMES
-    OVER = OVER
+    DECK_KINDS = (BONUS,)
 
     def __init__(self, rules, cards, num_players, record_events=False):
         self.bonus_ids = cards.ids(BONUS)  # bonus index b -> card type id
@@ -101,9 +99,6 @@ class BonusEngine(Engine):
         self.num_actions = 5 * nb + 2
         self.TAKE, self.CHALLENGE = 5 * nb, 5 * nb + 1
         super().__init__(rules, cards, num_players, record_events)
-
-    def game_deck(self) -> list[int]:
-        return sorted(self.cards.deck(BONUS))
 
     def check_cards(self) -> None:
         if len(self.deck) < self.n:

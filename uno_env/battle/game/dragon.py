@@ -57,7 +57,6 @@ import numpy as np
 from uno_env.battle.game import events as E
 from uno_env.battle.game.base import Engine, Layout, State, best_of, one_hot
 from uno_env.battle.game.cards import DRAGON
-from uno_env.battle.game.rules import DragonRules
 
 COVER, OVER = range(2)
 PHASE_NAMES = ("cover", "over")
@@ -74,13 +73,8 @@ class DragonState(State):
 
 class DragonEngine(Engine):
     game = "dragon"
-    rules_class = DragonRules
     PHASE_NAMES = PHASE_NAMES
-    OVER = OVER
     num_actions = 2
-
-    def game_deck(self) -> list[int]:
-        return sorted(self.cards.deck())
 
     def check_cards(self) -> None:
         super().check_cards()

@@ -70,7 +70,6 @@ import numpy as np
 from uno_env.battle.game import events as E
 from uno_env.battle.game.base import Engine, Layout, State, one_hot
 from uno_env.battle.game.cards import BONUS
-from uno_env.battle.game.rules import ElusiveRules
 
 SHOUT, WATCH, OVER = range(3)
 PHASE_NAMES = ("shout", "watch", "over")
@@ -91,13 +90,8 @@ class ElusiveState(State):
 
 class ElusiveEngine(Engine):
     game = "elusive"
-    rules_class = ElusiveRules
     PHASE_NAMES = PHASE_NAMES
-    OVER = OVER
     num_actions = 2
-
-    def game_deck(self) -> list[int]:
-        return sorted(self.cards.deck())
 
     def make_action_names(self) -> list[str]:
         return ["silent", "shout"]

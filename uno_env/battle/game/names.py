@@ -4,16 +4,18 @@ cards wins.
 Rules (docs/TMNT-BATTLE.md, game 4; Decisions N1-N4, C1-C5):
 
 1. The bonus cards are removed; the characters and Purple Dragons are dealt equally, face
-   down. Every Purple Dragon card has the one name "Purple Dragon".
+   down. The cards of a type share its name (the four Purple Dragons of the stand-in set
+   are all "Purple Dragon").
 2. In turn from the first player, a player takes its top card and says a name (an action:
    one of the card set's character names), then shows the card to everyone.
 3. The guess (N1): with ``guess: right_discards`` a right name puts the card face up in the
    middle and a wrong one puts it back, face down, under the player's pile; with
    ``wrong_discards`` (the sheet's words as translated) the other way round.
 4. Names (N2, ``restrictions``): a player may not say the name it said on its previous turn,
-   nor a name another player said in this round (a round: one turn of each player, from the
-   first player). The card set has more names than players, so a name is always left.
-5. Everyone saw every card shown and where it went (N3): the observation tells, for every
+   nor a name another player said in this round (N3: a round is one turn of each player,
+   from the first player). The card set has more names than players, so a name is always
+   left.
+5. Everyone saw every card shown and where it went (N4): the observation tells, for every
    pile, how many of its cards are known and which, and whether its top card is known.
 6. A player whose pile is empty after its turn wins at once. After ``max_rounds`` rounds
    the fewest cards wins, ties share (C4, C5).
@@ -57,7 +59,6 @@ import numpy as np
 from uno_env.battle.game import events as E
 from uno_env.battle.game.base import Engine, Layout, State, one_hot
 from uno_env.battle.game.cards import FIGHTERS
-from uno_env.battle.game.rules import NamesRules
 
 GUESS, OVER = range(2)
 PHASE_NAMES = ("guess", "over")
@@ -74,9 +75,8 @@ class NamesState(State):
 
 class NamesEngine(Engine):
     game = "names"
-    rules_class = NamesRules
     PHASE_NAMES = PHASE_NAMES
-    OVER = OVER
+    DECK_KINDS = FIGHTERS
 
     def __init__(self, rules, cards, num_players, record_events=False):
         fighters = cards.ids(*FIGHTERS)  # names are unique in a card set: one name per type
@@ -84,9 +84,6 @@ class NamesEngine(Engine):
         self.name_of = {t: i for i, t in enumerate(fighters)}
         self.num_actions = len(self.guess_names)
         super().__init__(rules, cards, num_players, record_events)
-
-    def game_deck(self) -> list[int]:
-        return sorted(self.cards.deck(*FIGHTERS))
 
     def check_cards(self) -> None:
         super().check_cards()

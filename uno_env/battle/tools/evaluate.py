@@ -45,7 +45,7 @@ from uno_env.battle.game import make_encoder, make_engine
 from uno_env.battle.game.cards import CardSet, load_cards
 from uno_env.battle.game.rules import GameRules, make_rules
 from uno_env.tools.evaluate import (TableGame, _agent_list, _agent_seed, _aggregate, _labels, _play_matches,
-                                    _spec_name, game_log_path)
+                                    _spec_name)
 from uno_env.tools.stats import ranks
 
 # the games whose count is "fewest wins" (the others: most)

@@ -43,6 +43,7 @@ import numpy as np
 from uno_env.battle.game import GAMES, make_engine
 from uno_env.battle.game.events import describe as describe_event
 from uno_env.tools.overrides import parse_overrides
+from uno_env.tools.playthrough import first_difference  # the one comparison of golden files
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 GOLDEN_DIR = os.path.join(ROOT, "tests", "battle", "golden")
@@ -138,17 +139,6 @@ def golden_lines(g: Golden) -> list[str]:
 
 def golden_path(g: Golden, directory: str = GOLDEN_DIR) -> str:
     return os.path.join(directory, f"{g.name}.txt")
-
-
-def first_difference(expected: Sequence[str], got: Sequence[str]) -> str | None:
-    for i, (a, b) in enumerate(zip(expected, got), 1):
-        if a != b:
-            return f"line {i}:\n  golden: {a}\n  now:    {b}"
-    if len(expected) != len(got):
-        i = min(len(expected), len(got)) + 1
-        longer, text = (("golden", expected) if len(expected) > len(got) else ("now", got))
-        return f"line {i}: only the {longer} text goes on:\n  {longer}: {text[i - 1]}"
-    return None
 
 
 def regen(directory: str = GOLDEN_DIR) -> None:
