@@ -7,8 +7,9 @@ its path and the problem:
 ==========================  ======================================================
 check                       why
 ==========================  ======================================================
-a regular file              a FIFO, a device or a directory is refused before it is
-                            opened (``/dev/zero`` would never end)
+a regular file              a FIFO, a device or a directory is refused (checked on the
+                            descriptor, opened without blocking: ``/dev/zero`` would
+                            never end, a FIFO would wait for a writer)
 at most ``max_bytes``       read with a bound (``max_bytes + 1`` bytes at most), so a
                             huge file costs nothing
 UTF-8 text                  a binary file is named as such
@@ -34,29 +35,47 @@ from uno_env.game.rules import show_value
 MAX_FILE_BYTES = 256 * 1024  # the default bound of a card list or rules file
 
 
-def read_yaml(path: Any, kind: str, max_bytes: int = MAX_FILE_BYTES) -> Any:
-    """The YAML document in ``path`` (``None`` for an empty file), read with the checks above."""
-    import yaml
-
+def read_bytes(path: Any, kind: str, max_bytes: int) -> bytes:
+    """The bytes of a regular file of at most ``max_bytes`` (``ValueError`` naming ``kind``
+    and the path otherwise). The file is opened without blocking and checked on the open
+    descriptor, so a FIFO swapped in after a check cannot hang the reader."""
     try:
         path = os.fspath(path)
     except TypeError:
         raise ValueError(f"{kind} path must be a string or path, got {type(path).__name__}") from None
     try:
-        info = os.stat(path)
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except (OSError, ValueError) as e:
         raise ValueError(f"{kind} {path!r} cannot be read: {getattr(e, 'strerror', None) or e}") from None
-    if not stat.S_ISREG(info.st_mode):
-        raise ValueError(f"{kind} {path!r} is not a regular file")
-    if info.st_size > max_bytes:
-        raise ValueError(f"{kind} {path!r} is {info.st_size} bytes, more than the {max_bytes} allowed")
     try:
-        with open(path, "rb") as fh:
-            data = fh.read(max_bytes + 1)
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise ValueError(f"{kind} {path!r} is not a regular file")
+        if info.st_size > max_bytes:
+            raise ValueError(f"{kind} {path!r} is {info.st_size} bytes, more than the {max_bytes} allowed")
+        chunks, left = [], max_bytes + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 20))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
     except OSError as e:
         raise ValueError(f"{kind} {path!r} cannot be read: {e.strerror or e}") from None
-    if len(data) > max_bytes:  # it grew after the stat
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
+    if len(data) > max_bytes:  # it grew after the check
         raise ValueError(f"{kind} {path!r} is more than the {max_bytes} bytes allowed")
+    return data
+
+
+def read_yaml(path: Any, kind: str, max_bytes: int = MAX_FILE_BYTES) -> Any:
+    """The YAML document in ``path`` (``None`` for an empty file), read with the checks above."""
+    import yaml
+
+    data = read_bytes(path, kind, max_bytes)
+    path = os.fspath(path)
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:

@@ -40,7 +40,6 @@ from __future__ import annotations
 import copy
 import json
 import os
-import stat
 from dataclasses import dataclass
 from typing import IO, Any, Sequence
 
@@ -49,6 +48,7 @@ import numpy as np
 from uno_env.battle.game import GAMES, make_engine
 from uno_env.battle.game.cards import cards_from_mapping
 from uno_env.battle.game.events import EVENT_NAMES
+from uno_env.battle.game.files import read_bytes
 from uno_env.battle.game.rules import make_rules
 from uno_env.game.rules import show_value
 from uno_env.tools.gamelog import ReplayError, generator_from_state
@@ -183,20 +183,9 @@ def _int(value: Any, low: int, high: int) -> bool:
 
 
 def _read_lines(path: Any) -> list[bytes]:
-    path = os.fspath(path)
-    try:
-        info = os.stat(path)
-    except OSError as e:
-        raise ValueError(f"game log {path!r} cannot be read: {e.strerror or e}") from None
-    if not stat.S_ISREG(info.st_mode):
-        raise ValueError(f"game log {path!r} is not a regular file")
-    with open(path, "rb") as fh:
-        data = fh.read(MAX_LOG_BYTES + 1)
-    if len(data) > MAX_LOG_BYTES:
-        raise ValueError(f"game log {path!r} is more than {MAX_LOG_BYTES} bytes")
-    lines = data.splitlines()
+    lines = read_bytes(path, "game log", MAX_LOG_BYTES).splitlines()
     if len(lines) > MAX_LINES:
-        raise ValueError(f"game log {path!r} has more than {MAX_LINES} lines")
+        raise ValueError(f"game log {os.fspath(path)!r} has more than {MAX_LINES} lines")
     return lines
 
 
