@@ -132,6 +132,7 @@ def all_cards(engine: Any, s: Any) -> list[int]:
             out.append(s.target)
     if g == "bonus":
         out.extend(engine.bonus_ids[b] for h in s.hands for b in np.flatnonzero(h) for _ in range(int(h[b])))
+        out.extend(engine.bonus_ids[b] for b in s.gone)
         if s.phase == 1:  # RESPOND: the led card is on the table
             out.append(engine.bonus_ids[s.led])
     return out

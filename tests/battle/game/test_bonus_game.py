@@ -43,6 +43,14 @@ def test_the_responder_must_answer_with_the_named_characteristic_and_the_leader_
     assert s.leader == 1 and s.actor == 1 and s.phase == LEAD  # "and vice versa"
 
 
+def test_answered_out_takes_both_cards_out_of_the_game():
+    e, s = game(answered="out")
+    act(e, s, "lead Ing as ingenuity")
+    act(e, s, "answer Ing")
+    assert sizes(s) == [4, 4] and [e.bonus_ids[b] for b in s.gone] == [e.card_names.index("Ing")] * 2
+    assert s.leader == 1 and not s.known.any()
+
+
 def test_without_the_characteristic_the_responder_takes_the_card():
     e, s = game()
     act(e, s, "lead Ski as skill")

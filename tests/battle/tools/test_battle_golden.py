@@ -33,7 +33,7 @@ def test_golden_files_are_exactly_the_listed_games():
 
 NON_DEFAULT = {"battle": ("view", "choice", "chooser", "tie"), "dragon": ("race", "false_cover", "remainder"),
                "attack": ("beat", "tie", "hand_size"), "names": ("guess", "restrictions"),
-               "bonus": ("bluff", "challenge_cost", "no_repeat"), "elusive": ("shout", "take", "race", "deal")}
+               "bonus": ("bluff", "challenge_cost", "no_repeat", "answered"), "elusive": ("shout", "take", "race", "deal")}
 
 
 def test_golden_games_cover_every_game_its_options_and_2_to_4_players():

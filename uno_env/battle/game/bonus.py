@@ -1,7 +1,7 @@
 """Game 5, **Bonus battle**: lead a bonus card face down naming its characteristic; the next
 player answers with one of the same or takes it; the first with no cards wins.
 
-Rules (docs/TMNT-BATTLE.md, game 5; Decisions O1-O6, C1-C5):
+Rules (docs/TMNT-BATTLE.md, game 5; Decisions O1-O7, C1-C5):
 
 1. Only the bonus cards are used, dealt equally.
 2. The leader (the first player, then O5) plays a card face down and names a
@@ -10,7 +10,8 @@ Rules (docs/TMNT-BATTLE.md, game 5; Decisions O1-O6, C1-C5):
    named on its previous lead, unless every card it holds has that characteristic.
 3. The next player (to the left) responds (O2):
    - **answer** with a bonus card of the named characteristic, if it holds one (then it must
-     answer or, with ``bluff``, challenge): both cards are shown and the leader takes them;
+     answer or, with ``bluff``, challenge): both cards are shown and the leader takes them
+     (``answered: leader``, O7; ``out``: both cards leave the game);
    - **take** the led card, face down, when it holds none of that characteristic;
    - with ``bluff``, **challenge**: the led card is shown. A bluff: the leader takes it back
      and the challenger gives the leader ``challenge_cost`` cards of its hand (drawn at
@@ -85,6 +86,7 @@ class BonusState(State):
     led: int = -1  # the bonus index of the led card (face down)
     named: int = -1  # the characteristic named
     last_named: list = field(default_factory=list)  # per seat: characteristic of its last lead, -1
+    gone: list = field(default_factory=list)  # bonus indices of answered exchanges (answered: out)
 
 
 class BonusEngine(Engine):
@@ -225,8 +227,14 @@ class BonusEngine(Engine):
             if self.rules.bluff:
                 for o in range(s.n):
                     s.known[o, leader, self.char_of[b]] = max(0, s.known[o, leader, self.char_of[b]] - 1)
-            self._move(s, p, leader, a, public=True)
-            self._move(s, -1, leader, b, public=True)
+            if self.rules.answered == "leader":
+                self._move(s, p, leader, a, public=True)
+                self._move(s, -1, leader, b, public=True)
+            else:  # "out": both cards leave the game
+                s.hands[p, a] -= 1
+                for o in range(s.n):
+                    s.known[o, p, self.char_of[a]] = max(0, s.known[o, p, self.char_of[a]] - 1)
+                s.gone.extend((b, a))
         s.rounds += 1
         s.leader = p
         self._start_lead(s)
@@ -279,7 +287,7 @@ class BonusEncoder:
         self.layout = Layout([("phase", 2), ("hand", nb), ("hand_chars", NUM_SKILLS), ("sizes", n),
                               ("known", n * NUM_SKILLS), ("named", NUM_SKILLS), ("leader", n),
                               ("last_named", n * NUM_SKILLS), ("deck_chars", NUM_SKILLS), ("rounds", 1),
-                              ("rules", 3)])
+                              ("rules", 4)])
         self.size = self.layout.size
         self._deck = max(1, len(engine.deck))
         deck_chars = np.zeros(NUM_SKILLS, np.float32)
@@ -287,7 +295,7 @@ class BonusEncoder:
             deck_chars[engine.cards.types[t].characteristic] += 1
         self._deck_chars = deck_chars / self._deck
         r = engine.rules
-        self._rules = np.array([r.bluff, r.no_repeat, r.challenge_cost / 5], np.float32)
+        self._rules = np.array([r.bluff, r.no_repeat, r.challenge_cost / 5, r.answered == "out"], np.float32)
         self._o = {name: self.layout.offset(name) for name, _ in self.layout.blocks}
 
     def encode(self, s: BonusState, seat: int) -> np.ndarray:
