@@ -28,7 +28,7 @@ layer's pure helpers; ``battle.agents``: UNO's ``Agent`` and arena record; ...):
 ==============  ===========================================================================
 layer           may import
 ==============  ===========================================================================
-battle.game     battle.game, game; the standard library, numpy, yaml
+battle.game     battle.game, game, the utilities; the standard library, numpy, yaml
 battle.agents   battle.game, battle.agents, game, agents, the utilities; numpy
 battle.envs     battle.game, battle.agents, battle.envs, game, agents, envs, the utilities;
                 numpy, gymnasium, pettingzoo
@@ -84,7 +84,7 @@ SUBPACKAGE_THIRD_PARTY = {"uno_env.game.batched": {"numba"}}
 BATTLE = "battle"  # uno_env.battle: the battle-card games, with layers of its own
 BATTLE_LAYERS = ("game", "agents", "envs", "tools")
 MAY_IMPORT.update({
-    "battle.game": {"battle.game", "game"},
+    "battle.game": {"battle.game", "game", "utilities"},
     "battle.agents": {"battle.game", "battle.agents", "game", "agents", "utilities"},
     "battle.envs": {"battle.game", "battle.agents", "battle.envs", "game", "agents", "envs", "utilities"},
     "battle.tools": {"battle.game", "battle.agents", "battle.envs", "battle.tools", "battle.root", "game", "agents",
@@ -262,11 +262,11 @@ BATTLE_BAD = {
 
 @pytest.mark.parametrize("relative,expected", [
     ("battle/game/cards.py", ["uno_env/battle/game/cards.py:1: uno_env.battle.game.cards imports "
-                              "uno_env.battle.envs.aec_env (battle.game may import only battle.game, game)"]),
+                              "uno_env.battle.envs.aec_env (battle.game may import only battle.game, game, the utilities)"]),
     ("battle/game/rules.py", ["uno_env/battle/game/rules.py:1: uno_env.battle.game.rules imports gymnasium "
                               "(battle.game may not import gymnasium)",
                               "uno_env/battle/game/rules.py:2: uno_env.battle.game.rules imports uno_env.agents.base "
-                              "(battle.game may import only battle.game, game)"]),
+                              "(battle.game may import only battle.game, game, the utilities)"]),
     ("battle/agents/bots.py", ["uno_env/battle/agents/bots.py:1: uno_env.battle.agents.bots imports "
                                "uno_env.battle.tools.evaluate (battle.agents may import only agents, battle.agents, "
                                "battle.game, game, the utilities)"]),
@@ -278,7 +278,7 @@ BATTLE_BAD = {
     ("battle/__init__.py", ["uno_env/battle/__init__.py:1: uno_env.battle imports uno_env.battle.game.cards "
                             "(battle.root may import nothing of uno_env)"]),
     ("game/rules.py", ["uno_env/game/rules.py:1: uno_env.game.rules imports uno_env.battle.game.cards "
-                       "(game may import only game)"]),
+                       "(game may import only game, the utilities)"]),
     ("envs/aec_env.py", ["uno_env/envs/aec_env.py:1: uno_env.envs.aec_env imports uno_env.battle.envs.aec_env "
                          "(envs may import only agents, envs, game, the utilities, the package inside functions)"]),
     ("tools/play.py", ["uno_env/tools/play.py:1: uno_env.tools.play imports uno_env.battle.game.cards (tools may "

@@ -11,7 +11,7 @@ import yaml
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fuzzing import FAST, SLOW
+from fuzzing import FAST, SLOW, hostile_yaml
 from uno_env.battle.game import make_engine
 from uno_env.battle.game.cards import (BONUS, CHARACTER, DRAGON, MAX_CARDS, MAX_CARDS_FILE_BYTES, CardSet, load_cards,
                                        packaged_sets)
@@ -117,7 +117,7 @@ def test_a_card_list_must_be_a_small_regular_utf8_file(tmp_path):
             load_cards(str(tmp_path / "fifo.yaml"))
     big = tmp_path / "big.yaml"
     big.write_text("#" * (MAX_CARDS_FILE_BYTES + 1))
-    with pytest.raises(ValueError, match="more than the"):
+    with pytest.raises(ValueError, match=rf"has {MAX_CARDS_FILE_BYTES + 1} bytes \(at most {MAX_CARDS_FILE_BYTES}\)"):
         load_cards(str(big))
     (tmp_path / "bin.yaml").write_bytes(b"\xff\xfe\x00")
     with pytest.raises(ValueError, match="not UTF-8"):
@@ -159,6 +159,8 @@ def _fuzz_card_file(tmp_path_factory, data):
     path = tmp_path_factory.mktemp("cards") / "fuzz.yaml"
     if isinstance(data, bytes):
         path.write_bytes(data)
+    elif isinstance(data, str):  # hostile YAML text
+        path.write_text(data, encoding="utf-8")
     else:
         path.write_text(yaml.safe_dump(data), encoding="utf-8")
     try:
@@ -173,14 +175,17 @@ def _fuzz_card_file(tmp_path_factory, data):
             pass
 
 
+HOSTILE = hostile_yaml(["name", "characters", "dragons", "bonuses"])
+
+
 @FAST
-@given(st.one_of(CARD_LIST, st.binary(max_size=64)))
+@given(st.one_of(CARD_LIST, st.binary(max_size=64), HOSTILE))
 def test_fuzzed_card_list_files_load_or_raise_value_error(tmp_path_factory, data):
     _fuzz_card_file(tmp_path_factory, data)
 
 
 @pytest.mark.slow
 @SLOW
-@given(st.one_of(CARD_LIST, st.binary(max_size=200)))
+@given(st.one_of(CARD_LIST, st.binary(max_size=200), HOSTILE))
 def test_fuzzed_card_list_files_load_or_raise_value_error_slow(tmp_path_factory, data):
     _fuzz_card_file(tmp_path_factory, data)

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from fuzzing import FAST, JSON, SLOW
 from uno_env.battle.game import GAMES
-from uno_env.battle.tools.gamelog import MAX_LOG_BYTES, ReplayError, log_game, read_log, replay
+from uno_env.battle.tools.gamelog import MAX_LINE_BYTES, MAX_LOG_BYTES, ReplayError, log_game, read_log, replay
 from uno_env.battle.agents import make_battle_agent
 from uno_env.battle.agents.arena import play_game
 
@@ -111,8 +111,11 @@ def test_a_log_must_be_a_small_regular_file_of_strict_json(tmp_path):
     with open(big, "wb") as fh:
         fh.seek(MAX_LOG_BYTES + 1)
         fh.write(b"\n")
-    with pytest.raises(ValueError, match="more than"):
+    with pytest.raises(ValueError, match=r"bytes \(at most"):
         read_log(big)
+    (tmp_path / "long.jsonl").write_text("x" * (MAX_LINE_BYTES + 1) + "\n")
+    with pytest.raises(ValueError, match="a line longer than"):
+        read_log(tmp_path / "long.jsonl")
 
 
 def _fuzz_log(tmp_path_factory, header_edit, lines):

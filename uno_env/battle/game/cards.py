@@ -19,9 +19,11 @@ project's stand-in**: the source sheet lists no cards (docs/TMNT-BATTLE.md, "The
 :func:`load_cards` takes a packaged set's name, the path of a YAML file (``.yaml``/``.yml``),
 a mapping of the same keys, or a :class:`CardSet`.
 
-**Card-list files** are read by :func:`uno_env.battle.game.files.read_yaml` (regular files
-only, at most :data:`MAX_CARDS_FILE_BYTES`, UTF-8, ``yaml.safe_load``) and checked key by
-key; every problem is a ``ValueError`` naming the file, the entry and the key:
+**Card-list files** are read by the package's one YAML reader,
+:func:`uno_env.game.rules.read_yaml_mapping` over :mod:`uno_env._files` (regular files only,
+looked at before they are opened and opened without blocking, at most
+:data:`MAX_CARDS_FILE_BYTES`, UTF-8, ``yaml.safe_load``, integers too long to read named), and
+checked key by key; every problem is a ``ValueError`` naming the file, the entry and the key:
 
 =====================  ==================================================================
 key                    accepted
@@ -47,8 +49,7 @@ import os
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-from uno_env.battle.game.files import read_yaml_mapping
-from uno_env.game.rules import show_value
+from uno_env.game.rules import read_yaml_mapping, show_value
 
 SKILLS = ("ingenuity", "dexterity", "strength", "skill")
 NUM_SKILLS = len(SKILLS)

@@ -28,8 +28,9 @@ preset holding ``game:`` and the options that differ from the defaults (or from 
 :data:`PRESETS` maps every name to ``(game, options)``.
 
 **Bounds.** Rules files come from strangers, so every number has a range (:data:`LIMITS`)
-and files are read by :func:`uno_env.battle.game.files.read_yaml` (regular files only, at
-most :data:`MAX_RULES_FILE_BYTES`, ``yaml.safe_load``). A file that cannot be read, a
+and files are read by UNO's reader of rules files,
+:func:`uno_env.game.rules.read_yaml_mapping` (regular files only, at most
+:data:`MAX_RULES_FILE_BYTES`, ``yaml.safe_load``). A file that cannot be read, a
 ``game:`` that is not this game, a ``preset:`` of another game or unknown, a key that is
 not a string: ``ValueError`` naming the file.
 
@@ -43,8 +44,7 @@ import os
 from dataclasses import dataclass, fields
 from typing import Any, ClassVar, Mapping
 
-from uno_env.battle.game.files import read_yaml_mapping
-from uno_env.game.rules import show_value
+from uno_env.game.rules import read_yaml_mapping, show_value
 
 PRESET_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "presets")
 MAX_RULES_FILE_BYTES = 16 * 1024

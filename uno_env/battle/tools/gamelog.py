@@ -23,8 +23,9 @@ use left out; ``value``'s meaning per kind: :mod:`uno_env.battle.game.events`).
 
 **Logs are full-information** while they are written: the header holds the deck as dealt.
 
-**Reading logs from strangers.** :func:`read_log` reads at most :data:`MAX_LOG_BYTES`
-bytes of a regular file and checks every record before anything is replayed: a line that is
+**Reading logs from strangers.** :func:`read_log` reads a regular file one line at a time
+(:func:`uno_env._files.bounded_lines`: at most :data:`MAX_LINE_BYTES` a line,
+:data:`MAX_LOG_BYTES` and :data:`MAX_LINES` in all) and checks every record before anything is replayed: a line that is
 not UTF-8 or not strict JSON (``NaN`` refused, nesting too deep), a header with a bad
 ``game``, rules (their bounds: :mod:`uno_env.battle.game.rules`), card set (its bounds:
 :mod:`uno_env.battle.game.cards`), ``num_players``, RNG state, first player or deck, an
@@ -45,10 +46,10 @@ from typing import IO, Any, Sequence
 
 import numpy as np
 
+from uno_env._files import bounded_lines
 from uno_env.battle.game import GAMES, make_engine
 from uno_env.battle.game.cards import cards_from_mapping
 from uno_env.battle.game.events import EVENT_NAMES
-from uno_env.battle.game.files import read_bytes
 from uno_env.battle.game.rules import make_rules
 from uno_env.game.rules import show_value
 from uno_env.tools.gamelog import ReplayError, generator_from_state
@@ -57,6 +58,7 @@ FORMAT = "uno_env-battle-gamelog"
 FORMAT_VERSION = 1
 MAX_LOG_BYTES = 16 * 1024 * 1024
 MAX_LINES = 200_000
+MAX_LINE_BYTES = 1 << 20  # a header holds the card set: a few KB
 
 __all__ = ["GameWriter", "log_game", "read_log", "replay", "ReplayError", "BattleLog", "event_record"]
 
@@ -183,9 +185,14 @@ def _int(value: Any, low: int, high: int) -> bool:
 
 
 def _read_lines(path: Any) -> list[bytes]:
-    lines = read_bytes(path, "game log", MAX_LOG_BYTES).splitlines()
-    if len(lines) > MAX_LINES:
-        raise ValueError(f"game log {os.fspath(path)!r} has more than {MAX_LINES} lines")
+    lines = []
+    try:
+        for no, line in bounded_lines(path, "game log", MAX_LINE_BYTES, MAX_LOG_BYTES):
+            if no > MAX_LINES:
+                raise ValueError(f"game log {os.fspath(path)!r} has more than {MAX_LINES} lines")
+            lines.append(line)
+    except OSError as e:
+        raise ValueError(f"game log {os.fspath(path)!r} cannot be read: {e.strerror or e}") from None
     return lines
 
 

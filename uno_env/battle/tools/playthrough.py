@@ -40,10 +40,11 @@ from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 
+from uno_env import _files
 from uno_env.battle.game import GAMES, make_engine
 from uno_env.battle.game.events import describe as describe_event
 from uno_env.tools.overrides import parse_overrides
-from uno_env.tools.playthrough import first_difference  # the one comparison of golden files
+from uno_env.tools.playthrough import MAX_GOLDEN_BYTES, first_difference  # one comparison of golden files
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 GOLDEN_DIR = os.path.join(ROOT, "tests", "battle", "golden")
@@ -156,8 +157,8 @@ def check(directory: str = GOLDEN_DIR) -> list[str]:
         if not os.path.exists(path):
             out.append(f"{path} is missing")
             continue
-        with open(path, encoding="utf-8") as fh:
-            diff = first_difference(fh.read().splitlines(), golden_lines(g))
+        expected = _files.read_bounded_text(path, MAX_GOLDEN_BYTES, "golden playthrough").splitlines()
+        diff = first_difference(expected, golden_lines(g))
         if diff is not None:
             out.append(f"{path} differs at {diff}")
     return out
