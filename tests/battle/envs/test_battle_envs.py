@@ -109,6 +109,8 @@ def test_a_stacked_reset_deals_the_given_deck_from_the_given_first_player():
     ({"deck": ["Splinter Jr"] * 28}, "unknown card(s)"),
     ({"first": 2}, "'first' must be a seat in 0..1"),
     ({"first": True}, "'first' must be a seat"),
+    ({"dealer": 0}, "unknown reset option(s) ['dealer']; reset options: 'deck', 'first'"),
+    ({"frist": 0}, "(did you mean 'first'?)"),
 ])
 def test_bad_reset_options_are_refused_before_anything_changes(options, message):
     e = raw_env(game="battle", num_players=2)
@@ -119,7 +121,7 @@ def test_bad_reset_options_are_refused_before_anything_changes(options, message)
     assert message in str(err.value) and e.snapshot() == before
     with pytest.raises(ValueError, match="seed must be None or an integer"):
         e.reset(seed=-1)
-    e.reset(seed=0, options={"options": 1})  # api_test's own keys are ignored
+    e.reset(seed=0, options={"options": 1})  # api_test's own probe is ignored
 
 
 @pytest.mark.parametrize("action, message", [

@@ -21,8 +21,9 @@ answer hidden until the window closes. The mask is all zero except for
 selected (a Battle player that does not choose only turns its card).
 
 **Reset options.** ``reset(seed=..., options={"deck": [card names, top first], "first":
-seat})`` stacks the deck (exactly the game's deck) and fixes the first player; other keys
-are ignored. Bad seeds and options are ``ValueError`` before anything changes.
+seat})`` stacks the deck (exactly the game's deck) and fixes the first player; another key
+is a ``ValueError`` naming it (but ``options``: PettingZoo's api_test probes with it), as for
+UNO's env. Bad seeds and options are ``ValueError`` before anything changes.
 
 **Rewards.** At the end of the game (docs/TMNT-BATTLE.md, C5): +1 for the winner and
 -1/(n-1) for the others; a shared win gives each winner (n-k)/(k(n-1)). Every agent receives

@@ -14,9 +14,9 @@ constructor            ``game`` (one of ``GAMES``), ``num_players``        ``Val
 action (live agent)    a Python ``int``, a numpy integer or a 0-d integer  ``ValueError`` naming the type
                        array in ``0..num_actions-1``                       and value (state unchanged)
 ``seed``               ``None`` or an integer ``>= 0``                     ``ValueError``
-``options``            ``None`` or a mapping; keys other than ``deck`` and ``ValueError`` if not a mapping
-                       ``first`` are ignored (PettingZoo's api_test
-                       passes its own)
+``options``            ``None`` or a mapping with the keys ``deck``,        ``ValueError`` if not a mapping,
+                       ``first`` (and ``options``, ignored: PettingZoo's    or naming the unknown keys
+                       api_test probes ``reset(options={"options": 1})``)  (:func:`uno_env.envs.checks.option_keys`)
 ``options["deck"]``    card names, top first: exactly the game's deck      ``ValueError`` naming the cards
 ``options["first"]``   ``None`` (drawn with the env RNG) or a seat          ``ValueError`` naming the range
 =====================  ==================================================  ============================
@@ -31,7 +31,6 @@ Version history: 0 (first release).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 import gymnasium
@@ -43,6 +42,7 @@ from uno_env.battle.game import GAMES, make_engine, make_encoder
 from uno_env.envs import checks
 
 RENDER_MODES = ["human", "ansi"]
+RESET_OPTIONS = ("deck", "first")  # reset options of the AEC and the parallel env
 
 
 class GameTable:
@@ -91,8 +91,7 @@ class GameTable:
         the first seat or None; checked before anything changes."""
         if options is None:
             return None, None
-        if not isinstance(options, Mapping):
-            raise ValueError(f"reset options must be a dict (keys 'deck', 'first'), got {checks.show(options)}")
+        checks.option_keys(options, RESET_OPTIONS, checks.IGNORED_OPTIONS)
         deck = options.get("deck")
         if deck is not None:
             if not isinstance(deck, (list, tuple)) or not all(isinstance(c, str) for c in deck):
