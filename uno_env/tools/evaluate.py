@@ -94,7 +94,7 @@ import numpy as np
 
 from uno_env._files import check_directory
 from uno_env._processes import mp_context as mp_context_of
-from uno_env._processes import pool_size, usable_cpus
+from uno_env._processes import ignore_interrupts, pool_size, usable_cpus
 from uno_env.agents.arena import GameRecord, IllegalActionError, play_game
 from uno_env.game.engine import Engine
 from uno_env.game.observation import ObservationEncoder
@@ -310,7 +310,7 @@ def _play_matches(matches: list[list[Any]], rules: Rules, num_players: int, game
                 if bar is not None:
                     bar.update(stop - start)
         else:
-            with mp_context_of(mp_context).Pool(processes) as pool:
+            with mp_context_of(mp_context).Pool(processes, initializer=ignore_interrupts) as pool:
                 for mi, played in pool.imap_unordered(_run_chunk, tasks):
                     out[mi].extend(played)
                     if bar is not None:
