@@ -23,6 +23,12 @@ def test_empty_value_is_the_empty_string_and_later_items_win():
     assert parse_overrides([]) == {} and parse_overrides(None) == {}
 
 
+def test_a_command_lines_own_flags_win_over_the_items_and_unset_flags_change_nothing():
+    items = ["total_steps=100", "n_envs=4"]
+    assert parse_overrides(items, total_steps=512, time_limit_min=None) == {"total_steps": 512, "n_envs": 4}
+    assert parse_overrides(items, total_steps=None) == {"total_steps": 100, "n_envs": 4}
+
+
 def test_only_the_first_equals_sign_splits():
     assert parse_override("name=a=b") == ("name", "a=b")
 

@@ -16,7 +16,8 @@
 * The key is everything before the first ``=``, stripped; it must be a word of letters,
   digits and ``_`` (a rule option or config field name). The callers check the names
   (``make_rules`` names unknown rule options).
-* A later item for the same key wins.
+* A later item for the same key wins; a command line's flags for keys (``--total-steps``)
+  win over the items.
 * A malformed item (no ``=``, a bad key, YAML that does not parse) is a ``ValueError``
   naming the item; command lines turn it into a one-line error with exit code 2.
 """
@@ -51,11 +52,14 @@ def parse_override(item: str, option: str = "--set") -> tuple[str, Any]:
     return key, parsed
 
 
-def parse_overrides(items: Iterable[str] | None, option: str = "--set") -> dict[str, Any]:
-    """``KEY=VALUE`` items (values read as YAML) as a dict, later items winning;
-    ``ValueError`` naming the first malformed item."""
+def parse_overrides(items: Iterable[str] | None, option: str = "--set", **flags: Any) -> dict[str, Any]:
+    """``KEY=VALUE`` items (values read as YAML) as a dict, later items winning, then the
+    ``flags`` that are not None (a command line's own options for keys, such as
+    ``--total-steps`` for ``total_steps``: they win over the items); ``ValueError`` naming
+    the first malformed item."""
     out: dict[str, Any] = {}
     for item in items or ():
         key, value = parse_override(item, option)
         out[key] = value
+    out.update({key: value for key, value in flags.items() if value is not None})
     return out

@@ -19,6 +19,12 @@ A run named ``NAME`` writes ``<checkpoint_dir>/NAME/`` (card, weights, model, ev
   or files, are errors.
 - A run's files read back (the mark, ``eval.csv``, ``trainer.json``) are read with bounds
   (:mod:`uno_env._files`: regular files only, at most ``MAX_MARK_BYTES`` / ``MAX_STATE_BYTES``).
+- **The overrides go with the run**: the card records, under :data:`OVERRIDES_KEY`, the
+  ``--set`` keys and the flags (``--total-steps``, ``--time-limit-min``, as the config keys
+  ``total_steps``, ``time_limit_min``) in effect, and ``--resume`` starts from them
+  (:func:`stored_overrides`, through :func:`check_run_args`, which the scripts call first;
+  what is given again wins): a resumed run trains under the same
+  config and rules as it began, without repeating them. ``--config`` is read again.
 
 Every problem is a :class:`RunDirError` (a ``ValueError``): the scripts print it as one line
 and exit with 2, having changed nothing.
@@ -32,14 +38,18 @@ import re
 import shutil
 import time
 from dataclasses import dataclass
+from typing import Any, Mapping
 
 from uno_env import _atomic, _files
+from uno_env.game.rules import show_value
 
 RUN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
 MARK_FILE = ".uno-run"
 _KEEP = (MARK_FILE, _atomic.LOCK_FILE)  # not the run's outputs: kept by --force, ignored as content
 MAX_MARK_BYTES = 4096
 MAX_STATE_BYTES = 64 << 20  # a run's own state files read back (eval.csv, trainer.json; uno_env._files)
+OVERRIDES_KEY = "overrides"  # the card's record of the overrides in effect
+_OPTION = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")  # a config key or rule option (uno_env.tools.overrides)
 
 
 class RunDirError(ValueError):
@@ -138,6 +148,49 @@ def open_run(checkpoint_root: str, runs_root: str, name: str, *, resume: bool, f
             _atomic.write_text(os.path.join(folder, MARK_FILE), json.dumps(
                 {"run": dirs.name, "script": script, "created": time.strftime("%Y-%m-%dT%H:%M:%S%z")}) + "\n")
     return dirs
+
+
+def stored_overrides(run_dir: str, config_cls: type, checks: Mapping[str, Any]) -> dict[str, Any]:
+    """The overrides a run's card records (:data:`OVERRIDES_KEY`; ``{}`` for a card without
+    them: a run of uno_env before 0.6), its config keys checked as the config's own
+    (``config_cls``, ``checks``: :func:`uno_env.tools.configs.check_values`); ``ValueError``
+    naming the card otherwise. Rule options are checked when the rules are made."""
+    from uno_env.agents import checkpoint as ckpt
+    from uno_env.tools import configs
+
+    card = ckpt.load_card(run_dir, require_policy=False)
+    where = f"{os.path.join(run_dir, ckpt.CARD_FILE)}: {OVERRIDES_KEY!r}"
+    stored = card.get(OVERRIDES_KEY, {})
+    if not isinstance(stored, dict) or not all(isinstance(k, str) and _OPTION.fullmatch(k) for k in stored):
+        raise RunDirError(f"{where} must map option names to values, got {show_value(stored)}")
+    try:
+        config_part, _ = configs.split_overrides(config_cls, stored)
+    except ValueError as exc:  # a key neither this config's nor a rule option
+        raise RunDirError(f"{where}: {str(exc).removeprefix('--set: ')}") from None
+    configs.check_values(config_cls, checks, config_part, where)
+    return dict(stored)
+
+
+def check_run_args(args: Any, config_cls: type, checks: Mapping[str, Any], holds_run: str
+                   ) -> tuple[RunDirs, dict[str, Any]]:
+    """A training script's run, from its command line (``args``: ``run``, ``checkpoint_dir``,
+    ``runs_dir``, ``resume``, ``force``, ``overrides`` (the ``--set`` items), ``total_steps``,
+    ``time_limit_min``): its folders checked (:func:`check_run`, nothing changed) and the
+    overrides in effect: the ``--set`` items and the flags (which win:
+    :func:`uno_env.tools.overrides.parse_overrides`) over those stored with the run when it
+    is resumed (:func:`stored_overrides`). ``ValueError`` naming the problem (a stored one
+    after ``--resume:``)."""
+    from uno_env.tools.overrides import parse_overrides
+
+    dirs = check_run(args.checkpoint_dir, args.runs_dir, args.run, resume=args.resume, force=args.force,
+                     holds_run=holds_run)
+    given = parse_overrides(args.overrides, total_steps=args.total_steps, time_limit_min=args.time_limit_min)
+    if not args.resume:
+        return dirs, given
+    try:
+        return dirs, {**stored_overrides(dirs.run_dir, config_cls, checks), **given}
+    except ValueError as exc:
+        raise RunDirError(f"--resume: {exc}") from None
 
 
 def _content(folder: str) -> list[str]:
