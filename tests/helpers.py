@@ -1,7 +1,9 @@
 """Shared test helpers: stacked decks, named actions, scenario checks (``P``, ``hand``,
 ``size``, ``known``, ``offer_seen``, ``assert_conserved``), the decks' colour names, the
-hidden-information check, ``cli_error`` (a command line's refusal) and ``run_bounded`` (a
-snippet in a child process under an address-space limit and a timeout: the memory-bound tests).
+hidden-information check, ``cli_error`` (a command line's refusal), ``run_bounded`` (a
+snippet in a child process under an address-space limit and a timeout: the memory-bound tests)
+and ``WatchedProcess`` (a script run in a child process, watched line by line: a signal sent
+once it printed a line).
 
 ``stacked_deck`` builds the full ordered deck (card strings, top first) that
 ``reset(options={"deck": deck, "dealer": dealer})`` deals into the given position, per
@@ -16,9 +18,12 @@ from __future__ import annotations
 import copy
 import importlib.util
 import os
+import queue
+import re
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from dataclasses import dataclass
 from collections import Counter
@@ -441,3 +446,66 @@ def run_bounded(code: str, *, memory_mb: int = 600, timeout_s: float = 60.0,
         return Bounded(None if timed_out else child.returncode, out.read().decode(errors="replace"),
                        err.read().decode(errors="replace"), int(hwm) / 1024 if hwm else float("nan"),
                        usage.ru_utime + usage.ru_stime, timed_out)
+
+
+class WatchedProcess:
+    """A command in a child process whose stdout is read line by line as it comes (Python's
+    output unbuffered), stderr kept in a file: :meth:`wait_for` returns once a line matches,
+    however loaded the machine (a test waits for what the process says, never for a time),
+    :meth:`finish` returns ``(exit code, stdout, stderr)``."""
+
+    def __init__(self, cmd: list[str], stderr_path: Any, *, cwd: str = REPO_ROOT,
+                 env: Mapping[str, str] | None = None):
+        self.stderr_path = str(stderr_path)
+        with open(self.stderr_path, "w", encoding="utf-8") as err:  # the child writes it
+            self.proc = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=err, text=True,
+                                         env={**(env or os.environ), "PYTHONUNBUFFERED": "1"})
+        self.lines: list[str] = []
+        self._queue: queue.Queue = queue.Queue()
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        for line in self.proc.stdout:
+            self._queue.put(line.rstrip("\n"))
+        self._queue.put(None)
+
+    def _next(self, deadline: float) -> str | None:
+        try:
+            return self._queue.get(timeout=max(0.0, deadline - time.monotonic()))
+        except queue.Empty:
+            self.kill()
+            pytest.fail(f"no line within the time allowed; stdout so far: {self.lines[-5:]}, "
+                        f"stderr: {self.stderr()[-2000:]}")
+
+    def wait_for(self, pattern: str, timeout: float = 600) -> str:
+        """The first new stdout line matching the regex ``pattern``; the test fails if the
+        process ends first (or ``timeout`` seconds pass: a safety net, not a measure)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            line = self._next(deadline)
+            if line is None:
+                pytest.fail(f"the process ended (exit code {self.proc.wait()}) before printing a line "
+                            f"matching {pattern!r}; stdout: {self.lines[-5:]}, stderr: {self.stderr()[-2000:]}")
+            self.lines.append(line)
+            if re.search(pattern, line):
+                return line
+
+    def send(self, signum: int) -> None:
+        self.proc.send_signal(signum)
+
+    def finish(self, timeout: float = 600) -> tuple[int, str, str]:
+        """Wait for the process to end: (exit code, all of stdout, stderr)."""
+        deadline = time.monotonic() + timeout
+        while (line := self._next(deadline)) is not None:
+            self.lines.append(line)
+        code = self.proc.wait(timeout=max(1.0, deadline - time.monotonic()))
+        return code, "\n".join(self.lines), self.stderr()
+
+    def stderr(self) -> str:
+        with open(self.stderr_path, encoding="utf-8", errors="replace") as fh:
+            return fh.read()
+
+    def kill(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()

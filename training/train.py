@@ -76,14 +76,26 @@ checkpoint by a run that was killed) are dropped, so a resumed run never has two
 step and its curve ends at the model. (TensorBoard's event files are append-only and may keep
 points past the checkpoint of a killed run.)
 
+**Stopping** (Ctrl-C, SIGTERM: :mod:`uno_env.tools.stop_signals`). In the training loop a
+signal ends the rollout at the next env step (a callback; the partial rollout is not learned
+from), an evaluation under way is dropped whole, and a checkpoint of the current step is
+saved (model.zip, weights, card, as any checkpoint; eval.csv holds the evaluations up to it);
+the script exits with 130 (SIGINT) or 143 (SIGTERM) and one line naming the step, and
+``--resume`` continues. Before the loop (building, the imitation) and in the final
+evaluation a signal stops the run at once, saving nothing new; a second signal in the loop
+too (a save is never cut). Worker processes ignore SIGINT: a terminal's Ctrl-C is the
+script's to handle.
+
 ``--set KEY=VALUE`` (repeatable; values read as YAML, :mod:`uno_env.tools.overrides`)
 overrides one key for this run: a key of :class:`Config` (``--set n_envs=8 --set
 learning_rate=1e-4``, checked like the YAML's own keys) or else a rule option of
 :class:`uno_env.game.rules.Rules` (``--set uno_call=explicit``: the rules become
 ``make_rules(config.rules, uno_call="explicit")``). No key is both; any other key is an
-error. The card records the resulting config and the full rules, so a ``--resume`` must
-repeat the same rule options (a mismatch is an error naming it). ``--total-steps`` and
-``--time-limit-min`` win over ``--set`` and are checked like it. The checks are
+error. ``--total-steps`` and ``--time-limit-min`` win over ``--set`` and are checked like it.
+The card records the resulting config, the full rules and the overrides in effect
+(``overrides``): ``--resume`` reads ``--config`` again and applies the run's overrides, then
+the ones given again, which win (:func:`uno_env.tools.run_dirs.stored_overrides`); a rule
+option given again that changes the run's rules is an error naming it. The checks are
 :mod:`uno_env.tools.configs` (one per key, in ``_CONFIG_CHECKS``), shared with ``train_rllib.py``;
 then, before anything is spent, :func:`check_machine` checks the config against this machine
 (``torch_threads`` and its CPUs, the memory of the demonstrations, the rollout, the networks,
@@ -99,6 +111,7 @@ import math
 import os
 import re
 import shutil
+import signal
 import sys
 import time
 from dataclasses import dataclass
@@ -127,7 +140,7 @@ from uno_env.tools.evaluate import evaluate_vs
 from uno_env.envs.gym_env import UnoGymEnv
 from uno_env.game.rules import make_rules
 from uno_env.tools import configs, run_dirs
-from uno_env.tools.overrides import parse_overrides
+from uno_env.tools.stop_signals import Interrupted, StopSignals
 
 
 @dataclass
@@ -410,6 +423,18 @@ def write_curve(csv_path: str, png_path: str, title: str) -> None:
     plt.close(fig)
 
 
+class StopCallback(BaseCallback):
+    """Ends ``model.learn`` at the next env step once a stop signal arrived (the partial
+    rollout is not learned from; its steps count)."""
+
+    def __init__(self, stop: StopSignals):
+        super().__init__()
+        self.stop = stop
+
+    def _on_step(self) -> bool:
+        return not self.stop.requested
+
+
 class ProgressBar(BaseCallback):
     def __init__(self, bar: tqdm):
         super().__init__()
@@ -502,29 +527,40 @@ def main(argv: list[str] | None = None) -> dict:
                              "(--set uno_call=explicit); repeatable, values read as YAML")
     args = parser.parse_args(argv)
 
+    run_args = dict(resume=args.resume, force=args.force, holds_run=ckpt.MODEL_FILE)
+    try:  # a plain run name, its folders checked (nothing changed yet), the overrides in effect
+        dirs, overrides = run_dirs.check_run_args(args, Config, _CONFIG_CHECKS, run_args["holds_run"])
+    except ValueError as exc:
+        parser.error(str(exc))
     try:
-        config_sets, rule_sets = split_overrides(parse_overrides(args.overrides))
-        flags = {"total_steps": args.total_steps, "time_limit_min": args.time_limit_min}
-        cfg = load_config(args.config, {**config_sets, **{k: v for k, v in flags.items() if v is not None}})
+        config_sets, rule_sets = split_overrides(overrides)
+        cfg = load_config(args.config, config_sets)
         check_machine(cfg, args.config)
         rules = make_rules(cfg.rules, **rule_sets)
         check_league(cfg, rules)
         initial = configs.initial_policy(cfg, rules) if not args.resume else None
     except ValueError as exc:
         parser.error(str(exc))
-    try:  # a plain run name; --force deletes only this run's own folders; one writer at a time
-        dirs = run_dirs.open_run(args.checkpoint_dir, args.runs_dir, args.run, resume=args.resume,
-                                 force=args.force, holds_run=ckpt.MODEL_FILE, script="train.py")
+    stop = StopSignals("train.py").install()  # Ctrl-C, SIGTERM: a checkpoint, then exit 130 / 143
+    try:  # --force deletes only this run's own folders; one writer at a time
+        dirs = run_dirs.open_run(args.checkpoint_dir, args.runs_dir, args.run, **run_args, script="train.py")
     except run_dirs.RunDirError as exc:
+        stop.uninstall()
         parser.error(str(exc))
     try:
-        return train(args, cfg, rules, initial, dirs)
-    finally:  # the run's lock, also when main() is called in a process that goes on (a notebook)
+        return train(args, cfg, rules, initial, dirs, overrides, stop)
+    except Interrupted:  # at once: before the loop, in the final evaluation, or a second signal
+        stop.exit_now(dirs.run_dir)
+    finally:  # the signals' handlers and the run's lock, also when main() is called in a
+        stop.uninstall()  # process that goes on (a notebook)
         _atomic.release_lock(dirs.run_dir)
 
 
-def train(args: argparse.Namespace, cfg: Config, rules, initial, dirs: run_dirs.RunDirs) -> dict:
-    """The run: environments, the model, imitation, PPO with its league, evaluations, the card."""
+def train(args: argparse.Namespace, cfg: Config, rules, initial, dirs: run_dirs.RunDirs,
+          overrides: dict, stop: StopSignals) -> dict:
+    """The run: environments, the model, imitation, PPO with its league, evaluations, the card.
+    ``overrides``: the ``--set`` keys and flags in effect (recorded in the card); ``stop``:
+    the stop signals (a signal in the loop ends it at the next env step, with a checkpoint)."""
     run_dir, log_dir = dirs.run_dir, dirs.log_dir
     snap_dir = os.path.join(log_dir, "snapshots")
     eval_csv = os.path.join(run_dir, "eval.csv")
@@ -537,6 +573,8 @@ def train(args: argparse.Namespace, cfg: Config, rules, initial, dirs: run_dirs.
 
     # --- environments ---
     def make_env() -> UnoGymEnv:
+        if cfg.vec_env == "subproc":  # a worker process: Ctrl-C is the training process's to handle
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
         return UnoGymEnv(rules, cfg.num_players, opponents="random", seat="random",
                          max_learner_steps=cfg.max_learner_steps,
                          critic_state="append" if cfg.critic == "state" else None)
@@ -569,6 +607,7 @@ def train(args: argparse.Namespace, cfg: Config, rules, initial, dirs: run_dirs.
     if args.resume:
         model, _ = sb3.load_model(run_dir, rules, cfg.num_players, env=venv)  # our own run: trusted
         print(f"resumed at {model.num_timesteps} steps ({wall_before:.0f} s of training so far)")
+        stop.saved(model.num_timesteps)
     else:
         activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[cfg.activation]
         policy_kwargs = {"net_arch": list(cfg.net_arch), "activation_fn": activation}
@@ -618,7 +657,8 @@ def train(args: argparse.Namespace, cfg: Config, rules, initial, dirs: run_dirs.
     def card_for(steps: int, wall: float) -> dict:
         return ckpt.make_card(rules=rules, num_players=cfg.num_players, total_steps=steps,
                               wall_time_s=wall, evaluation=evaluation, config=dataclasses.asdict(cfg),
-                              extra={"run": args.run, **({"started_from": started_from} if started_from else {})})
+                              extra={"run": args.run, run_dirs.OVERRIDES_KEY: overrides,
+                                     **({"started_from": started_from} if started_from else {})})
 
     def run_eval(games: int, steps: int, wall: float, final: bool = False) -> None:
         """Every eval opponent: the in-memory policy (or, at the end, the saved checkpoint)."""
@@ -627,17 +667,19 @@ def train(args: argparse.Namespace, cfg: Config, rules, initial, dirs: run_dirs.
         else:
             me, workers = PolicyAgent(sb3.masked_policy(model, cfg.num_players), rules,
                                       cfg.num_players, name=args.run), 1
-        rows = []
+        rows, results = [], {}
         for opponent in cfg.eval_opponents:
             r = evaluate_vs(me, opponent, rules, cfg.num_players, games, seed=steps, workers=workers)
-            evaluation[opponent] = dict(r, steps=steps)
+            results[opponent] = dict(r, steps=steps)
             rows.append({"steps": steps, "wall_time_s": round(wall, 1), "opponent": opponent,
                          "games": games, "wins": r["wins"], "win_rate": f"{r['win_rate']:.4f}",
                          "ci_low": f"{r['ci95'][0]:.4f}", "ci_high": f"{r['ci95'][1]:.4f}"})
+        with stop.protected():  # all results of this evaluation at once (one cut short leaves
+            earlier = [r for r in read_eval_rows(eval_csv) if int(r["steps"]) != steps]  # none);
+            write_eval_rows(eval_csv, earlier + rows)  # they replace earlier rows of the same step
+            evaluation.update(results)
+        for opponent, r in results.items():
             model.logger.record(f"eval/win_rate_{opponent}", r["win_rate"])
-        # all rows of this evaluation at once; they replace earlier rows of the same step
-        earlier = [r for r in read_eval_rows(eval_csv) if int(r["steps"]) != steps]
-        write_eval_rows(eval_csv, earlier + rows)
         model.logger.dump(steps)
 
     if (cfg.imitate_decisions or initial is not None) and not args.resume:  # the curve starts there
@@ -662,7 +704,8 @@ def train(args: argparse.Namespace, cfg: Config, rules, initial, dirs: run_dirs.
                disable=args.no_progress, dynamic_ncols=True,
                mininterval=0.5 if sys.stderr.isatty() else 60)  # a log file gets a line a minute
     play_stats = PlayStats()
-    callback = [ProgressBar(bar), play_stats]
+    callback = [ProgressBar(bar), play_stats, StopCallback(stop)]
+    stop.defer()  # from here a first signal ends the loop at the next env step, with a checkpoint
     while progress() < 1.0:
         step, frac = model.num_timesteps, progress()
         # schedules (linear anneals) and the league's mixture, applied per rollout
@@ -681,25 +724,35 @@ def train(args: argparse.Namespace, cfg: Config, rules, initial, dirs: run_dirs.
         model.learn(rollout, reset_num_timesteps=False, callback=callback, progress_bar=False)
         step = model.num_timesteps
         done = progress() >= 1.0
-        if step >= next_snapshot and not done:
+        if step >= next_snapshot and not done and not stop.requested:
             path = os.path.join(snap_dir, f"step_{step:010d}")
-            sb3.save_checkpoint(model, path, card_for(step, wall()), resumable=False)
-            snapshots.append(path)
-            for old in snapshots[:-cfg.snapshot_keep]:
-                shutil.rmtree(old, ignore_errors=True)
-            snapshots = snapshots[-cfg.snapshot_keep:]
+            with stop.protected():
+                sb3.save_checkpoint(model, path, card_for(step, wall()), resumable=False)
+                snapshots.append(path)
+                for old in snapshots[:-cfg.snapshot_keep]:
+                    shutil.rmtree(old, ignore_errors=True)
+                snapshots = snapshots[-cfg.snapshot_keep:]
             next_snapshot = (step // cfg.snapshot_every + 1) * cfg.snapshot_every
-        if step >= next_eval and not done:
-            run_eval(cfg.eval_games, step, wall())
-            summary = "  ".join(f"vs {o} {evaluation[o]['win_rate']:.3f}" for o in cfg.eval_opponents)
-            sps = (step - start_steps) / max(1e-9, time.time() - start_time)
-            bar.write(f"step {step} ({wall() / 60:.1f} min, {sps:.0f} steps/s): {summary}")
-            bar.write(f"  last rollout: {play_stats.summary()}")
-            next_eval = (step // cfg.eval_every + 1) * cfg.eval_every
-        if step >= next_ckpt or done:
-            sb3.save_checkpoint(model, run_dir, card_for(step, wall()))
+        if step >= next_eval and not done and not stop.requested:
+            with stop.dropped():  # a signal drops the evaluation whole (its rows are written at its end)
+                run_eval(cfg.eval_games, step, wall())
+                summary = "  ".join(f"vs {o} {evaluation[o]['win_rate']:.3f}" for o in cfg.eval_opponents)
+                sps = (step - start_steps) / max(1e-9, time.time() - start_time)
+                bar.write(f"step {step} ({wall() / 60:.1f} min, {sps:.0f} steps/s): {summary}")
+                bar.write(f"  last rollout: {play_stats.summary()}")
+                next_eval = (step // cfg.eval_every + 1) * cfg.eval_every
+        if step >= next_ckpt or done or stop.requested:
+            with stop.protected():
+                sb3.save_checkpoint(model, run_dir, card_for(step, wall()))
+            stop.saved(step)
             next_ckpt = (step // cfg.checkpoint_every + 1) * cfg.checkpoint_every
+        if stop.requested:
+            break
     bar.close()
+    if stop.requested:  # saved above, at the step the signal stopped the loop
+        venv.close()
+        stop.exit_saved(run_dir)
+    stop.at_once()  # the final evaluation: the checkpoint of the last step is saved
     trained_wall = wall()
     sps = (model.num_timesteps - start_steps) / max(1e-9, time.time() - start_time)
     print(f"trained {model.num_timesteps} steps in {trained_wall:.0f} s of wall time ({sps:.0f} steps/s)")
@@ -707,7 +760,8 @@ def train(args: argparse.Namespace, cfg: Config, rules, initial, dirs: run_dirs.
     # --- final evaluation, card, curve, table ---
     venv.close()
     run_eval(cfg.final_eval_games, model.num_timesteps, trained_wall, final=True)
-    sb3.save_checkpoint(model, run_dir, card_for(model.num_timesteps, trained_wall))
+    with stop.protected():
+        sb3.save_checkpoint(model, run_dir, card_for(model.num_timesteps, trained_wall))
     write_curve(eval_csv, os.path.join(run_dir, "curve.png"), f"{args.run}: {rules.name}, "
                 f"{cfg.num_players} players")
     print_table(args.run, evaluation, cfg.eval_opponents)

@@ -16,6 +16,26 @@ games each; the driver (this process) learns (``num_learners: 0``) and evaluates
 needs uno_env installed, or ``--ship-code`` uploads this checkout's package to the cluster.
 ``num_env_runners: 0`` samples in the driver (no actors).
 
+**A cluster that fails** (:mod:`uno_env.integrations.ray_cluster`). An address where nothing
+answers is an error at once. Before RLlib builds (a new run and ``--resume``) the script
+checks that the cluster has the CPUs its actors reserve (``num_env_runners x
+num_cpus_per_env_runner``, plus one per learner actor; the driver reserves none): RLlib
+itself would wait for them without a word. A local Ray with too few is an error at once; a
+cluster gets ``resources_wait_s`` seconds (a node joining, another job ending), with a line
+saying what it waits for, then an error naming the CPUs missing. While training, the
+progress line (and TensorBoard's ``ray/env_runners_healthy``, ``ray/env_runners``) shows
+the healthy env runners of all (``env runners 1/2 healthy``; a change prints a line at
+once): a node lost takes its runners, Ray restarts them where a CPU is free (RLlib's
+``restart_failed_env_runners``) and the others sample on. With none alive the script waits
+``resources_wait_s`` for them, then saves a checkpoint and exits with 1 and a line saying so.
+
+**Stopping** (Ctrl-C, SIGTERM: :mod:`uno_env.tools.stop_signals`). In the training loop a
+signal lets the iteration under way finish (an evaluation under way is dropped whole), saves
+a checkpoint (the RLlib state, the exported policy and card, trainer.json; eval.csv holds the
+evaluations up to it) and exits with 130 (SIGINT) or 143 (SIGTERM) and one line naming the
+step; ``--resume`` continues. Before the loop and in the final evaluation a signal stops the
+run at once, saving nothing new; a second signal in the loop too (a save is never cut).
+
 **What it trains.** PPO (RLlib's new API stack) on :class:`~uno_env.integrations.rllib.UnoMultiAgentEnv`:
 every decision of every seat is a step. One learner module (``shared``: a masked MLP actor and
 critic, :class:`~uno_env.integrations.rllib.MaskedPPOModule`) plays at least one seat of every
@@ -58,11 +78,13 @@ slots); ``eval.csv`` and ``curve.png``. ``runs/<run>/``: TensorBoard logs. Check
 ``checkpoint_every`` steps and at the end.
 
 ``--set KEY=VALUE`` overrides a config key or a rule option, as in ``training/train.py``;
-``--total-steps`` and ``--time-limit-min`` win over it. The config YAML is checked like
-``train.py``'s (:mod:`uno_env.tools.configs`): an unknown key or a bad value is an error naming
-the file and the key; then, before Ray starts, :func:`check_machine` checks it against the
-driver's machine (``torch_threads`` and its CPUs, the memory of the batch, the networks, the
-demonstrations and the workers: docs/RELIABILITY.md).
+``--total-steps`` and ``--time-limit-min`` win over it. The card records the overrides in
+effect (``overrides``) and ``--resume`` applies them again, then the ones given again, which
+win (``--resume --set num_env_runners=1`` on a smaller cluster). The config YAML is checked
+like ``train.py``'s (:mod:`uno_env.tools.configs`): an unknown key or a bad value is an error
+naming the file and the key; then, before Ray starts, :func:`check_machine` checks it against
+the driver's machine (``torch_threads`` and its CPUs, the memory of the batch, the networks,
+the demonstrations and the workers: docs/RELIABILITY.md).
 """
 
 from __future__ import annotations
@@ -74,6 +96,7 @@ import importlib.util
 import json
 import math
 import os
+import sys
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -87,7 +110,7 @@ from uno_env.agents.policy import PolicyAgent
 from uno_env.game.rules import Rules, make_rules
 from uno_env.tools.evaluate import evaluate_vs
 from uno_env.tools import configs, run_dirs
-from uno_env.tools.overrides import parse_overrides
+from uno_env.tools.stop_signals import Interrupted, StopSignals
 
 SELF = "self"  # league entry: the learner itself (another seat of the shared policy)
 SNAPSHOTS = "snapshots"  # league entry: frozen snapshots of the learner
@@ -120,6 +143,10 @@ class Config(configs.TrainingConfig):
     """0: learn in the driver; n: n learner actors"""
     ray_num_cpus: int | None = None
     """local Ray only: CPUs it may schedule (None: all of the machine's)"""
+    resources_wait_s: float = 60.0
+    """how long to wait for the cluster's CPUs (env runners, learners) before RLlib builds, and
+    for Ray to restart env runners when none is alive, before failing with a message (0: fail
+    at once); a local Ray with too few CPUs fails at once"""
     object_store_mb: int = 200
     """local Ray only: the object store's size"""
     # --- PPO ---
@@ -147,6 +174,7 @@ _CONFIG_CHECKS = {**configs.TRAINING_CHECKS,  # the keys train.py shares, then o
     "num_learners": configs.integer(0),
     "ray_num_cpus": configs.integer(1, optional=True),
     "object_store_mb": configs.integer(1),
+    "resources_wait_s": configs.real(0),
     "train_batch_size": configs.integer(1),
     "minibatch_size": configs.integer(1),
     "num_epochs": configs.integer(1),
@@ -267,26 +295,34 @@ def build_algo(cfg: Config, rules: Rules, opponents: dict[str, str], snapshots: 
     return config.build_algo()
 
 
-def start_ray(args: argparse.Namespace, cfg: Config) -> bool:
-    """Join the cluster of ``--address`` / ``RAY_ADDRESS``, or start a local Ray (or use the Ray
-    this process is already connected to). Returns True when this process connected, and so
-    disconnects at the end (which stops a local Ray, never a cluster)."""
+def start_ray(args: argparse.Namespace, cfg: Config) -> str:
+    """Join the cluster of ``--address`` / ``RAY_ADDRESS`` (``"cluster"``), or start a local Ray
+    (``"local"``), or use the Ray this process is already connected to (``"running"``). This
+    process disconnects at the end unless ``"running"`` (which stops a local Ray, never a
+    cluster)."""
     import ray
 
     if ray.is_initialized():
         print(f"using the running Ray: {ray.cluster_resources().get('CPU', 0):.0f} CPUs")
-        return False
+        return "running"
     address = args.address or os.environ.get("RAY_ADDRESS")
     runtime_env = {"py_modules": [os.path.dirname(uno_env.__file__)]} if args.ship_code else None
     if address:
-        ray.init(address=address, runtime_env=runtime_env)
+        from uno_env.integrations import ray_cluster
+
+        try:  # Ray itself retries a wrong address for minutes
+            ray_cluster.check_reachable(address)
+            ray.init(address=address, runtime_env=runtime_env)
+        except (ray_cluster.ClusterError, ConnectionError, ray.exceptions.AuthenticationError) as exc:
+            sys.exit(f"train_rllib.py: cannot join the Ray cluster at {address}: {exc}".splitlines()[0]
+                     + ray_cluster.AUTH_HINT * (not isinstance(exc, ray_cluster.ClusterError)))
         print(f"joined the Ray cluster at {address}: {ray.cluster_resources().get('CPU', 0):.0f} CPUs, "
               f"{len([n for n in ray.nodes() if n['Alive']])} nodes")
-    else:
-        ray.init(num_cpus=cfg.ray_num_cpus, object_store_memory=cfg.object_store_mb * 2 ** 20,
-                 include_dashboard=False, runtime_env=runtime_env)
-        print(f"started a local Ray: {ray.cluster_resources().get('CPU', 0):.0f} CPUs")
-    return True
+        return "cluster"
+    ray.init(address="local", num_cpus=cfg.ray_num_cpus,  # a new one: never a `ray start` cluster found here
+             object_store_memory=cfg.object_store_mb * 2 ** 20, include_dashboard=False, runtime_env=runtime_env)
+    print(f"started a local Ray: {ray.cluster_resources().get('CPU', 0):.0f} CPUs")
+    return "local"
 
 
 # ---------------------------------------------------------------------- outputs
@@ -355,57 +391,84 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> dict:
     parser = build_parser()
     args = parser.parse_args(argv)
+    run_args = dict(resume=args.resume, force=args.force, holds_run=TRAINER_FILE)
+    try:  # a plain run name, its folders checked (nothing changed yet), the overrides in effect
+        dirs, overrides = run_dirs.check_run_args(args, Config, _CONFIG_CHECKS, run_args["holds_run"])
+    except ValueError as exc:
+        parser.error(str(exc))
     try:
-        config_sets, rule_sets = split_overrides(parse_overrides(args.overrides))
-        flags = {"total_steps": args.total_steps, "time_limit_min": args.time_limit_min}
-        cfg = load_config(args.config, {**config_sets, **{k: v for k, v in flags.items() if v is not None}})
+        config_sets, rule_sets = split_overrides(overrides)
+        cfg = load_config(args.config, config_sets)
         check_machine(cfg, args.config)
         rules = make_rules(cfg.rules, **rule_sets)
         check_league(cfg, rules)
         initial = configs.initial_policy(cfg, rules) if not args.resume else None
     except (ValueError, OSError) as exc:
         parser.error(str(exc))
-    run_args = dict(resume=args.resume, force=args.force, holds_run=TRAINER_FILE)
-    try:  # a plain run name; --force deletes only this run's own folders
-        run_dir = run_dirs.check_run(args.checkpoint_dir, args.runs_dir, args.run, **run_args).run_dir
-    except run_dirs.RunDirError as exc:
-        parser.error(str(exc))
-    rllib_dir = os.path.abspath(os.path.join(run_dir, RLLIB_DIR))
-    trainer_path = os.path.join(run_dir, TRAINER_FILE)
-    eval_csv = os.path.join(run_dir, EVAL_CSV)
     trainer: dict[str, Any] = {"wall_time_s": 0.0, "snapshots_taken": 0, "evaluation": {}}
     if args.resume:
         try:
-            trainer = _files.read_json(trainer_path, run_dirs.MAX_STATE_BYTES, "trainer state")
-        except (OSError, ValueError) as exc:
-            parser.error(f"--resume: {exc}")
-        try:
-            card = ckpt.load_card(run_dir)
-            ckpt.check_card(card, rules, cfg.num_players, where=f"checkpoint {run_dir!r}")
-        except ValueError as exc:  # other rules than the run's (a --set left out), a damaged card
+            trainer = _files.read_json(os.path.join(dirs.run_dir, TRAINER_FILE), run_dirs.MAX_STATE_BYTES,
+                                       "trainer state")
+            card = ckpt.load_card(dirs.run_dir)
+            ckpt.check_card(card, rules, cfg.num_players, where=f"checkpoint {dirs.run_dir!r}")
+        except (ValueError, OSError) as exc:  # other rules than the run's (a --set given), a damaged card
             parser.error(f"--resume: {exc}")
     if importlib.util.find_spec("ray") is None:
         parser.error('needs Ray RLlib: pip install -e ".[rllib]" (a virtual environment of its own; '
                      'ray pins gymnasium 1.2.2)')
+    stop = StopSignals("train_rllib.py").install()  # Ctrl-C, SIGTERM: a checkpoint, then exit 130 / 143
     try:  # made, or emptied with --force, and locked: one writer at a time
-        log_dir = run_dirs.open_run(args.checkpoint_dir, args.runs_dir, args.run, **run_args,
-                                    script="train_rllib.py").log_dir
+        dirs = run_dirs.open_run(args.checkpoint_dir, args.runs_dir, args.run, **run_args,
+                                 script="train_rllib.py")
     except run_dirs.RunDirError as exc:
+        stop.uninstall()
         parser.error(str(exc))
+    try:
+        evaluation = train(args, cfg, rules, initial, dirs, overrides, trainer, stop)
+    except Interrupted:  # at once: before the loop, in the final evaluation, or a second signal
+        stop.exit_now(dirs.run_dir)
+    finally:  # the signals' handlers and the run's lock, also when main() is called in a
+        stop.uninstall()  # process that goes on (a notebook)
+        _atomic.release_lock(dirs.run_dir)
+    write_curve(os.path.join(dirs.run_dir, EVAL_CSV), os.path.join(dirs.run_dir, "curve.png"),
+                f"{args.run}: {rules.name}, {cfg.num_players} players (RLlib PPO)", cfg.num_players)
+    print_table(args.run, evaluation, cfg.eval_opponents)
+    return evaluation
 
+
+def train(args: argparse.Namespace, cfg: Config, rules: Rules, initial: Any, dirs: run_dirs.RunDirs,
+          overrides: dict, trainer: dict[str, Any], stop: StopSignals) -> dict:
+    """The run: Ray, the algorithm, imitation, PPO with its league, evaluations, the exports.
+    ``overrides``: the ``--set`` keys and flags in effect (recorded in the card); ``trainer``:
+    trainer.json's record (a resumed run's); ``stop``: the stop signals (a signal in the loop
+    ends it after the iteration, with a checkpoint). Returns the final evaluation."""
     import ray
     import torch
     from tensorboardX import SummaryWriter
 
+    from uno_env.integrations import ray_cluster
     from uno_env.integrations import rllib as ur
 
+    run_dir, log_dir = dirs.run_dir, dirs.log_dir
+    rllib_dir = os.path.abspath(os.path.join(run_dir, RLLIB_DIR))
+    trainer_path = os.path.join(run_dir, TRAINER_FILE)
+    eval_csv = os.path.join(run_dir, EVAL_CSV)
     opponents, n_snapshots, phases = league_modules(cfg)
     torch.set_num_threads(cfg.torch_threads)
     print(f"uno_env {uno_env.__version__}, ray {ray.__version__}: run {args.run!r} -> {run_dir}/, "
           f"logs {log_dir}/")
     print("config:", dataclasses.asdict(cfg))
-    connected = start_ray(args, cfg)
+    if args.resume:
+        stop.saved(int(trainer.get("env_steps", 0)))
+    ray_kind = start_ray(args, cfg)
+    stop.install()  # again: ray.init sets a SIGTERM handler of its own
     try:
+        try:  # RLlib waits for its actors without a timeout: the CPUs first, or say what is missing
+            ray_cluster.wait_for_cpus(dataclasses.asdict(cfg), cfg.resources_wait_s,
+                                      can_grow=ray_kind != "local")
+        except ray_cluster.ClusterError as exc:
+            sys.exit(f"train_rllib.py: {exc}")
         algo = build_algo(cfg, rules, opponents, n_snapshots, phases)
         if args.resume:
             algo.restore_from_path(rllib_dir)
@@ -460,37 +523,45 @@ def main(argv: list[str] | None = None) -> dict:
                                         "api_stack": "new", "script": "training/train_rllib.py",
                                         "env_steps": total, "learner_steps": learner_steps,
                                         "rllib_checkpoint": RLLIB_DIR},
+                       run_dirs.OVERRIDES_KEY: overrides,
                        **{k: trainer[k] for k in ("imitation", "started_from") if k in trainer}})
 
         def save(total: int) -> None:
             """The RLlib checkpoint, then the exported policy and card, then trainer.json (the
-            commit point of a resumable save)."""
-            algo.save_to_path(rllib_dir)
-            ur.export_checkpoint(ur.module_state(algo), module_config, run_dir, card_for(total, wall()))
-            state = {"wall_time_s": round(wall(), 1), "snapshots_taken": taken, "env_steps": total,
-                     "learner_steps": learner_steps, "evaluation": evaluation,
-                     **{k: trainer[k] for k in ("imitation", "started_from") if k in trainer}}
-            _atomic.write_text(trainer_path, json.dumps(state, indent=2) + "\n")
+            commit point of a resumable save); never cut by a signal."""
+            with stop.protected():
+                algo.save_to_path(rllib_dir)
+                ur.export_checkpoint(ur.module_state(algo), module_config, run_dir, card_for(total, wall()))
+                state = {"wall_time_s": round(wall(), 1), "snapshots_taken": taken, "env_steps": total,
+                         "learner_steps": learner_steps, "evaluation": evaluation,
+                         **{k: trainer[k] for k in ("imitation", "started_from") if k in trainer}}
+                _atomic.write_text(trainer_path, json.dumps(state, indent=2) + "\n")
+            stop.saved(total)
 
         def run_eval(games: int, total: int, final: bool = False) -> None:
+            """Every eval opponent; the results (eval.csv, the card's) are written at the end,
+            all at once, so an evaluation cut short leaves none."""
             if final:  # the exported checkpoint, as users load it
                 me, workers = f"checkpoint:{run_dir}", cfg.eval_workers
             else:
                 me = PolicyAgent(ur.masked_policy(ur.module_state(algo), module_config), rules,
                                  cfg.num_players, name=args.run)
                 workers = 1
-            new_file = not os.path.exists(eval_csv)
-            with open(eval_csv, "a", newline="") as fh:
-                out = csv.writer(fh)
-                if new_file:
-                    out.writerow(["steps", "wall_time_s", "opponent", "games", "wins", "win_rate",
-                                  "ci_low", "ci_high"])
-                for opponent in cfg.eval_opponents:
-                    r = evaluate_vs(me, opponent, rules, cfg.num_players, games, seed=total, workers=workers)
-                    evaluation[opponent] = dict(r, steps=total)
-                    out.writerow([total, round(wall(), 1), opponent, games, r["wins"], f"{r['win_rate']:.4f}",
-                                  f"{r['ci95'][0]:.4f}", f"{r['ci95'][1]:.4f}"])
-                    writer.add_scalar(f"eval/win_rate_{opponent}", r["win_rate"], total)
+            results = {o: dict(evaluate_vs(me, o, rules, cfg.num_players, games, seed=total, workers=workers),
+                               steps=total) for o in cfg.eval_opponents}
+            with stop.protected():
+                new_file = not os.path.exists(eval_csv)
+                with open(eval_csv, "a", newline="") as fh:
+                    out = csv.writer(fh)
+                    if new_file:
+                        out.writerow(["steps", "wall_time_s", "opponent", "games", "wins", "win_rate",
+                                      "ci_low", "ci_high"])
+                    for opponent, r in results.items():
+                        out.writerow([total, round(wall(), 1), opponent, games, r["wins"], f"{r['win_rate']:.4f}",
+                                      f"{r['ci95'][0]:.4f}", f"{r['ci95'][1]:.4f}"])
+                evaluation.update(results)
+            for opponent, r in results.items():
+                writer.add_scalar(f"eval/win_rate_{opponent}", r["win_rate"], total)
             summary = "  ".join(f"vs {o} {evaluation[o]['win_rate']:.3f}" for o in cfg.eval_opponents)
             print(f"[eval] step {total:,}: {summary} ({games} games each, 1 vs {cfg.num_players - 1})",
                   flush=True)
@@ -500,9 +571,11 @@ def main(argv: list[str] | None = None) -> dict:
         next_snapshot = (steps // cfg.snapshot_every + 1) * cfg.snapshot_every
         next_eval = (steps // cfg.eval_every + 1) * cfg.eval_every
         next_ckpt = (steps // cfg.checkpoint_every + 1) * cfg.checkpoint_every
-        last_print = 0.0
+        last_print, last_health = 0.0, ray_cluster.runner_health(algo)
+        lost_since = None  # since when no env runner is alive
         print(f"training from step {steps:,} to {cfg.total_steps:,}"
               + (f" or {cfg.time_limit_min} min" if cfg.time_limit_min else ""), flush=True)
+        stop.defer()  # from here a first signal ends the loop after the iteration, with a checkpoint
         while progress() < 1.0:
             ur.update_league(algo, progress(), steps, min(taken, n_snapshots))
             result = algo.train()
@@ -512,33 +585,57 @@ def main(argv: list[str] | None = None) -> dict:
             done = progress() >= 1.0
             sps = (steps - start_steps) / max(1e-9, time.time() - start_time)
             learn = _get(result, "learners", ur.LEARNER, default={}) or {}
+            health = ray_cluster.runner_health(algo)  # (healthy, total) env runners; None: the driver samples
             scalars = {"perf/env_steps_per_s": sps,
                        "env/episode_len_mean": _get(result, "env_runners", "episode_len_mean"),
                        "train/entropy": learn.get("entropy"), "train/policy_loss": learn.get("policy_loss"),
                        "train/vf_loss": learn.get("vf_loss"), "train/mean_kl": learn.get("mean_kl_loss"),
-                       "league/snapshots": min(taken, n_snapshots), "perf/learner_steps": learner_steps}
+                       "league/snapshots": min(taken, n_snapshots), "perf/learner_steps": learner_steps,
+                       **({"ray/env_runners_healthy": health[0], "ray/env_runners": health[1]} if health else {})}
             for key, value in scalars.items():
                 if isinstance(value, (int, float)) and math.isfinite(value):
                     writer.add_scalar(key, value, steps)
-            if time.time() - last_print >= cfg.progress_every_s or done:
-                last_print = time.time()
+            if time.time() - last_print >= cfg.progress_every_s or done or health != last_health:
+                last_print, last_health = time.time(), health
                 eta = (cfg.total_steps - steps) / sps if sps > 0 else math.inf
                 eta = max(0.0, min(eta, time_limit - wall()))
                 ent = learn.get("entropy")
                 print(f"step {steps:,}/{cfg.total_steps:,} ({100 * progress():.0f}%)  {sps:,.0f} env steps/s  "
                       f"iter {algo.iteration}  episode len {scalars['env/episode_len_mean'] or 0:.0f}  "
                       f"entropy {ent if ent is None else round(float(ent), 3)}  "
-                      f"{wall() / 60:.1f} min, ~{eta / 60:.0f} min left", flush=True)
-            if n_snapshots and steps >= next_snapshot and not done:
+                      + (f"env runners {health[0]}/{health[1]} healthy  " if health else "")
+                      + f"{wall() / 60:.1f} min, ~{eta / 60:.0f} min left", flush=True)
+            if health and not health[0] and not stop.requested:  # no runner samples: say so, wait, fail
+                if lost_since is None:
+                    lost_since = time.time()
+                    print(f"no env runner is alive (0/{health[1]}): waiting up to {cfg.resources_wait_s:g} s "
+                          f"(resources_wait_s) for Ray to restart them", flush=True)
+                if time.time() - lost_since >= cfg.resources_wait_s:
+                    save(steps)
+                    sys.exit(f"train_rllib.py: all {health[1]} env runners lost for "
+                             f"{time.time() - lost_since:.0f} s (resources_wait_s): saved a checkpoint at step "
+                             f"{steps:,} in {run_dir}; --resume once the cluster has the CPUs again (or with "
+                             f"fewer env runners)")
+                time.sleep(min(1.0, cfg.resources_wait_s))
+                continue
+            lost_since = None
+            if n_snapshots and steps >= next_snapshot and not done and not stop.requested:
                 ur.copy_module(algo, ur.LEARNER, f"{ur.SNAPSHOT_PREFIX}{taken % n_snapshots}")
                 taken += 1
                 next_snapshot = (steps // cfg.snapshot_every + 1) * cfg.snapshot_every
-            if steps >= next_eval and not done:
-                run_eval(cfg.eval_games, steps)
-                next_eval = (steps // cfg.eval_every + 1) * cfg.eval_every
-            if steps >= next_ckpt or done:
+            if steps >= next_eval and not done and not stop.requested:
+                with stop.dropped():  # a signal drops the evaluation whole
+                    run_eval(cfg.eval_games, steps)
+                    next_eval = (steps // cfg.eval_every + 1) * cfg.eval_every
+            if steps >= next_ckpt or done or stop.requested:
                 save(steps)
                 next_ckpt = (steps // cfg.checkpoint_every + 1) * cfg.checkpoint_every
+            if stop.requested:
+                break
+        if stop.requested:  # saved above, after the iteration the signal arrived in
+            writer.close()
+            stop.exit_saved(run_dir)
+        stop.at_once()  # the final evaluation: the checkpoint of the last step is saved
         trained_wall = wall()
         sps = (steps - start_steps) / max(1e-9, time.time() - start_time)
         print(f"trained {steps:,} env steps ({learner_steps:,} of them the learner's) in "
@@ -549,12 +646,8 @@ def main(argv: list[str] | None = None) -> dict:
         writer.close()
         algo.stop()
     finally:
-        if connected:
+        if ray_kind != "running":
             ray.shutdown()
-        _atomic.release_lock(run_dir)  # also when main() is called in a process that goes on
-    write_curve(eval_csv, os.path.join(run_dir, "curve.png"),
-                f"{args.run}: {rules.name}, {cfg.num_players} players (RLlib PPO)", cfg.num_players)
-    print_table(args.run, evaluation, cfg.eval_opponents)
     return evaluation
 
 

@@ -11,7 +11,11 @@ import importlib.util
 import io
 import json
 import os
+import re
+import signal
+import struct
 import sys
+import threading
 
 import numpy as np
 import pytest
@@ -28,7 +32,10 @@ from uno_env.game import actions as A  # noqa: E402
 from uno_env.game.engine import Engine  # noqa: E402
 from uno_env.game.observation import ObservationEncoder  # noqa: E402
 from uno_env.game.rules import make_rules  # noqa: E402
+from uno_env.integrations import ray_cluster  # noqa: E402
 from uno_env.integrations import rllib as ur  # noqa: E402
+
+from helpers import WatchedProcess  # noqa: E402
 
 pytestmark = pytest.mark.rllib
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -514,3 +521,167 @@ def test_the_rllib_ppo_example_trains_exports_and_evaluates(local_ray, tmp_path)
                            "--out", str(tmp_path / "ckpt")])
     assert result["steps"] >= 256 and 0.0 <= result["win_rate"] <= 1.0
     assert ckpt.load_card(result["checkpoint"])["algorithm"] == "PPO (Ray RLlib)"
+
+
+# ---------------------------------------------------------------------- a cluster that fails
+RUNNERS = {"num_env_runners": 1, "num_cpus_per_env_runner": 1, "num_learners": 0}
+
+
+def test_waiting_for_cpus_held_by_another_job_says_so_then_names_what_is_missing(local_ray):
+    @ray.remote(num_cpus=1)
+    class Holder:
+        def ready(self):
+            return True
+
+    holder = Holder.remote()
+    ray.get(holder.ready.remote())  # the cluster's one CPU is taken
+    said = []
+    with pytest.raises(ray_cluster.ClusterError) as exc:
+        ray_cluster.wait_for_cpus(RUNNERS, 1.0, can_grow=True, say=said.append, poll_s=0.2)
+    state = ("the cluster has 0 free CPUs of 1 on 1 node, the run needs 1 CPU (num_env_runners=1 x "
+             "num_cpus_per_env_runner=1): 1 missing")
+    assert str(exc.value).startswith(f"{state} after waiting 1 s (resources_wait_s); add a node")
+    assert said == [f"waiting up to 1 s (resources_wait_s) for CPUs: {state}"]
+    threading.Timer(0.5, ray.kill, [holder]).start()  # the other job ends while we wait
+    assert ray_cluster.wait_for_cpus(RUNNERS, 300, can_grow=True, say=said.append, poll_s=0.2) > 0
+
+
+def test_a_run_needing_more_cpus_than_its_local_ray_has_fails_at_once_naming_them(tmp_path, capsys):
+    """Not RLlib's silent wait for actors that cannot start: an error before it builds, and the
+    same command can run again (nothing of the run was written)."""
+    train = load_script("train_rllib")
+    args = ["--config", os.path.join(ROOT, "configs", "rllib", "test.yaml"), "--run", "big",
+            "--checkpoint-dir", str(tmp_path / "checkpoints"), "--runs-dir", str(tmp_path / "runs"),
+            "--set", "num_env_runners=2", "--set", "ray_num_cpus=1", "--set", "object_store_mb=100"]
+    with pytest.raises(SystemExit) as exc:
+        train.main(args)
+    assert str(exc.value.code) == ("train_rllib.py: the local Ray has 1 CPU, the run needs 2 CPUs "
+                                   "(num_env_runners=2 x num_cpus_per_env_runner=1): set ray_num_cpus to 2 "
+                                   "or more, or ask for fewer env runners")
+    assert not ray.is_initialized()
+    assert sorted(os.listdir(tmp_path / "checkpoints" / "big")) == [".uno-lock", ".uno-run"]
+
+
+def test_an_address_where_no_cluster_answers_is_a_one_line_error_at_once(tmp_path):
+    import socket
+
+    with socket.socket() as sock:  # a port nothing listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    train = load_script("train_rllib")
+    with pytest.raises(SystemExit) as exc:
+        train.main(["--config", os.path.join(ROOT, "configs", "rllib", "test.yaml"), "--run", "x",
+                    "--checkpoint-dir", str(tmp_path), "--runs-dir", str(tmp_path), "--address", f"127.0.0.1:{port}"])
+    assert str(exc.value.code) == (f"train_rllib.py: cannot join the Ray cluster at 127.0.0.1:{port}: nothing "
+                                   f"answers at 127.0.0.1:{port} (Connection refused): start the head there "
+                                   f"with `ray start --head --port {port}`, or give its address")
+    assert not ray.is_initialized()
+
+
+def tensorboard_scalars(folder, tag):
+    """Every value of the scalar ``tag`` in the TensorBoard event files under ``folder``
+    (TFRecord: length, its CRC, an Event, its CRC), read with tensorboardX's protobuf."""
+    from tensorboardX.proto.event_pb2 import Event
+
+    values = []
+    for root, _, files in os.walk(folder):
+        for name in sorted(f for f in files if "tfevents" in f):
+            with open(os.path.join(root, name), "rb") as fh:
+                data = fh.read()
+            at = 0
+            while at + 12 <= len(data):
+                (length,) = struct.unpack("<Q", data[at:at + 8])
+                event = Event.FromString(data[at + 12:at + 12 + length])
+                at += 12 + length + 4
+                values += [(event.step, v.simple_value) for v in event.summary.value if v.tag == tag]
+    return values
+
+
+def test_a_lost_node_shows_as_fewer_healthy_runners_the_run_goes_on_and_resume_waits_for_its_cpus(
+        two_node_cluster, tmp_path, monkeypatch, capsys):
+    """The worker node goes after the first iteration: the progress line and TensorBoard say
+    1 of 2 env runners, the other samples on; ``--resume`` (the run's num_env_runners=2 kept)
+    on the node left fails after resources_wait_s naming the CPU missing; with a node added
+    back it resumes on both."""
+    train = load_script("train_rllib")
+    args = ["--config", os.path.join(ROOT, "configs", "rllib", "test.yaml"), "--run", "lost",
+            "--checkpoint-dir", str(tmp_path / "checkpoints"), "--runs-dir", str(tmp_path / "runs"),
+            "--address", two_node_cluster.address]
+    iterations = []
+    real_update = ur.update_league
+
+    def update_league(*a, **kw):  # called before every iteration
+        iterations.append(1)
+        if len(iterations) == 2:
+            two_node_cluster.remove_node(next(iter(two_node_cluster.worker_nodes)))
+        return real_update(*a, **kw)
+
+    monkeypatch.setattr(ur, "update_league", update_league)
+    train.main(args + ["--set", "num_env_runners=2", "--total-steps", "1024"])
+    out = capsys.readouterr().out
+    health = re.findall(r"^step [\d,]+/.* env runners (\d)/(\d) healthy", out, flags=re.M)
+    assert health[0] == ("2", "2") and health[-1] == ("1", "2"), out[-3000:]
+    run = tmp_path / "checkpoints" / "lost"
+    assert ckpt.load_card(str(run))["total_steps"] >= 1024  # the run went on with the runner left
+    healthy = tensorboard_scalars(tmp_path / "runs" / "lost" / "tb", "ray/env_runners_healthy")
+    assert healthy[0][1] == 2 and healthy[-1][1] == 1
+    monkeypatch.setattr(ur, "update_league", real_update)
+
+    with pytest.raises(SystemExit) as exc:  # one node of 1 CPU left; the run's 2 runners need 2
+        train.main(args + ["--resume", "--total-steps", "1536", "--set", "resources_wait_s=1"])
+    assert str(exc.value.code).startswith(
+        "train_rllib.py: the cluster has 1 free CPU of 1 on 1 node, the run needs 2 CPUs (num_env_runners=2 x "
+        "num_cpus_per_env_runner=1): 1 missing after waiting 1 s (resources_wait_s)")
+    assert "waiting up to 1 s (resources_wait_s) for CPUs" in capsys.readouterr().out
+    assert ckpt.load_card(str(run))["total_steps"] < 1536  # untouched
+
+    two_node_cluster.add_node(num_cpus=1, object_store_memory=OBJECT_STORE)
+    two_node_cluster.wait_for_nodes()
+    train.main(args + ["--resume", "--total-steps", "1536"])
+    assert re.search(r"env runners 2/2 healthy", capsys.readouterr().out)
+    card = ckpt.load_card(str(run))
+    assert card["total_steps"] >= 1536 and card["overrides"] == {"num_env_runners": 2, "total_steps": 1536}
+
+
+SAVED = re.compile(r"^train_rllib\.py: (SIG[A-Z]+): saved a checkpoint at step ([\d,]+) in (.+); "
+                   r"continue with --resume$")
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+def test_a_stop_signal_mid_run_saves_a_checkpoint_that_resumes_and_exits_cleanly(tmp_path, signum):
+    """A real child process with a local Ray and one env runner, signalled once it printed a
+    progress line: the card matches the exported weights and trainer.json, eval.csv has whole
+    rows up to the checkpoint, exit code 130 / 143 with one line, no traceback; --resume goes on."""
+    run_dir = tmp_path / "checkpoints" / "sig"
+    args = ["--config", os.path.join(ROOT, "configs", "rllib", "test.yaml"), "--run", "sig",
+            "--checkpoint-dir", str(tmp_path / "checkpoints"), "--runs-dir", str(tmp_path / "runs"),
+            "--total-steps", "100000000", "--set", "checkpoint_every=100000000", "--set", "num_env_runners=1",
+            "--set", "ray_num_cpus=1", "--set", "object_store_mb=100"]
+    run = WatchedProcess([sys.executable, os.path.join(ROOT, "training", "train_rllib.py"), *args],
+                         tmp_path / "stderr.txt", env=dict(os.environ, PYTHONPATH=ROOT, RAY_DEDUP_LOGS="1"))
+    try:
+        run.wait_for(r"^step [\d,]+/100,000,000 .* env runners 1/1 healthy")
+        run.send(signum)
+        code, _, err = run.finish()
+    finally:
+        run.kill()
+    assert code == 128 + signum
+    assert "Traceback" not in err, err[-3000:]
+    ours = [line for line in err.splitlines() if line.startswith("train_rllib.py: ")]  # not Ray's logs
+    assert len(ours) <= 2, ours  # the signal's arrival (unless it dropped an evaluation), the exit
+    name, step, where = SAVED.match(ours[-1]).groups()
+    step = int(step.replace(",", ""))
+    assert name == signal.Signals(signum).name and where == str(run_dir)
+    card, _ = ckpt.load_checkpoint(str(run_dir))  # validated: the card names these weights, hashes match
+    with open(run_dir / "trainer.json") as fh:
+        trainer = json.load(fh)
+    assert card["total_steps"] == trainer["env_steps"] == step >= 256
+    with open(run_dir / "eval.csv") as fh:
+        rows = fh.read().splitlines()
+    assert rows[0].startswith("steps,") and all(len(r.split(",")) == 8 for r in rows)
+    assert all(int(r.split(",")[0]) <= step for r in rows[1:])
+
+    train = load_script("train_rllib")
+    train.main(args + ["--resume", "--total-steps", str(step + 256)])
+    card = ckpt.load_card(str(run_dir))
+    assert card["total_steps"] >= step + 256 and card["overrides"]["total_steps"] == step + 256

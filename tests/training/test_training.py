@@ -367,6 +367,37 @@ def test_set_overrides_a_run(tmp_path):
     assert card["evaluation"]["random"]["games"] == 4
 
 
+def test_resume_reuses_the_runs_overrides_and_one_given_again_wins(tmp_path):
+    """The --set keys, rule options and --total-steps of a run go with it: --resume trains under
+    them without repeating them (stacking=true would otherwise be other rules than the run's);
+    one given again wins; the card records the overrides in effect."""
+    args = ["--config", TEST_CONFIG, "--run", "keep", "--checkpoint-dir", str(tmp_path), "--runs-dir",
+            str(tmp_path), "--no-progress"]
+    train.main(args + ["--set", "stacking=true", "--set", "eval_games=6", "--set", "final_eval_games=4",
+                       "--total-steps", "256"])
+    first = ckpt.load_card(str(tmp_path / "keep"))
+    assert first["overrides"] == {"stacking": True, "eval_games": 6, "final_eval_games": 4, "total_steps": 256}
+    train.main(args + ["--resume", "--set", "final_eval_games=2", "--total-steps", "512"])
+    card = ckpt.load_card(str(tmp_path / "keep"))
+    assert card["rules"] == make_rules("classic", stacking=True).to_dict()
+    assert card["total_steps"] == 512 and card["evaluation"]["random"]["games"] == 2
+    assert card["config"]["eval_games"] == 6 and card["config"]["total_steps"] == 512
+    assert card["overrides"] == {"stacking": True, "eval_games": 6, "final_eval_games": 2, "total_steps": 512}
+    with open(tmp_path / "keep" / "eval.csv") as fh:
+        assert [(r["steps"], r["games"]) for r in csv.DictReader(fh)] == [("256", "4"), ("512", "2")]
+
+
+def test_stored_overrides_that_fail_the_checks_name_the_card(trained, tmp_path, capsys):
+    run = copy_run(trained, tmp_path)
+    card = ckpt.load_card(run)
+    card["overrides"] = {"n_envs": 0}  # e.g. a bound added to the checks since the run began
+    with open(os.path.join(run, "card.json"), "w") as fh:
+        json.dump(card, fh)
+    line = cli_error(train.main, capsys, ["--config", TEST_CONFIG, "--run", "ckpt", "--checkpoint-dir", str(tmp_path),
+                                          "--runs-dir", str(tmp_path / "runs"), "--resume"])
+    assert line.endswith(f"--resume: {run}/card.json: 'overrides': config key 'n_envs' must be an integer >= 1, got 0")
+
+
 def test_a_four_player_run_is_evaluated_one_against_three(tmp_path):
     """The card's result at 4 players is the checkpoint in one seat, the opponent in the three
     others (train.py <= 0.5.2 recorded (agent, random, agent, random): one of two copies)."""
