@@ -121,7 +121,10 @@ def test_critic_state_training_run_and_resume(tmp_path):
     model, _ = sb3.load_model(str(tmp_path / "c" / "asym"))
     assert type(model.policy).__name__ == "AsymmetricPolicy"
     with pytest.raises(SystemExit, match="critic: state"):  # resuming with the other critic
-        train.main([a for a in args if a != "critic=state" and a != "--set"] + ["--resume"])
+        train.main(args[:-1] + ["critic=obs", "--resume"])
+    train.main(args[:-2] + ["--resume", "--total-steps", "768"])  # the run's critic=state goes with it
+    card = ckpt.load_card(str(tmp_path / "c" / "asym"))
+    assert card["total_steps"] == 768 and card["config"]["critic"] == "state"
 
 
 def test_critic_state_needs_the_obs_features_input(tmp_path):
