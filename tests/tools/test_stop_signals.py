@@ -1,6 +1,6 @@
 """uno_env.tools.stop_signals: what SIGINT and SIGTERM do in each part of a training run (the
 signals are real, raised in this process; the training scripts' own tests send them from
-outside: tests/training/test_stop_signals.py, tests/integrations/test_rllib.py)."""
+outside: tests/training/test_train_stop_signals.py, tests/integrations/test_rllib.py)."""
 
 from __future__ import annotations
 
