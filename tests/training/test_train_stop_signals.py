@@ -32,7 +32,8 @@ TEST_CONFIG = os.path.join(ROOT, "configs", "train", "test.yaml")
 SAVED = re.compile(r"^train\.py: (SIG[A-Z]+): saved a checkpoint at step ([\d,]+) in (.+); continue with --resume$")
 
 
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["SIGINT", "SIGTERM"])
+@pytest.mark.parametrize("signum", [pytest.param(signal.SIGINT, id="SIGINT"),  # SIGTERM: the same path,
+                                    pytest.param(signal.SIGTERM, id="SIGTERM", marks=pytest.mark.slow)])  # in -m slow
 def test_a_stop_signal_mid_run_saves_a_checkpoint_that_resumes_and_exits_cleanly(tmp_path, signum):
     run_dir = tmp_path / "checkpoints" / "sig"
     args = ["--config", TEST_CONFIG, "--run", "sig", "--checkpoint-dir", str(tmp_path / "checkpoints"),
