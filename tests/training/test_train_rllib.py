@@ -172,7 +172,8 @@ def test_what_the_machine_cannot_hold_is_a_one_line_error_before_ray_starts(trai
 
 
 def test_a_damaged_trainer_state_on_resume_is_a_one_line_error(train, capsys, tmp_path):
-    (tmp_path / "x").mkdir()
+    # a card (read first: the run's stored overrides), then the damaged state
+    shutil.copytree(os.path.join(ROOT, "checkpoints", "classic-4p"), tmp_path / "x")
     (tmp_path / "x" / "trainer.json").write_text('{"wall_time_s": ' + "9" * 5000 + "}")
     line = cli_error(train.main, capsys, ["--config", TEST_CONFIG, "--run", "x", "--resume",
                                           "--checkpoint-dir", str(tmp_path), "--runs-dir", str(tmp_path / "runs")])
