@@ -101,7 +101,8 @@ def collect_demonstrations(rules: Rules, num_players: int, decisions: int, seed:
     seeds = [int(s.generate_state(1)[0]) for s in np.random.SeedSequence(seed).spawn(workers)]
     columns = _columns(workers * share + 2048, critic_state)  # a last game past a share: rarely more
     games = 0
-    with tempfile.TemporaryDirectory(prefix="uno_env-demos-") as folder, mp_context().Pool(workers, initializer=ignore_interrupts) as pool:
+    with (tempfile.TemporaryDirectory(prefix="uno_env-demos-") as folder,
+          mp_context().Pool(workers, initializer=ignore_interrupts) as pool):
         tasks = [(rules.to_dict(), num_players, share, worker_seed, teacher, critic_state,
                   os.path.join(folder, str(i))) for i, worker_seed in enumerate(seeds)]
         for part, part_games in pool.imap(_collect_task, tasks):  # in worker order
