@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import math
 import os
 import random
 import re
@@ -35,7 +34,7 @@ from uno_env.agents.bots import RandomAgent
 from uno_env.agents.heuristic import HeuristicAgent
 from uno_env.agents import search
 from uno_env.agents.search import OPTION_NAMES, SEARCHED_PHASES, RolloutPolicy, SearchAgent, SearchOptions, deal, template
-from uno_env.agents.search.determinise import clone, colour_evidence
+from uno_env.agents.search.determinise import clone
 from uno_env.agents.search.rollout import RandomRolloutPolicy
 from uno_env.agents.view import decode
 from uno_env.game import cards as C
@@ -298,56 +297,6 @@ def test_leaving_the_colour_is_evidence_of_a_void():
     cv = bot.tracker.cvoid[0]
     assert 0.0 < cv[RED] < 1.0
     assert cv[CLASSIC_COLORS.index("blue")] == 0.0  # it played blue
-
-
-def _first_view_of_a_4_player_deal():
-    engine = Engine(make_rules("classic"), 4)
-    s = engine.new_state(np.random.default_rng(11))
-    v = decode(ObservationEncoder(engine).encode(s, s.actor), legal_mask(engine.legal_actions(s)))
-    return engine, v
-
-
-def test_colour_evidence_deals_each_colour_with_the_probability_asked_where_below_the_uniform_deal():
-    engine, v = _first_view_of_a_4_player_deal()
-    deck = engine.rules.deck_counts()
-    unseen = np.asarray(deck) - np.asarray(v.played) - np.asarray(v.hand)
-    total, reds = int(unseen.sum()), int(unseen[C.COLOR_SLICES[RED]].sum())
-    need = v.opponents[0].hand_size
-    prior = 1 - math.comb(total - reds, need) / math.comb(total, need)  # a uniform deal's chance of a red
-    ones = np.ones((3, 4))
-    assert colour_evidence(v, deck, ones) == [([0.0] * 4, None)] * 3  # a deal cannot be pushed towards a colour
-    assert all(e == [1.0] * 4 for e, _ in colour_evidence(v, deck, np.zeros((3, 4))))  # none: always left out
-    asked = ones.copy()
-    asked[0, RED] = 0.2
-    voids = colour_evidence(v, deck, asked)
-    assert voids[0][0][RED] == pytest.approx(1 - 0.2 / prior)
-    tp = template(v, engine.rules, deck, voids)
-    rng = np.random.default_rng(0)
-    holds = [deal(tp, rng).hands[1][C.COLOR_SLICES[RED]].sum() > 0 for _ in range(3000)]
-    assert np.mean(holds) == pytest.approx(0.2, abs=0.03)  # 4 standard errors
-    uniform = template(v, engine.rules, deck, [(None, None)] * 3)
-    holds = [deal(uniform, rng).hands[1][C.COLOR_SLICES[RED]].sum() > 0 for _ in range(3000)]
-    assert np.mean(holds) == pytest.approx(prior, abs=0.03)
-
-
-def test_colour_evidence_leaves_a_known_colour_in_and_counts_only_the_cards_left_to_deal():
-    engine, v = _first_view_of_a_4_player_deal()
-    deck = engine.rules.deck_counts()
-    unseen = np.asarray(deck) - np.asarray(v.played) - np.asarray(v.hand)
-    red = int(np.flatnonzero(unseen[C.COLOR_SLICES[RED]])[0]) + C.COLOR_SLICES[RED].start
-    known = [[0] * C.NUM_KINDS for _ in range(3)]
-    known[0][red] = 1  # a red card of opponent 0 was shown to me
-    v._known, v._known_any = known, True
-    asked = np.full((3, 4), 0.3)
-    before = colour_evidence(v, deck, asked)
-    assert before[0][0][RED] == 0.0 and all(e > 0 for e in before[0][0][:RED] + before[0][0][RED + 1:])
-    # one card fewer to deal it: a uniform deal is less likely to hold each other colour, so
-    # less evidence is needed to bring it down to 0.3
-    v._known = [[0] * C.NUM_KINDS for _ in range(3)]
-    v._known[1][red] = 1
-    other = colour_evidence(v, deck, asked)
-    blue = CLASSIC_COLORS.index("blue")
-    assert before[0][0][blue] < other[0][0][blue]
 
 
 @pytest.mark.parametrize("preset", ["classic", "house"])

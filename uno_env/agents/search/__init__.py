@@ -101,8 +101,7 @@ It never reads hidden state: it decides from its observations (decoded by
 ``options``        :class:`SearchOptions`, the spec strings and their validation
 ``tracker``        :class:`Tracker`, the opponent's voids read from its draws and plays
 ``determinise``    :func:`template` and :func:`deal`: random deals of the hidden cards;
-                   :func:`unseen_counts`: the cards they share out;
-                   :func:`colour_evidence`: the voids that deal each colour with given odds
+                   :func:`unseen_counts`: the cards they share out
 ``rollout``        :class:`RolloutPolicy`, the heuristic's card ranking on the engine state;
                    :class:`RandomRolloutPolicy`, the ``random`` bot's on it
 ``paired``         :func:`play_each` and :func:`paired_choice`: common random numbers, the test
@@ -111,9 +110,9 @@ It never reads hidden state: it decides from its observations (decoded by
 
 Version history: 0 (first release; one module ``search.py``, split into this package
 without a change of behaviour); the paired test in its own module ``paired``, shared with
-``bench/headroom.py``, without a change of behaviour (0.5.4); ``determinise.colour_evidence``,
+``experiments/headroom.py``, without a change of behaviour (0.5.4); ``determinise.colour_evidence``,
 which turns any predictor of "this opponent holds colour c" into deal voids, used by
-``bench/belief_search.py`` to deal from a learned belief model (0.5.8; the bot's options
+``experiments/belief_search.py`` to deal from a learned belief model (0.5.8; the bot's options
 are unchanged); ``SearchAgent.voids`` and ``SearchAgent.deal_template`` (were ``_voids`` and
 ``_template``) are the public places to override where the deals' beliefs come from,
 ``SearchAgent.remember`` the last step of ``act``, and
@@ -126,7 +125,7 @@ default 0 plays as before): the rollouts' opponents modelled as the ``random`` b
 
 from uno_env.agents.base import register_agent
 from uno_env.agents.search.agent import SEARCHED_PHASES, SearchAgent, make_search_agent
-from uno_env.agents.search.determinise import Template, clone, colour_evidence, deal, settle, template, unseen_counts
+from uno_env.agents.search.determinise import Template, clone, deal, settle, template, unseen_counts
 from uno_env.agents.search.options import OPTION_NAMES, SearchOptions
 from uno_env.agents.search.paired import paired_choice, play_each
 from uno_env.agents.search.rollout import RandomRolloutPolicy, RolloutPolicy
@@ -135,5 +134,5 @@ from uno_env.agents.search.tracker import SWITCH_EVIDENCE, Tracker
 register_agent("search", make_search_agent)
 
 __all__ = ["SearchAgent", "SearchOptions", "OPTION_NAMES", "SEARCHED_PHASES", "RolloutPolicy", "RandomRolloutPolicy",
-           "Tracker", "SWITCH_EVIDENCE", "Template", "template", "deal", "settle", "colour_evidence",
-           "unseen_counts", "clone", "play_each", "paired_choice"]
+           "Tracker", "SWITCH_EVIDENCE", "Template", "template", "deal", "settle", "unseen_counts", "clone",
+           "play_each", "paired_choice"]

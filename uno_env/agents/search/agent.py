@@ -38,10 +38,10 @@ class SearchAgent(PyRngAgent):
     decisions and how many of them replaced the heuristic's move, since construction.
 
     :meth:`act` is :meth:`observe`, the heuristic's move, the search, :meth:`remember`; a
-    bench that follows a game without searching calls the three others. :meth:`voids` is
+    program that follows a game without searching calls the three others. :meth:`voids` is
     where the deals' beliefs come from, :meth:`deal_template` what every deal of a decision
     shares and :meth:`sample_deal` each deal: override them to deal from other beliefs
-    (benches do, to bound what beliefs are worth).
+    (``experiments/belief_search.py`` does, to bound what beliefs are worth).
     """
 
     name = "search"

@@ -7,9 +7,7 @@ cards to deal it and the evidence that it lacks each colour or face); :func:`dea
 one deal on it, and :func:`settle` finishes a deal made by any other means. How the cards
 are dealt is described in :mod:`uno_env.agents.search` ("Determinise"). :func:`clone`
 copies a state for the engine to play on.
-:func:`unseen_counts` counts the cards a player has not seen (what the deals share out);
-:func:`colour_evidence` turns any predictor of "this opponent holds colour c" into the
-evidence :func:`deal` takes.
+:func:`unseen_counts` counts the cards a player has not seen (what the deals share out).
 """
 
 from __future__ import annotations
@@ -190,36 +188,3 @@ def settle(s: State, tp: Template, rng: np.random.Generator) -> State:
             prev = int(rng.integers(NCOLORS))
         s.wd4_guilty = bool(s.held[s.wd4_player] & COLOR_BITS[prev])
     return s
-
-
-def colour_evidence(v: View, deck: Sequence[int], p_holds) -> list[tuple[Evidence, Evidence]]:
-    """Per opponent, the colour evidence under which :func:`deal` gives it at least one card of
-    colour ``c`` with probability ``p_holds[j][c]`` (``j``: 0 for the player to my left; any
-    predictor of "holds a card of that colour", wilds aside, e.g. a learned belief model).
-
-    A uniform deal of the unseen cards gives an opponent that needs ``n`` more cards a card
-    of colour ``c`` with the hypergeometric chance ``prior = 1 - C(U - u_c, n) / C(U, n)``
-    (``U`` unseen cards, ``u_c`` of colour ``c``). Leaving the colour out with probability
-    ``e`` makes it ``(1 - e) * prior``, so ``e = 1 - p / prior``; where ``p >= prior`` the
-    evidence is 0 (a deal cannot be pushed towards a colour) and a colour among its known
-    cards gets none. Per-colour effects are treated as independent, and the opponents dealt
-    before it are ignored: an approximation, measured in ``bench/belief_search.py``."""
-    unseen = np.maximum(np.asarray(unseen_counts(v, deck), np.int64), 0)
-    known = np.asarray(v.known, np.int64) if v.known_any else None
-    total = int(unseen.sum())
-    per_colour = [int(unseen[sl].sum()) for sl in C.COLOR_SLICES]
-    out: list[tuple[Evidence, Evidence]] = []
-    for j, opp in enumerate(v.opponents):
-        need = opp.hand_size - (int(known[j].sum()) if known is not None else 0)
-        evidence = []
-        for c in range(NCOLORS):
-            if need <= 0 or (known is not None and known[j][C.COLOR_SLICES[c]].any()):
-                evidence.append(0.0)
-                continue
-            none = 1.0  # the chance that ``need`` cards drawn from the unseen ones hold no ``c``
-            for i in range(need):
-                none *= max(0, total - per_colour[c] - i) / max(1, total - i)
-            prior = 1.0 - none
-            evidence.append(max(0.0, 1.0 - float(p_holds[j][c]) / prior) if prior > 0.0 else 0.0)
-        out.append((evidence, None))
-    return out

@@ -10,7 +10,7 @@ Common random numbers make the difference between two moves' outcomes on one sam
 less noisy than the outcomes: the deal and the generator of every later random event (a
 draw after a reshuffle, a bot's coin) are the same, so only the move differs.
 :class:`uno_env.agents.search.agent.SearchAgent` deals from what it saw;
-``bench/headroom.py`` uses the true state (its clairvoyant player).
+``experiments/headroom.py`` uses the true state (its clairvoyant player).
 """
 
 from __future__ import annotations

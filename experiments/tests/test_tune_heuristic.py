@@ -1,4 +1,4 @@
-"""bench/tune_heuristic.py: the trials' specs name only the changed weights, each weight tries
+"""experiments/tune_heuristic.py: the trials' specs name only the changed weights, each weight tries
 the values next to it within its range, a trial is kept only above the margin, the check plays
 deals no trial saw, and bad arguments are refused."""
 
@@ -10,7 +10,7 @@ from helpers import cli_error, load_script
 
 from uno_env.agents.heuristic import DEFAULT_PARAMS, HeuristicWeights
 
-tune = load_script("bench", "tune_heuristic")
+tune = load_script("experiments", "tune_heuristic")
 
 
 def test_a_spec_names_only_the_weights_that_differ_from_the_defaults_and_reads_back():

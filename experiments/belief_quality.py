@@ -1,6 +1,6 @@
 """Belief quality: how much of the opponents' hands a seat's observation reveals.
 
-    python bench/belief_quality.py --players 4 --games 8000 --seed 99
+    python experiments/belief_quality.py --players 4 --games 8000 --seed 99
 
 Heuristic bots play every seat of ``--games`` games (classic). At every turn with a choice,
 the question is, for each opponent and colour: *does it hold a card of that colour* (wilds
@@ -17,7 +17,7 @@ seat's side only:
 Games are split by index: every fifth is held out, and each predictor is scored by its
 Brier score (mean squared error of the probability, 0 is perfect) on the held-out rows.
 The gap between Beliefs and the MLP is what a learned belief model could add to the
-heuristic's reading of the public history; ``bench/headroom.py`` measures what knowing the
+heuristic's reading of the public history; ``experiments/headroom.py`` measures what knowing the
 hands is worth.
 
 A second question scores the **card counter**, the reference of the SB3 path's hand-prediction

@@ -1,11 +1,11 @@
 """Search with learned beliefs: the ``search`` bot dealing the hidden hands from a belief network, or an oracle.
 
-    python bench/belief_search.py --players 4 --fit-games 8000 --fit-seed 99 \\
+    python experiments/belief_search.py --players 4 --fit-games 8000 --fit-seed 99 \\
         --games 1600 --seed 20261202 --simulations 200 --workers 2
 
-``bench/belief_quality.py`` finds that a network reading the observation predicts "does this
+``experiments/belief_quality.py`` finds that a network reading the observation predicts "does this
 opponent hold a card of colour c" better than the heuristic's ``Beliefs`` (held-out Brier
-0.146 against 0.172, 4 players), and ``bench/headroom.py`` that a player who knows the hands
+0.146 against 0.172, 4 players), and ``experiments/headroom.py`` that a player who knows the hands
 wins 44% against 3 heuristics where ``search`` sits at par. This script asks what the
 better beliefs are worth to the ``search`` bot:
 
@@ -20,7 +20,7 @@ better beliefs are worth to the ``search`` bot:
    ``Beliefs``       from the colour voids of the heuristic's ``Beliefs`` (``voids=1``,
                      the bot's default in 3+ players)
    ``learned``       from the network's probabilities, through
-                     :func:`~uno_env.agents.search.determinise.colour_evidence`
+                     :func:`colour_evidence`
                      (:class:`LearnedBeliefSearch`)
    ``true-colours``  an oracle (0.5.9): every colour an opponent's hidden cards lack is
                      left out of its deals, surely (:class:`TrueVoidSearch`)
@@ -95,6 +95,7 @@ import os
 import sys
 import time
 from collections import Counter
+from typing import Sequence
 from concurrent.futures import ProcessPoolExecutor
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -107,8 +108,8 @@ from belief_quality import collect, colour_face_grid, holds_colours, train_mlp  
 from uno_env.agents.checkpoint import obs_features_layout  # noqa: E402
 from uno_env.agents.heuristic import HeuristicAgent  # noqa: E402
 from uno_env.agents.search import SearchAgent  # noqa: E402
-from uno_env.agents.search.determinise import Template, clone, colour_evidence, deal, settle, template  # noqa: E402
-from uno_env.agents.view import decode  # noqa: E402
+from uno_env.agents.search.determinise import Evidence, Template, clone, deal, settle, template, unseen_counts  # noqa: E402
+from uno_env.agents.view import View, decode  # noqa: E402
 from uno_env.game import actions as A  # noqa: E402
 from uno_env.game import cards as C  # noqa: E402
 from uno_env.game.engine import TURN, Engine, State  # noqa: E402
@@ -121,6 +122,39 @@ ARMS = ("Beliefs", "learned", "true-colours", "true-voids", "true-hands", "true-
 # the action cards and wilds (Draw Two, Reverse, Skip of each colour, every wild kind): the
 # kinds the ``true-actions`` arm deals as they are, and ``true-numbers`` deals at random
 ACTION_KINDS = np.array([C.COLOR_OF[k] < 0 or C.FACE_OF[k] >= C.FACE_DRAW2 for k in range(C.NUM_KINDS)])
+
+
+def colour_evidence(v: View, deck: Sequence[int], p_holds) -> list[tuple[Evidence, Evidence]]:
+    """Per opponent, the colour evidence under which :func:`deal` gives it at least one card of
+    colour ``c`` with probability ``p_holds[j][c]`` (``j``: 0 for the player to my left; any
+    predictor of "holds a card of that colour", wilds aside, e.g. a learned belief model).
+
+    A uniform deal of the unseen cards gives an opponent that needs ``n`` more cards a card
+    of colour ``c`` with the hypergeometric chance ``prior = 1 - C(U - u_c, n) / C(U, n)``
+    (``U`` unseen cards, ``u_c`` of colour ``c``). Leaving the colour out with probability
+    ``e`` makes it ``(1 - e) * prior``, so ``e = 1 - p / prior``; where ``p >= prior`` the
+    evidence is 0 (a deal cannot be pushed towards a colour) and a colour among its known
+    cards gets none. Per-colour effects are treated as independent, and the opponents dealt
+    before it are ignored: an approximation, measured here."""
+    unseen = np.maximum(np.asarray(unseen_counts(v, deck), np.int64), 0)
+    known = np.asarray(v.known, np.int64) if v.known_any else None
+    total = int(unseen.sum())
+    per_colour = [int(unseen[sl].sum()) for sl in C.COLOR_SLICES]
+    out: list[tuple[Evidence, Evidence]] = []
+    for j, opp in enumerate(v.opponents):
+        need = opp.hand_size - (int(known[j].sum()) if known is not None else 0)
+        evidence = []
+        for c in range(C.NUM_COLORS):
+            if need <= 0 or (known is not None and known[j][C.COLOR_SLICES[c]].any()):
+                evidence.append(0.0)
+                continue
+            none = 1.0  # the chance that ``need`` cards drawn from the unseen ones hold no ``c``
+            for i in range(need):
+                none *= max(0, total - per_colour[c] - i) / max(1, total - i)
+            prior = 1.0 - none
+            evidence.append(max(0.0, 1.0 - float(p_holds[j][c]) / prior) if prior > 0.0 else 0.0)
+        out.append((evidence, None))
+    return out
 
 
 class BeliefNet:
@@ -247,7 +281,7 @@ class TrueKindSearch(Watching):
 class TrueHandSearch(TrueKindSearch):
     """Oracle arm ``true-hands``: the ``search`` bot whose deals give every opponent its true
     hand (every kind known); only the DRAW pile's order is dealt at random
-    (``bench/headroom.py``'s clairvoyant player, on the ``search`` bot's own search)."""
+    (``experiments/headroom.py``'s clairvoyant player, on the ``search`` bot's own search)."""
 
     def __init__(self, rules, num_players, seed=None, options=None):
         super().__init__(rules, num_players, seed, options, kinds=np.ones(C.NUM_KINDS, bool))

@@ -1,13 +1,16 @@
-"""bench/belief_search.py: the network is the belief model of belief_quality, the learned arm
+"""experiments/belief_search.py: the network is the belief model of belief_quality, the learned arm
 deals from it, both arms play the same deals, and a run depends on its seeds alone."""
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 
-from helpers import cli_error, load_script
+from helpers import CLASSIC_COLORS, cli_error, load_script
 
+from uno_env.agents.search import deal, template
 from uno_env.agents.view import decode
 from uno_env.game import actions as A
 from uno_env.game import cards as C
@@ -15,8 +18,9 @@ from uno_env.game.engine import Engine
 from uno_env.game.observation import ObservationEncoder
 from uno_env.game.rules import make_rules
 
-belief_search = load_script("bench", "belief_search")
-belief_quality = load_script("bench", "belief_quality")
+belief_search = load_script("experiments", "belief_search")
+belief_quality = load_script("experiments", "belief_quality")
+RED = CLASSIC_COLORS.index("red")
 
 
 def test_the_numpy_network_is_the_fitted_torch_network():
@@ -284,3 +288,53 @@ def test_the_true_kind_arms_leave_the_draw_pile_well_mixed(arm):
             top += np.mean(random_kinds[pile[-8:]])
             whole += np.mean(random_kinds[pile])
     assert abs(top - whole) / 600 < 0.015  # unmixed, the top held 4 to 7 points more of them
+
+
+def _first_view_of_a_4_player_deal():
+    engine = Engine(make_rules("classic"), 4)
+    s = engine.new_state(np.random.default_rng(11))
+    v = decode(ObservationEncoder(engine).encode(s, s.actor), A.legal_mask(engine.legal_actions(s)))
+    return engine, v
+
+
+def test_colour_evidence_deals_each_colour_with_the_probability_asked_where_below_the_uniform_deal():
+    engine, v = _first_view_of_a_4_player_deal()
+    deck = engine.rules.deck_counts()
+    unseen = np.asarray(deck) - np.asarray(v.played) - np.asarray(v.hand)
+    total, reds = int(unseen.sum()), int(unseen[C.COLOR_SLICES[RED]].sum())
+    need = v.opponents[0].hand_size
+    prior = 1 - math.comb(total - reds, need) / math.comb(total, need)  # a uniform deal's chance of a red
+    ones = np.ones((3, 4))
+    assert belief_search.colour_evidence(v, deck, ones) == [([0.0] * 4, None)] * 3  # a deal cannot be pushed towards a colour
+    assert all(e == [1.0] * 4 for e, _ in belief_search.colour_evidence(v, deck, np.zeros((3, 4))))  # none: always left out
+    asked = ones.copy()
+    asked[0, RED] = 0.2
+    voids = belief_search.colour_evidence(v, deck, asked)
+    assert voids[0][0][RED] == pytest.approx(1 - 0.2 / prior)
+    tp = template(v, engine.rules, deck, voids)
+    rng = np.random.default_rng(0)
+    holds = [deal(tp, rng).hands[1][C.COLOR_SLICES[RED]].sum() > 0 for _ in range(3000)]
+    assert np.mean(holds) == pytest.approx(0.2, abs=0.03)  # 4 standard errors
+    uniform = template(v, engine.rules, deck, [(None, None)] * 3)
+    holds = [deal(uniform, rng).hands[1][C.COLOR_SLICES[RED]].sum() > 0 for _ in range(3000)]
+    assert np.mean(holds) == pytest.approx(prior, abs=0.03)
+
+
+def test_colour_evidence_leaves_a_known_colour_in_and_counts_only_the_cards_left_to_deal():
+    engine, v = _first_view_of_a_4_player_deal()
+    deck = engine.rules.deck_counts()
+    unseen = np.asarray(deck) - np.asarray(v.played) - np.asarray(v.hand)
+    red = int(np.flatnonzero(unseen[C.COLOR_SLICES[RED]])[0]) + C.COLOR_SLICES[RED].start
+    known = [[0] * C.NUM_KINDS for _ in range(3)]
+    known[0][red] = 1  # a red card of opponent 0 was shown to me
+    v._known, v._known_any = known, True
+    asked = np.full((3, 4), 0.3)
+    before = belief_search.colour_evidence(v, deck, asked)
+    assert before[0][0][RED] == 0.0 and all(e > 0 for e in before[0][0][:RED] + before[0][0][RED + 1:])
+    # one card fewer to deal it: a uniform deal is less likely to hold each other colour, so
+    # less evidence is needed to bring it down to 0.3
+    v._known = [[0] * C.NUM_KINDS for _ in range(3)]
+    v._known[1][red] = 1
+    other = belief_search.colour_evidence(v, deck, asked)
+    blue = CLASSIC_COLORS.index("blue")
+    assert before[0][0][blue] < other[0][0][blue]

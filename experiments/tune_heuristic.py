@@ -1,6 +1,6 @@
 """Tune the heuristic's weights for a table: coordinate search, then a check on an untuned seed.
 
-    python bench/tune_heuristic.py --players 4 --opponent random --games 10000 --seed 1001 \\
+    python experiments/tune_heuristic.py --players 4 --opponent random --games 10000 --seed 1001 \\
         --check-seed 4007279 --check-games 10000
 
 The ``heuristic``'s weights (:class:`~uno_env.agents.heuristic.HeuristicWeights`) were tuned

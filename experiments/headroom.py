@@ -1,7 +1,7 @@
 """Headroom: how much a player that SEES EVERY HAND wins against the heuristic (or another bot).
 
-    python bench/headroom.py --players 4 --games 300 --seed 7 --workers 2
-    python bench/headroom.py --players 4 --games 300 --seed 7 --workers 2 --opponent random
+    python experiments/headroom.py --players 4 --games 300 --seed 7 --workers 2
+    python experiments/headroom.py --players 4 --games 300 --seed 7 --workers 2 --opponent random
 
 One seat (rotating over the games) is the *clairvoyant rollout player*; the others are
 ``--opponent`` bots (``heuristic`` by default) on their observations. At each of its choices in a searched phase (turn,

@@ -1,4 +1,4 @@
-"""bench/belief_quality.py: its labels are the true hands, the heuristic's Beliefs read the
+"""experiments/belief_quality.py: its labels are the true hands, the heuristic's Beliefs read the
 public history better than the base rate, the card-level network is fitted by squared error,
 and a run depends on its seed alone."""
 
@@ -11,7 +11,7 @@ from helpers import cli_error, load_script
 
 from uno_env.game import cards as C
 
-belief_quality = load_script("bench", "belief_quality")
+belief_quality = load_script("experiments", "belief_quality")
 
 
 def test_rows_hold_one_truth_and_one_belief_per_opponent_and_colour():

@@ -1,4 +1,4 @@
-"""bench/headroom.py: the clairvoyant rollout player reads the true hands, finds the move that
+"""experiments/headroom.py: the clairvoyant rollout player reads the true hands, finds the move that
 the hidden information makes right, and its games depend on the seed alone."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import numpy as np
 
 from helpers import cli_error, load_script, make_env
 
-headroom = load_script("bench", "headroom")
+headroom = load_script("experiments", "headroom")
 
 
 def test_knowing_the_hands_it_changes_colour_away_from_the_opponents_last_colour():
