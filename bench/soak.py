@@ -131,7 +131,7 @@ def engine_for(variant: str, n: int, opts: dict, events: bool = True) -> Engine:
     return eng
 
 
-_HIDDEN_CARD_KINDS = frozenset((E.DREW, E.PENALTY, E.CAUGHT, E.UNO, E.CHALLENGED, E.COLOR_CHOSEN, E.KEPT,
+_HIDDEN_CARD_KINDS = frozenset((E.DREW, E.PENALTY, E.CAUGHT, E.UNO, E.CHALLENGED, E.COLOR_CHOSEN,
                                  E.SKIPPED, E.REVERSED, E.ASKED, E.RESHUFFLED, E.ROUND_OVER,
                                  E.GAME_OVER, E.ESCAPED))  # event kinds whose card field must be -1
 

@@ -28,9 +28,6 @@ UNO            player       -1        -1 (a public UNO call, or auto mode's call
 CHALLENGED     challenger   -1        1: the Wild Draw Four was illegal, 0: it was legal
 COLOR_CHOSEN   player       -1        colour index (colour of a first-card wild)
 DISCARDED      player       card      -1 (a villain discarded after a Team Attack)
-KEPT           player       -1        -1 (kept a playable drawn card): not recorded since
-                                      0.5.13 (it told the others the card was playable;
-                                      logs of earlier versions hold it)
 SKIPPED        player       -1        -1 (that player loses its turn)
 REVERSED       -1           -1        new direction: +1 clockwise, -1 counter-clockwise
 ASKED          player       -1        -1 (asked the others for a card)
@@ -43,7 +40,8 @@ GAME_OVER      winner       -1        -1
 =============  ===========  ========  ==================================================
 
 Version history: 1 (first version, uno_env 0.2); ``KEPT`` no longer recorded (0.5.13): keeping
-a drawn card is not public (RULES.md 9), the kind keeps its index for older logs.
+a drawn card is not public (RULES.md 9); the kind removed (unreleased: the game-log replay
+skips the ``kept`` events of older logs, :data:`uno_env.tools.gamelog_replay.RETIRED_EVENTS`).
 """
 
 from __future__ import annotations
@@ -51,9 +49,9 @@ from __future__ import annotations
 from typing import NamedTuple, Sequence
 
 EVENT_NAMES = ("dealt", "played", "jumped_in", "drew", "penalty", "caught", "uno", "challenged",
-               "color_chosen", "discarded", "kept", "skipped", "reversed", "asked", "offered",
+               "color_chosen", "discarded", "skipped", "reversed", "asked", "offered",
                "took", "revealed", "reshuffled", "round_over", "game_over", "escaped")
-(DEALT, PLAYED, JUMPED_IN, DREW, PENALTY, CAUGHT, UNO, CHALLENGED, COLOR_CHOSEN, DISCARDED, KEPT,
+(DEALT, PLAYED, JUMPED_IN, DREW, PENALTY, CAUGHT, UNO, CHALLENGED, COLOR_CHOSEN, DISCARDED,
  SKIPPED, REVERSED, ASKED, OFFERED, TOOK, REVEALED, RESHUFFLED, ROUND_OVER, GAME_OVER,
  ESCAPED) = range(len(EVENT_NAMES))
 NUM_EVENT_KINDS = len(EVENT_NAMES)
@@ -105,8 +103,6 @@ def describe(event: Event, card_names: Sequence[str], color_names: Sequence[str]
         return f"{who} chooses {color}"
     if kind == DISCARDED:
         return f"{who} discards {name}"
-    if kind == KEPT:
-        return f"{who} keeps the drawn card"
     if kind == SKIPPED:
         return f"{who} is skipped"
     if kind == REVERSED:

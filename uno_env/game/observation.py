@@ -40,7 +40,7 @@ HISTORY      9x31   per opponent, the same slot order as OPPONENTS, its public h
                     +18 last action (9, one-hot, ``engine.LAST_NAMES``): none this round,
                     played a coloured card, played a wild, played the card it had just drawn
                     (or taken), drew (and did not play the card: keeping a playable drawn
-                    card is not public), kept (never set since 0.5.13), took a penalty,
+                    card is not public), retired (always 0 since 0.5.13), took a penalty,
                     declined a challenge, challenged (window answers, UNO calls, discards and
                     first-card colour choices do not count);
                     +27 left colour (4, one-hot): the colour its last play changed away from

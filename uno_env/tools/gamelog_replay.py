@@ -59,7 +59,7 @@ def _diff(a: Any, b: Any, path: str = "") -> list[str]:
     return []
 
 
-RETIRED_EVENTS = ("kept",)  # logged by uno_env before 0.5.13, no longer recorded (events.KEPT)
+RETIRED_EVENTS = ("kept",)  # logged by uno_env before 0.5.13 (keeping a drawn card), no longer recorded
 
 
 def _event_diff(replayed: list[dict[str, Any]], logged: Any) -> str | None:

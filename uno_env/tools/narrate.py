@@ -30,7 +30,6 @@ CHALLENGED     ``player_2 challenged the Wild Draw Four of player_1`` (the penal
                follows tells who was right)
 COLOR_CHOSEN   ``player_1 chose colour green``
 DISCARDED      ``player_1 discarded the villain red-shredder``
-KEPT           ``player_1 kept the drawn card``
 SKIPPED        ``player_2 was skipped``
 REVERSED       ``play now goes counter-clockwise``
 ASKED          ``player_1 asked the others for a card``
@@ -173,8 +172,6 @@ class Narrator:
                 add(f"{who} chose colour {self.color(value)}", attachable=True)
             elif kind == E.DISCARDED:
                 add(f"{who} discarded the villain {self.card(card)}")
-            elif kind == E.KEPT:
-                add(f"{who} kept the drawn card")
             elif kind == E.SKIPPED:
                 add(f"{self.was(seat)} skipped")
             elif kind == E.REVERSED:
