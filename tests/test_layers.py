@@ -12,8 +12,9 @@ envs       game, agents, envs, the utilities, numpy, gymnasium, pettingzoo
 tools      game, agents, envs, tools, the utilities, any third-party package
 integrations  game, agents, envs, tools, integrations, the utilities, any third-party package
            (adapters to other libraries' stacks, e.g. RLlib: importable only where that library is)
-root       ``uno_env/__init__.py`` (registers the envs): anything in ``uno_env``,
-           gymnasium, pettingzoo; the utilities ``uno_env/_*.py``: the standard library
+root       ``uno_env/__init__.py`` and ``uno_env/registration.py`` (the envs' ids): anything
+           in ``uno_env``, gymnasium, pettingzoo; the utilities ``uno_env/_*.py``: the
+           standard library
 =========  ===========================================================================
 
 The package itself (``import uno_env``, e.g. for ``__version__``) is the top of the tree:
@@ -62,7 +63,7 @@ MAY_IMPORT = {
     "envs": {"game", "agents", "envs", "utilities"},
     "tools": {"game", "agents", "envs", "tools", "utilities", "package"},
     "integrations": {"game", "agents", "envs", "tools", "integrations", "utilities", "package"},
-    "root": {"game", "agents", "envs", "tools", "utilities", "package"},
+    "root": {"game", "agents", "envs", "tools", "utilities", "package", "root"},
     "utilities": {"utilities"},
 }
 # layers that may import the package itself inside functions only
@@ -313,3 +314,64 @@ def test_the_battle_games_are_checked_layer_by_layer():
             "uno_env.battle.agents.bots", "uno_env.battle.envs.aec_env", "uno_env.battle.tools.evaluate"} <= names
     assert {layer_of(m) for m in names} == {"battle.root", "battle.game", "battle.agents", "battle.envs",
                                             "battle.tools"}
+
+
+# A program that imports uno_env with Gymnasium and PettingZoo refused by a meta-path finder, as
+# if they were not installed: the game layer, the agents and the package itself import and a
+# game plays; only the envs need them, and the package imports none of them eagerly.
+WITHOUT_ENV_LIBRARIES = r"""
+import importlib, importlib.abc, pkgutil, sys
+
+class Refuse(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in ("gymnasium", "pettingzoo"):
+            raise ModuleNotFoundError(f"No module named {name!r} (refused by the test)", name=name)
+        return None
+
+sys.meta_path.insert(0, Refuse())
+import numpy as np
+import uno_env.game.engine
+import uno_env.game
+for info in pkgutil.iter_modules(uno_env.game.__path__, "uno_env.game."):
+    if info.name != "uno_env.game.batched":  # numba, optional: tested elsewhere
+        importlib.import_module(info.name)
+from uno_env.agents import make_agent
+from uno_env.agents.arena import play_game
+from uno_env.game.rules import make_rules
+
+rules = make_rules("classic")
+engine = uno_env.game.engine.Engine(rules, 3)
+seats = [make_agent(spec, rules, 3, seed=i) for i, spec in enumerate(["heuristic", "random", "search:simulations=4"])]
+record = play_game(engine, seats, np.random.default_rng(0))
+assert record.winner in (0, 1, 2), record
+import uno_env
+assert uno_env.make_rules("tmnt").name == "tmnt"
+assert not {"gymnasium", "pettingzoo", "uno_env.envs"} & set(sys.modules), sorted(sys.modules)
+try:
+    uno_env.env
+except ModuleNotFoundError as e:
+    assert e.name in ("gymnasium", "pettingzoo"), e
+else:
+    raise AssertionError("uno_env.env without pettingzoo")
+print("played")
+"""
+
+
+def test_the_game_layer_and_the_agents_work_without_gymnasium_or_pettingzoo():
+    import subprocess
+
+    done = subprocess.run([sys.executable, "-c", WITHOUT_ENV_LIBRARIES], capture_output=True, text=True,
+                          cwd=ROOT, timeout=300)
+    assert done.returncode == 0 and done.stdout.strip() == "played", done.stderr[-3000:]
+
+
+def test_importing_the_package_imports_no_env_and_registers_the_ids():
+    import subprocess
+
+    code = ("import sys, uno_env; assert not [m for m in sys.modules if m.startswith('uno_env.envs')], 'envs'; "
+            "import gymnasium, pettingzoo; from uno_env import registration as r; "
+            "assert r.GYMNASIUM_ID in gymnasium.registry; "
+            "assert not hasattr(pettingzoo, 'register') or r.PETTINGZOO_ID in pettingzoo.aec_registry; "
+            "assert uno_env.env.__module__ == 'uno_env.envs.aec_env'")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, timeout=300)
+    assert done.returncode == 0, done.stderr[-3000:]
