@@ -144,59 +144,156 @@ def imports_of(tree: ast.Module, module: str, is_package: bool, root: str):
             stack.append((child, inner))
 
 
-def layer_violations(root: str = ROOT) -> list[str]:
-    """Every import in ``root/uno_env`` that its layer may not make, one line each."""
-    out = []
-    stdlib = sys.stdlib_module_names
-    for folder, _, files in os.walk(os.path.join(root, PACKAGE)):
+def package_imports(root: str = ROOT):
+    """Yield (relative path, module, line, imported module, inside a function) for every
+    import of every module in ``root/uno_env``."""
+    for folder, _, files in sorted(os.walk(os.path.join(root, PACKAGE))):
         for name in sorted(files):
             if not name.endswith(".py"):
                 continue
             path = os.path.join(folder, name)
             module = module_name(root, path)
-            layer = layer_of(module)
-            if layer == "package":
-                layer = "root"
             with open(path, encoding="utf-8") as f:
                 tree = ast.parse(f.read(), path)
             rel = os.path.relpath(path, root)
             for line, target, lazy in imports_of(tree, module, name == "__init__.py", root):
-                top = target.split(".")[0]
-                where = f"{rel}:{line}: {module} imports {target}"
-                if top == "training":
-                    out.append(f"{where} (nothing in uno_env imports the training scripts)")
-                elif top == PACKAGE:
-                    target_layer = layer_of(target)
-                    allowed = MAY_IMPORT[layer] | ({"package"} if lazy and layer in PACKAGE_LAZILY else set())
-                    if target_layer not in allowed:
-                        shown = sorted(x for x in MAY_IMPORT[layer] if x in LAYERS or x.startswith("battle."))
-                        if not MAY_IMPORT[layer]:
-                            out.append(f"{where} ({layer} may import nothing of {PACKAGE})")
-                            continue
-                        out.append(f"{where} ({layer} may import only {', '.join(shown)}"
-                                   + (", the utilities" if "utilities" in MAY_IMPORT[layer] else "")
-                                   + (", the package inside functions" if layer in PACKAGE_LAZILY else "") + ")")
-                elif top in stdlib or top == "__future__":
+                yield rel, module, line, target, lazy
+
+
+def layer_violations(root: str = ROOT) -> list[str]:
+    """Every import in ``root/uno_env`` that its layer may not make, one line each."""
+    out = []
+    stdlib = sys.stdlib_module_names
+    for rel, module, line, target, lazy in package_imports(root):
+        layer = layer_of(module)
+        if layer == "package":
+            layer = "root"
+        top = target.split(".")[0]
+        where = f"{rel}:{line}: {module} imports {target}"
+        if top == "training":
+            out.append(f"{where} (nothing in uno_env imports the training scripts)")
+        elif top == PACKAGE:
+            target_layer = layer_of(target)
+            allowed = MAY_IMPORT[layer] | ({"package"} if lazy and layer in PACKAGE_LAZILY else set())
+            if target_layer not in allowed:
+                shown = sorted(x for x in MAY_IMPORT[layer] if x in LAYERS or x.startswith("battle."))
+                if not MAY_IMPORT[layer]:
+                    out.append(f"{where} ({layer} may import nothing of {PACKAGE})")
                     continue
-                else:
-                    allowed = THIRD_PARTY[layer]
-                    if allowed is ANY or top in allowed:
-                        continue
-                    if any(top in extra for sub, extra in SUBPACKAGE_THIRD_PARTY.items()
-                           if module == sub or module.startswith(sub + ".")):
-                        continue
-                    if lazy and top in THIRD_PARTY_LAZILY.get(layer, ()):
-                        continue
-                    if top in THIRD_PARTY_LAZILY.get(layer, ()):
-                        out.append(f"{where} ({top} only inside functions in {layer})")
-                    else:
-                        out.append(f"{where} ({layer} may not import {top})")
+                out.append(f"{where} ({layer} may import only {', '.join(shown)}"
+                           + (", the utilities" if "utilities" in MAY_IMPORT[layer] else "")
+                           + (", the package inside functions" if layer in PACKAGE_LAZILY else "") + ")")
+        elif top in stdlib or top == "__future__":
+            continue
+        else:
+            allowed = THIRD_PARTY[layer]
+            if allowed is ANY or top in allowed:
+                continue
+            if any(top in extra for sub, extra in SUBPACKAGE_THIRD_PARTY.items()
+                   if module == sub or module.startswith(sub + ".")):
+                continue
+            if lazy and top in THIRD_PARTY_LAZILY.get(layer, ()):
+                continue
+            if top in THIRD_PARTY_LAZILY.get(layer, ()):
+                out.append(f"{where} ({top} only inside functions in {layer})")
+            else:
+                out.append(f"{where} ({layer} may not import {top})")
+    return out
+
+
+def import_graph(root: str = ROOT) -> dict[str, set[str]]:
+    """Module -> the modules of the package it imports, at the top or inside a function (an
+    import of a name from a package is an import of that package's ``__init__``; a module's
+    parent packages, which Python runs first, are not edges)."""
+    graph: dict[str, set[str]] = {}
+    for _, module, _, target, _ in package_imports(root):
+        graph.setdefault(module, set())
+        parts = target.split(".")
+        if parts[0] != PACKAGE:
+            continue
+        while parts and not (os.path.isfile(os.path.join(root, *parts) + ".py")
+                             or os.path.isdir(os.path.join(root, *parts))):
+            parts = parts[:-1]  # ``import uno_env.x.name`` of a name that is not a module
+        if parts and ".".join(parts) != module:
+            graph[module].add(".".join(parts))
+    return graph
+
+
+def import_cycles(root: str = ROOT) -> list[str]:
+    """One line per group of modules that import each other (a strongly connected component
+    of :func:`import_graph`), showing one cycle through its first module: ``a -> b -> a``."""
+    graph = import_graph(root)
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    groups: list[list[str]] = []
+
+    def visit(v: str) -> None:  # Tarjan's algorithm
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                groups.append(sorted(group))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    out = []
+    for group in sorted(groups):
+        start, members = group[0], set(group)
+        path, seen = [start], {start}
+        while True:  # walk inside the group until the path closes at its start
+            nxt = sorted(w for w in graph[path[-1]] if w in members)
+            if start in nxt:
+                break
+            step = next((w for w in nxt if w not in seen), None) or nxt[0]
+            if step in seen:  # closes elsewhere: show that cycle
+                path = path[path.index(step):]
+                start = step
+                break
+            path.append(step)
+            seen.add(step)
+        out.append(" -> ".join(path + [start]))
     return out
 
 
 def test_every_module_imports_only_what_its_layer_may():
     violations = layer_violations()
     assert not violations, "layering violations:\n" + "\n".join(violations)
+
+
+def test_no_modules_import_each_other():
+    cycles = import_cycles()
+    assert not cycles, "import cycles:\n" + "\n".join(cycles)
+
+
+def test_an_injected_import_cycle_is_named(tmp_path):
+    """Three modules that import each other in a ring (one of them inside a function) are one
+    cycle; the parent package a module runs first (here ``uno_env.game``, whose ``__init__``
+    imports ``cards``) is not an import of that module."""
+    game = tmp_path / PACKAGE / "game"
+    game.mkdir(parents=True)
+    (tmp_path / PACKAGE / "__init__.py").write_text("")
+    (game / "__init__.py").write_text("from uno_env.game.cards import NUM_KINDS\n")
+    (game / "cards.py").write_text("import numpy\nfrom uno_env.game import rules\n")
+    (game / "rules.py").write_text("from . import engine\n")
+    (game / "engine.py").write_text("def f():\n    from uno_env.game.cards import NUM_KINDS\n")
+    assert import_cycles(str(tmp_path)) == [
+        "uno_env.game.cards -> uno_env.game.rules -> uno_env.game.engine -> uno_env.game.cards"]
+    (game / "engine.py").write_text("import uno_env\n")
+    assert import_cycles(str(tmp_path)) == []
 
 
 def test_every_module_of_the_package_is_checked():

@@ -21,7 +21,7 @@ parallel for the games with simultaneous moves; docs/TMNT-BATTLE.md); all of it 
 works without Gymnasium or PettingZoo installed.
 """
 
-from uno_env import _aliases, registration
+from uno_env import registration
 from uno_env.game.rules import PRESETS, Rules, make_rules
 
 __version__ = "0.5.13"
@@ -43,4 +43,3 @@ def __dir__() -> list[str]:
 
 
 registration.register()
-_aliases.install()

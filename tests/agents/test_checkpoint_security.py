@@ -212,7 +212,7 @@ def test_command_lines_run_nothing(tmp_path):
                   "--no-progress")
     assert out.returncode == 2 and "not a valid safetensors file" in out.stderr
     assert out.stderr.count("\n") == 1 and "Traceback" not in out.stderr
-    out = run_cli("uno_env.play", "--opponents", f"checkpoint:{d}", "--seed", "1", "--no-color")
+    out = run_cli("uno_env.tools.play", "--opponents", f"checkpoint:{d}", "--seed", "1", "--no-color")
     assert out.returncode == 2 and "not a valid safetensors file" in out.stderr and "Traceback" not in out.stderr
     assert not marker.exists()
 

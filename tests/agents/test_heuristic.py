@@ -75,12 +75,6 @@ def test_default_params_is_a_read_only_view_of_the_defaults():
         DEFAULT_PARAMS["bluff"] = 0
 
 
-def test_old_import_path_still_names_the_heuristic():
-    from uno_env.agents import bots
-
-    assert bots.HeuristicAgent is HeuristicAgent and bots.DEFAULT_PARAMS is DEFAULT_PARAMS
-
-
 # ---------------------------------------------------------------------- behaviour
 def decide(e, spec: str = "heuristic", seat: int = 0) -> str:
     """The name of the action the bot ``spec`` chooses for ``seat`` now."""

@@ -19,7 +19,8 @@ from uno_env.tools import evaluate as evaluate_module
 from uno_env.tools.evaluate import (_play_matches, evaluate, evaluate_paired, evaluate_pool, evaluate_vs,
                                    game_log_path, worker_plan)
 from uno_env.tools.evaluate_cli import main
-from uno_env.tools.gamelog import read_log, replay
+from uno_env.tools.gamelog_read import read_log
+from uno_env.tools.gamelog_replay import replay
 from uno_env.game.rules import make_rules
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -460,17 +461,6 @@ def test_an_illegal_move_names_the_game_and_stops_the_run():
     rules = make_rules("classic")
     with pytest.raises(IllegalActionError, match=r"^game 0: agent Cheater\('cheater'\) at seat 0"):
         evaluate([Cheater(rules, 2), "random"], games=2, workers=1)
-
-
-def test_moved_names_stay_importable_from_evaluate():
-    import uno_env.tools.evaluate as ev
-    from uno_env.tools import evaluate_cli, report, stats
-
-    assert ev.wilson_interval is stats.wilson_interval and ev.bradley_terry is stats.bradley_terry
-    assert ev.write_outputs is report.write_outputs and ev.format_result is report.format_result
-    assert ev.main is evaluate_cli.main
-    with pytest.raises(AttributeError):
-        ev.no_such_name  # noqa: B018
 
 
 @pytest.mark.parametrize("n", [2, 4])

@@ -15,7 +15,9 @@ from hypothesis import strategies as st
 
 import uno_env
 from uno_env.agents import make_agent
-from uno_env.tools.gamelog import read_log, record_game, replay
+from uno_env.tools.gamelog import record_game
+from uno_env.tools.gamelog_read import read_log
+from uno_env.tools.gamelog_replay import replay
 from uno_env.tools.play import HUMAN, TerminalGame
 
 from fuzzing import FAST, SLOW, JSON

@@ -1,4 +1,4 @@
-"""The terminal program ``python -m uno_env.play``: driven through a pseudo-terminal (pexpect)
+"""The terminal program ``python -m uno_env.tools.play``: driven through a pseudo-terminal (pexpect)
 and, for coverage of every decision kind, in-process with scripted input."""
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ import pytest
 import uno_env
 from uno_env.agents import make_agent
 from uno_env.game.engine import PHASE_NAMES
-from uno_env.tools.gamelog import read_log, replay
+from uno_env.tools.gamelog_read import read_log
+from uno_env.tools.gamelog_replay import replay
 from uno_env.tools.play import HUMAN, TerminalGame
 
 from helpers import expect_clean_exit, stacked_deck, wait_for_input
@@ -30,7 +31,7 @@ END = [r"Game over after \d+ steps\.", r"Game stopped after \d+ steps"]
 def spawn(args: str, timeout: float = 30) -> pexpect.spawn:
     env = dict(os.environ, PYTHONPATH=ROOT, TERM="dumb")
     env.pop("NO_COLOR", None)
-    child = pexpect.spawn(f"{PY} -m uno_env.play {args}", cwd=ROOT, env=env, encoding="utf-8",
+    child = pexpect.spawn(f"{PY} -m uno_env.tools.play {args}", cwd=ROOT, env=env, encoding="utf-8",
                           timeout=timeout, dimensions=(50, 200))
     child.delaybeforesend = None  # pexpect waits 50 ms before every send by default
     return child

@@ -1,4 +1,4 @@
-"""Game logs (:mod:`uno_env.tools.gamelog`) and the replay program (``python -m uno_env.replay``)."""
+"""Game logs (:mod:`uno_env.tools.gamelog`) and the replay program (``python -m uno_env.tools.replay``)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,9 @@ import uno_env
 from uno_env.agents import agent_specs, make_agent
 from uno_env.game import events as E
 from uno_env.tools.gamelog import (FORMAT, FORMAT_VERSION, GameRecorder, ReplayError, event_record, log_game,
-                             read_log, record_game, replay, reset_env)
+                                   record_game, reset_env)
+from uno_env.tools.gamelog_read import read_log
+from uno_env.tools.gamelog_replay import replay
 from uno_env.tools.replay import main as replay_main
 
 from helpers import CLASSIC_COLORS, expect_clean_exit
@@ -426,13 +428,3 @@ def test_heuristic_games_replay():
     assert replay(read_log(io.StringIO(text))).snapshot() == end["snapshot"]
 
 
-def test_reading_and_replaying_names_stay_importable_from_gamelog():
-    import uno_env.tools.gamelog as gamelog
-    from uno_env.tools import gamelog_read, gamelog_replay
-
-    assert gamelog.read_log is gamelog_read.read_log and gamelog.GameLog is gamelog_read.GameLog
-    for name in ("replay", "replay_step", "reset_from_log", "env_from_log"):
-        assert getattr(gamelog, name) is getattr(gamelog_replay, name)
-    assert gamelog_replay.ReplayError is gamelog.ReplayError
-    with pytest.raises(AttributeError):
-        gamelog.no_such_name  # noqa: B018

@@ -15,7 +15,9 @@ import pytest
 
 import uno_env
 from uno_env.agents import make_agent
-from uno_env.tools.gamelog import ReplayError, read_log, record_game, replay
+from uno_env.tools.gamelog import ReplayError, record_game
+from uno_env.tools.gamelog_read import read_log
+from uno_env.tools.gamelog_replay import replay
 from uno_env.tools.play import HUMAN, TerminalGame
 from uno_env.tools.gamelog_read import MAX_LOG_LINE_BYTES
 from uno_env.tools.replay import main as replay_main
@@ -87,7 +89,7 @@ def test_unreadable_answer_is_answered_and_asked_again():
 
 def test_non_utf8_answer_on_a_terminal_is_asked_again():
     env = dict(os.environ, PYTHONPATH=ROOT, TERM="dumb")
-    child = pexpect.spawn(f"{PY} -m uno_env.play --opponents random --seed 3 --no-color", cwd=ROOT,
+    child = pexpect.spawn(f"{PY} -m uno_env.tools.play --opponents random --seed 3 --no-color", cwd=ROOT,
                           env=env, encoding="utf-8", codec_errors="replace", timeout=30)
     child.expect(PROMPT)
     os.write(child.child_fd, b"\xff\xfe\xc3\n")
@@ -101,7 +103,7 @@ def test_non_utf8_answer_on_a_terminal_is_asked_again():
 
 
 def test_non_utf8_answers_on_piped_input_are_asked_again():
-    r = subprocess.run([PY, "-m", "uno_env.play", "--opponents", "random", "--seed", "3", "--no-color"],
+    r = subprocess.run([PY, "-m", "uno_env.tools.play", "--opponents", "random", "--seed", "3", "--no-color"],
                        cwd=ROOT, capture_output=True, env=dict(os.environ, PYTHONPATH=ROOT),
                        input=b"\xff\xfe\n\xc2\xb2\n1\nquit\n", timeout=60)
     out = r.stdout.decode("utf-8", "replace")
@@ -125,12 +127,12 @@ def bad_rules_files(tmp):
     ["--set", "max_steps=1e400"], ["--set", "name=\x1b[2J"], ["--rules", "nope.yaml"],
 ])
 def test_bad_play_arguments_are_one_line_errors_with_exit_2(args):
-    assert_one_line_error(run_cli("uno_env.play", "--opponents", "random", *args), "uno-play")
+    assert_one_line_error(run_cli("uno_env.tools.play", "--opponents", "random", *args), "uno-play")
 
 
 def test_bad_rules_yaml_is_a_one_line_error_naming_the_file(tmp_path):
     for path in bad_rules_files(tmp_path):
-        r = run_cli("uno_env.play", "--opponents", "random", "--rules", path)
+        r = run_cli("uno_env.tools.play", "--opponents", "random", "--rules", path)
         assert_one_line_error(r, "uno-play")
         assert os.path.basename(path) in r.stderr.splitlines()[-1]
 
@@ -248,7 +250,7 @@ def test_replay_cli_bad_logs_are_one_line_errors_with_exit_2(tmp_path, good_log)
             path.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00")
         else:
             path.write_text("\n".join(lines) + "\n")
-        r = run_cli("uno_env.replay", str(path), "--quiet")
+        r = run_cli("uno_env.tools.replay", str(path), "--quiet")
         assert_one_line_error(r, "uno-replay")
         assert f"{name}:1:" in r.stderr
 

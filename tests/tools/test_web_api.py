@@ -32,7 +32,8 @@ from uno_env.game import cards as C  # noqa: E402
 from uno_env.game import observation as O  # noqa: E402
 from uno_env.game.engine import CATCH, JUMP, OFFER  # noqa: E402
 from uno_env.game.events import EVENT_NAMES  # noqa: E402
-from uno_env.tools.gamelog import read_log, replay  # noqa: E402
+from uno_env.tools.gamelog_read import read_log  # noqa: E402
+from uno_env.tools.gamelog_replay import replay  # noqa: E402
 from uno_env.tools.web import views  # noqa: E402
 from uno_env.tools.web.server import MAX_BODY, create_app  # noqa: E402
 
@@ -574,9 +575,8 @@ def run_cli(*args: str, module: str = "uno_env.tools.web") -> subprocess.Complet
                           env=dict(os.environ, PYTHONPATH=ROOT), timeout=60)
 
 
-@pytest.mark.parametrize("module", ["uno_env.tools.web", "uno_env.web"])
-def test_cli_help_runs_under_both_module_names(module):
-    r = run_cli("--help", module=module)
+def test_cli_help_runs():
+    r = run_cli("--help")
     assert r.returncode == 0 and "uno-serve" in r.stdout and "--log-dir" in r.stdout
 
 
@@ -608,7 +608,7 @@ def test_server_process_serves_the_api_on_a_free_port(tmp_path):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    proc = subprocess.Popen([PY, "-m", "uno_env.web", "--port", str(port), "--log-dir", str(tmp_path)],
+    proc = subprocess.Popen([PY, "-m", "uno_env.tools.web", "--port", str(port), "--log-dir", str(tmp_path)],
                             cwd=ROOT, env=dict(os.environ, PYTHONPATH=ROOT),
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:

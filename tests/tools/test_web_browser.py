@@ -34,7 +34,8 @@ from selenium.webdriver.support.ui import Select, WebDriverWait  # noqa: E402
 import uno_env  # noqa: E402
 from uno_env.game import cards as C  # noqa: E402
 from uno_env.game.engine import COLOR  # noqa: E402
-from uno_env.tools.gamelog import read_log, replay  # noqa: E402
+from uno_env.tools.gamelog_read import read_log  # noqa: E402
+from uno_env.tools.gamelog_replay import replay  # noqa: E402
 from uno_env.tools.web.server import create_app  # noqa: E402
 
 pytestmark = pytest.mark.browser

@@ -277,36 +277,15 @@ def test_periodic_evaluation_policy_is_the_saved_one(trained):
 
 # ---------------------------------------------------------------------- conversion, old runs
 def legacy_run(trained, tmp_path) -> str:
-    """The trained run as uno_env 0.2 saved it: a format-1 card and a model.zip pickling the
-    input layer as ``uno_env.checkpoint.ObsFeatures``, no safe weights."""
-    import uno_env.checkpoint  # noqa: F401  (the old path, importable through uno_env._aliases)
-
-    import base64
-    import zipfile
-
+    """The trained run in the format before safe checkpoints (uno_env 0.2): a format-1 card
+    and a model.zip, no safe weights."""
     path = copy_run(trained, tmp_path)
-    model, card = sb3.load_model(path)
-    features = sb3.ObsFeatures
-    features.__module__ = "uno_env.checkpoint"
-    try:
-        model.save(os.path.join(path, "model.zip"))
-    finally:
-        features.__module__ = sb3.__name__
-    with zipfile.ZipFile(os.path.join(path, "model.zip")) as z:
-        kwargs = json.loads(z.read("data"))["policy_kwargs"][":serialized:"]
-    assert b"uno_env.checkpoint" in base64.b64decode(kwargs)
+    _, card = sb3.load_model(path)
     os.remove(os.path.join(path, card["policy"]["weights"]))
     card = dict(card, format=ckpt.LEGACY_CARD_FORMAT, policy={"net_arch": [32, 32], "activation": "tanh"})
     with open(os.path.join(path, "card.json"), "w") as fh:
         json.dump(card, fh)
     return path
-
-
-def test_old_pickled_paths_resolve():
-    import pickle
-
-    for module in ("uno_env.checkpoint", "uno_env.agents.checkpoint", "uno_env.agents.sb3"):
-        assert pickle.loads(f"c{module}\nObsFeatures\n.".encode()) is sb3.ObsFeatures
 
 
 def test_legacy_checkpoint_refused_then_converted(trained, tmp_path):
@@ -330,8 +309,7 @@ def test_converter_errors_are_one_line(tmp_path, capsys):
 
 
 def test_resume_of_an_old_run(trained, tmp_path):
-    """A run saved by uno_env 0.2 resumes (its zip names uno_env.checkpoint.ObsFeatures) and
-    then holds the safe format."""
+    """A run with a format-1 card (no safe weights) resumes and then holds the safe format."""
     base = tmp_path / "base"
     os.makedirs(base / "checkpoints")
     shutil.move(legacy_run(trained, tmp_path), base / "checkpoints" / "smoke")

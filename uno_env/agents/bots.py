@@ -215,13 +215,3 @@ class GreedyAgent(PyRngAgent):
 
 register_agent("random", lambda spec, rules, n, seed: RandomAgent(rules, n, seed))
 register_agent("greedy", lambda spec, rules, n, seed: GreedyAgent(rules, n, seed))
-
-
-def __getattr__(name: str):
-    """``HeuristicAgent``, ``HeuristicWeights`` and ``DEFAULT_PARAMS`` moved to :mod:`.heuristic`;
-    the old import path ``uno_env.agents.bots.HeuristicAgent`` keeps working."""
-    if name in ("HeuristicAgent", "HeuristicWeights", "DEFAULT_PARAMS"):
-        from uno_env.agents import heuristic
-
-        return getattr(heuristic, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -487,13 +487,3 @@ def load_checkpoint(path: str | os.PathLike, rules: Rules | None = None,
             if attempt + 1 == READ_ATTEMPTS or load_card(path) == card:
                 raise
     raise AssertionError("unreachable")
-
-
-def __getattr__(name: str):
-    # Pickles of SB3 models saved by uno_env 0.1-0.2 name ``uno_env.checkpoint.ObsFeatures`` or
-    # ``uno_env.agents.checkpoint.ObsFeatures``; the class now lives in uno_env.agents.sb3 (torch).
-    if name == "ObsFeatures":
-        from uno_env.agents import sb3
-
-        return sb3.ObsFeatures
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

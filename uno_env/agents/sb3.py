@@ -68,11 +68,11 @@ policy first learns with the hidden cards in view, then learns to do without the
   checkpoint is taken after the fade; one taken during it (a periodic checkpoint, a league
   snapshot) is the actor with the oracle inputs at 0, so it plays weaker than the policy did.
 
-Models saved by uno_env 0.1-0.2 pickled the input layer as ``uno_env.checkpoint.ObsFeatures`` or
-``uno_env.agents.checkpoint.ObsFeatures``; both names resolve to :class:`ObsFeatures`, so
-``--resume`` of such a run and the conversion of such a zip work as long as the model reads
-the current observation layout. A model of observation layout 0 (1254 entries, uno_env up to
-0.3) cannot be resumed or converted (its safe checkpoint still plays: ``checkpoint:<dir>``).
+A ``model.zip`` pickles the input layer as ``uno_env.agents.sb3.ObsFeatures`` (the names
+below are how pickles find the classes). Models saved by uno_env 0.1-0.2 named
+``uno_env.checkpoint.ObsFeatures`` or ``uno_env.agents.checkpoint.ObsFeatures`` and read
+observation layout 0 (1254 entries): they cannot be resumed or converted (their safe
+checkpoints still play: ``checkpoint:<dir>``).
 """
 
 from __future__ import annotations
@@ -384,8 +384,8 @@ def _build_asymmetric() -> dict[str, type]:
 
 
 def __getattr__(name: str):
-    # The classes below subclass SB3 (torch) classes, so they are built on first use; pickles
-    # find them by these names (ObsFeatures also by its old names, through uno_env.agents.checkpoint).
+    # The classes below subclass SB3 (torch) classes, so they are built on first use (importing
+    # this module costs nothing); the pickles of a model.zip find them by these names.
     if name == "ObsFeatures":
         cls = globals()["ObsFeatures"] = _build_obs_features()
         return cls

@@ -44,7 +44,7 @@ from uno_env.game import actions as A
 from uno_env.game.batched import BatchedEngine, rng_words
 from uno_env.game.batched.engine import OBS_SIZE
 from uno_env.game.rules import make_rules
-from uno_env.tools.evaluate import wilson_interval
+from uno_env.tools.stats import wilson_interval
 
 
 def _actor(spec: Any, rules, n: int, seed: int) -> tuple[str, Callable | None]:

@@ -38,8 +38,8 @@ games at most, and per CPU this process may use.
 
 **Game logs.** With ``log_dir`` (``--log-dir DIR``; ``log_games`` / ``--log-games N``: only
 games ``0..N-1``) game ``g`` is also written to ``DIR/game-{g:06d}.jsonl``, a JSON Lines log
-of :mod:`uno_env.tools.gamelog` (one record per decision) that ``uno_env.tools.gamelog.replay`` (or
-``python -m uno_env.replay``) replays exactly. The arena keeps the action ids of a logged
+of :mod:`uno_env.tools.gamelog` (one record per decision) that
+:func:`uno_env.tools.gamelog_replay.replay` (or ``uno-replay``) replays exactly. The arena keeps the action ids of a logged
 game (``record_actions``) and the log is written afterwards with :func:`uno_env.tools.gamelog.log_game` from a fresh
 generator seeded like the game's, the dealer, the spec of every seat, the agents' seeds and
 ``meta`` (``tool``, ``game``, ``seed``, ``deal``, ``duplicate``, ``entries``: the line-up
@@ -80,7 +80,6 @@ to the arena (names kept importable from here); ``evaluate_paired`` (0.5.12, fro
 
 from __future__ import annotations
 
-import importlib
 import itertools
 import json
 import math
@@ -99,20 +98,7 @@ from uno_env.agents.arena import GameRecord, IllegalActionError, play_game
 from uno_env.game.engine import Engine
 from uno_env.game.observation import ObservationEncoder
 from uno_env.game.rules import Rules, make_rules
-from uno_env.tools.stats import (PERCENTILES, Z95, bradley_terry, elo_from_bt, mean_interval,  # noqa: F401
-                                 ranks, summarize, wilson_interval)
-
-# names that moved out of this module, still importable from it (loaded on first use)
-_MOVED = {name: "uno_env.tools.report" for name in
-          ("format_result", "format_pool", "print_tables", "write_csv", "plot_result", "write_outputs")}
-_MOVED.update(build_parser="uno_env.tools.evaluate_cli", main="uno_env.tools.evaluate_cli")
-
-
-def __getattr__(name: str) -> Any:
-    if name in _MOVED:
-        return getattr(importlib.import_module(_MOVED[name]), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
+from uno_env.tools.stats import bradley_terry, elo_from_bt, mean_interval, ranks, summarize, wilson_interval
 
 # ---------------------------------------------------------------------- playing games
 @dataclass(frozen=True)
@@ -640,8 +626,3 @@ def evaluate_pool(pool: Sequence[str], rules: Any = "classic", table_size: int =
         "games_per_s": games * len(tables) / elapsed if elapsed > 0 else float("inf"),
     }
 
-
-if __name__ == "__main__":  # pragma: no cover
-    from uno_env.tools.evaluate_cli import main as _main
-
-    sys.exit(_main())

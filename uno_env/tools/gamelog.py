@@ -24,7 +24,7 @@ A log holds one JSON object per line:
     ``rewards`` (cumulative reward per agent) and ``snapshot`` (:meth:`raw_env.snapshot`, the
     whole final state).
 
-**Exact replays.** :meth:`GameRecorder.reset` (and :func:`replay`) reset the env through
+**Exact replays.** :meth:`GameRecorder.reset` (and :func:`~uno_env.tools.gamelog_replay.replay`) reset the env through
 :func:`reset_env`: the seed's RNG picks the dealer and shuffles the deck exactly as
 ``env.reset(seed=seed)`` would, the env is reset with that deck and dealer
 (``options={"deck": ..., "dealer": ...}``) and it keeps dealing and playing with that same RNG
@@ -48,7 +48,7 @@ those of the deal), and the final snapshot.
 Version history: 1 (uno_env 0.1: no events); 2 (uno_env 0.2: ``events`` in the header and in
 every action record). Both are read and replayed; a version-1 log is checked without events.
 
-**Logs from strangers.** :func:`read_log` checks the shape of every record before anything
+**Logs from strangers.** :func:`~uno_env.tools.gamelog_read.read_log` checks the shape of every record before anything
 is replayed, and names the line of the first problem (``ValueError``): a line that is not
 UTF-8 or not JSON (``NaN``, numbers too long to convert, nesting too deep), a header whose
 ``num_players`` is not an integer in 2..10 (``1e400`` is not), whose rules are out of their
@@ -71,23 +71,21 @@ shown). A malformed RNG state is a ``ValueError`` too. Nothing in a log is ever 
 or in one call: ``record_game(env, agents, "game.jsonl", seed=7)``. A game played elsewhere
 (straight on the engine, like the evaluation tool does) is logged afterwards from its deal
 and its action ids: ``log_game(path, rules, n, actions, rng=<fresh copy of the generator>,
-dealer=...)``. Reading back:
-``read_log(path)`` (a :class:`GameLog`), ``replay(log)`` (the env at the end, or
-:class:`ReplayError`).
+dealer=...)``. Reading back: ``uno_env.tools.gamelog_read.read_log(path)`` (a ``GameLog``),
+``uno_env.tools.gamelog_replay.replay(log)`` (the env at the end, or :class:`ReplayError`).
 
 **Modules.** This one holds the format: its constants, deals (:func:`reset_env`,
 :func:`reset_with_rng`), the records (:func:`event_record`, :func:`public_table`) and the
 writers (:class:`GameRecorder`, :func:`record_game`, :func:`log_game`);
 :mod:`uno_env.tools.gamelog_read` reads and checks a log (:class:`GameLog`, :func:`read_log`);
 :mod:`uno_env.tools.gamelog_replay` replays it (:func:`replay`, :func:`replay_step`,
-:func:`reset_from_log`, :func:`env_from_log`). Every name stays importable from here.
+:func:`reset_from_log`, :func:`env_from_log`).
 """
 
 from __future__ import annotations
 
 import copy
 import datetime
-import importlib
 import json
 import os
 import secrets
@@ -439,16 +437,3 @@ def log_game(out: "str | os.PathLike | IO[str]", rules: Any, num_players: int,
     finally:
         rec.finish()
     return rec.end_record
-
-
-# names defined in the reading and replaying modules, importable from here (loaded on first use:
-# those modules import this one)
-_MOVED = {name: "uno_env.tools.gamelog_read" for name in ("GameLog", "read_log")}
-_MOVED.update({name: "uno_env.tools.gamelog_replay" for name in
-               ("env_from_log", "reset_from_log", "replay_step", "replay")})
-
-
-def __getattr__(name: str) -> Any:
-    if name in _MOVED:
-        return getattr(importlib.import_module(_MOVED[name]), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,6 +1,6 @@
 """Play UNO in the terminal against scripted bots and trained agents.
 
-    python -m uno_env.play --rules classic --opponents heuristic heuristic checkpoint:checkpoints/classic-4p
+    python -m uno_env.tools.play --rules classic --opponents heuristic heuristic checkpoint:checkpoints/classic-4p
     uno-play --rules house --opponents random greedy heuristic --seat 2 --seed 7 --log game.jsonl
     uno-play --rules tmnt --set uno_call=explicit --set episode=game --opponents heuristic
 
@@ -25,7 +25,7 @@ that depend on hidden cards). Answer with a number or an action name:
 (or end of input, or Ctrl-C) ends the game. Every decision of every ruleset (challenges,
 colour choices, UNO catch windows, jump-ins, Team Attack discards, offers) is asked when it
 arises. ``--log game.jsonl`` writes a game log (:mod:`uno_env.tools.gamelog`) that
-``python -m uno_env.replay`` replays; it is written as the game goes and holds every hand and
+``python -m uno_env.tools.replay`` replays; it is written as the game goes and holds every hand and
 the deck, so reading it during the game is reading the cards. The seed (``--seed``, or one
 drawn at random) is shown when the game ends, not before: it deals every hand and the DRAW
 pile. The exit code is 0 unless the arguments are wrong (2).

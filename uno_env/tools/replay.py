@@ -1,7 +1,7 @@
 """Replay a game log (:mod:`uno_env.tools.gamelog`) in the terminal, showing every hand.
 
-    python -m uno_env.replay game.jsonl            # print the whole game
-    python -m uno_env.replay game.jsonl --step     # wait for Enter after every action
+    python -m uno_env.tools.replay game.jsonl            # print the whole game
+    python -m uno_env.tools.replay game.jsonl --step     # wait for Enter after every action
     uno-replay game.jsonl --quiet                  # only check that it replays exactly
 
 The game is re-played from the logged rules, seed, deck and dealer; every logged action
@@ -20,7 +20,7 @@ Exit codes: 0 the replay matches the log (or was stopped with ``q`` / end of inp
 readable game log: a one-line error naming the line (too large, not a regular file, a line
 too long, not UTF-8, not JSON, a header with
 ``num_players: 1e400`` or rule counts out of bounds, a malformed record; see
-:func:`uno_env.tools.gamelog.read_log`), never a traceback.
+:func:`uno_env.tools.gamelog_read.read_log`), never a traceback.
 """
 
 from __future__ import annotations

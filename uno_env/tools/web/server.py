@@ -2,7 +2,7 @@
 
     uno-serve                                   # http://127.0.0.1:8000
     uno-serve --port 8080 --log-dir runs/web    # and a JSON Lines log of every browser game
-    python -m uno_env.tools.web  (or python -m uno_env.web)
+    python -m uno_env.tools.web                 # the same
 
 A small ASGI app (Starlette, served by uvicorn; ``pip install "uno_env[web]"``) serving one
 page of plain HTML, CSS and JavaScript shipped in the package (``static/``: no build step,
@@ -89,7 +89,7 @@ HOST, PORT = "127.0.0.1", 8000
 MAX_BODY = 64 * 1024
 MAX_LOG_BYTES = 32 * 1024 * 1024
 MAX_STEPS_PER_REQUEST = 100  # visible moves per watch step request
-# beside views.py (not __file__: ``python -m uno_env.web`` runs this code without one)
+# the package's static/ folder, beside views.py
 STATIC_DIR = os.path.join(os.path.dirname(os.path.abspath(views.__file__)), "static")
 _GAME_KEYS = {"mode", "rules", "options", "num_players", "opponents", "agents", "seat", "seed",
               "deck", "dealer"}
