@@ -57,14 +57,13 @@ time of every part).
 from __future__ import annotations
 
 import argparse
-import copy
 import json
 import os
 import random
 import sys
 import time
 import traceback
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -201,27 +200,20 @@ class PublicTable:
 
 
 _BITS = np.int64(1) << np.arange(C.NUM_KINDS, dtype=np.int64)  # kind k -> bit k of `held`
-_STATE_FIELDS = tuple(f.name for f in fields(State))
 
 
 _SCRATCH: dict[type, np.random.Generator] = {}  # one reusable RNG per bit generator type
 
 
 def clone(s: State) -> State:
-    """A copy of a state to step once and discard: arrays and lists copied; the RNG is a
-    scratch generator set to the same stream (valid until the next ``clone``)."""
-    c = copy.copy(s)
-    for name in _STATE_FIELDS:
-        v = getattr(s, name)
-        if isinstance(v, (list, np.ndarray)):
-            setattr(c, name, v.copy())
+    """A copy of a state to step once and discard (:meth:`State.clone`) whose RNG is a scratch
+    generator set to the same stream (valid until the next ``clone``)."""
     kind = type(s.rng.bit_generator)
     scratch = _SCRATCH.get(kind)
     if scratch is None:
         scratch = _SCRATCH[kind] = np.random.Generator(kind(0))
     scratch.bit_generator.state = s.rng.bit_generator.state
-    c.rng = scratch
-    return c
+    return s.clone(rng=scratch)
 
 
 def full_check(engine: Engine, s: State, deck: np.ndarray) -> None:

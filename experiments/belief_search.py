@@ -108,7 +108,7 @@ from belief_quality import collect, colour_face_grid, holds_colours, train_mlp  
 from uno_env.agents.checkpoint import obs_features_layout  # noqa: E402
 from uno_env.agents.heuristic import HeuristicAgent  # noqa: E402
 from uno_env.agents.search import SearchAgent  # noqa: E402
-from uno_env.agents.search.determinise import Evidence, Template, clone, deal, settle, template, unseen_counts  # noqa: E402
+from uno_env.agents.search.determinise import Evidence, Template, deal, settle, template, unseen_counts  # noqa: E402
 from uno_env.agents.view import View, decode  # noqa: E402
 from uno_env.game import actions as A  # noqa: E402
 from uno_env.game import cards as C  # noqa: E402
@@ -261,7 +261,7 @@ class TrueKindSearch(Watching):
         return tp
 
     def sample_deal(self, tp: Template) -> State:
-        s = clone(tp.state)
+        s = tp.state.clone()
         order = self.rng.permutation(tp.pool).tolist()
         for j, (need, _, _) in enumerate(tp.deal):
             if need == 0:
@@ -459,7 +459,7 @@ def play(job: tuple[str, int, int, int, int]) -> tuple[int, dict[str, int]]:
         agent.reset(seed=x)
     while not s.game_over and not engine.truncated(s):
         p = s.actor
-        then = clone(s) if replayed and p != me else None
+        then = s.clone() if replayed and p != me else None
         engine.step(s, agents[p].act(encoder.encode(s, p), A.legal_mask(engine.legal_actions(s))))
         if then is not None:
             bot.note((p - me - 1) % players, then, p, agents[p].last)

@@ -38,7 +38,6 @@ import numpy as np  # noqa: E402
 from uno_env.agents import make_agent  # noqa: E402
 from uno_env.agents.heuristic import HeuristicAgent  # noqa: E402
 from uno_env.agents.search import SEARCHED_PHASES, paired_choice, play_each  # noqa: E402
-from uno_env.agents.search.determinise import clone  # noqa: E402
 from uno_env.agents.search.rollout import RolloutPolicy  # noqa: E402
 from uno_env.game import actions as A  # noqa: E402
 from uno_env.game.engine import Engine, State  # noqa: E402
@@ -74,7 +73,7 @@ class Clairvoyant:
         d = legal.index(default)
         diffs: list[list[float]] = [[] for _ in legal]
         for _ in range(max(2, self.simulations // len(legal))):
-            base = clone(s)  # the true hands; only the DRAW pile is reshuffled
+            base = s.clone()  # the true hands; only the DRAW pile is reshuffled
             base.draw_pile = self.rng.permutation(base.draw_pile).tolist() if base.draw_pile else []
             out = play_each(self.engine, base, legal, int(self.rng.integers(2**62)),
                             lambda t: self.rollout(t, me))

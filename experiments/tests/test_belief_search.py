@@ -204,7 +204,7 @@ def _follow(game: int, depth: int | None):
             bot.remember(v, a)
             engine.step(s, a)
         else:
-            then = belief_search.clone(s)
+            then = s.clone()
             engine.step(s, others[p].act(obs, mask))
             bot.note((p - me - 1) % 4, then, p, others[p].last)
 

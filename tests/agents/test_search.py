@@ -34,7 +34,6 @@ from uno_env.agents.bots import RandomAgent
 from uno_env.agents.heuristic import HeuristicAgent
 from uno_env.agents import search
 from uno_env.agents.search import OPTION_NAMES, SEARCHED_PHASES, RolloutPolicy, SearchAgent, SearchOptions, deal, template
-from uno_env.agents.search.determinise import clone
 from uno_env.agents.search.rollout import RandomRolloutPolicy
 from uno_env.agents.view import decode
 from uno_env.game import cards as C
@@ -369,7 +368,7 @@ def test_settle_rebuilds_the_hand_bookkeeping_from_the_hands():
     rng = np.random.default_rng(4)
     for _ in range(10):
         s = deal(tp, rng)
-        moved = search.clone(s)
+        moved = s.clone()
         k = int(np.flatnonzero(moved.hands[1])[0])  # swap one of the opponent's cards with the DRAW pile's top
         moved.hands[1][k] -= 1
         moved.hands[1][moved.draw_pile[-1]] += 1
@@ -507,8 +506,7 @@ def test_rollouts_against_random_opponents_are_a_function_of_the_deal_its_genera
         for coins in (7, 8):
             twice = []
             for _ in range(2):
-                s = clone(base)
-                s.rng = np.random.default_rng(100 + seed)
+                s = base.clone(rng=np.random.default_rng(100 + seed))
                 twice.append(bot._rollout(s, coins=coins))
             assert twice[0] == twice[1]
             outcomes.append(twice[0])

@@ -222,6 +222,35 @@ class State:
     legal_cache: list | None = None  # legal actions of the current decision, or None
     events: list | None = None  # public events (uno_env.game.events), when the engine records them
 
+    def clone(self, rng: np.random.Generator | None = None) -> "State":
+        """A copy the engine can play on without touching this state: every array and list
+        copied (their items are immutable), the legal-action cache dropped, and ``rng`` as
+        its generator (default: this state's generator object, shared). Every field is either
+        copied here or holds an immutable value; ``tests/game/test_state.py`` checks both for
+        every field, so a new mutable field must be copied here."""
+        t = State.__new__(State)
+        t.__dict__.update(self.__dict__)
+        t.hands = self.hands.copy()
+        t.held = list(self.held)
+        t.hand_size = list(self.hand_size)
+        t.draw_pile = list(self.draw_pile)
+        t.discard = list(self.discard)
+        t.played = self.played.copy()
+        t.known = self.known.copy()
+        t.history = self.history.copy()
+        t.queue = list(self.queue)
+        t.answers = list(self.answers)
+        t.offers = list(self.offers)
+        t.uno_called = list(self.uno_called)
+        t.scores = list(self.scores)
+        t.round_points = list(self.round_points)
+        t.legal_cache = None
+        if self.events is not None:
+            t.events = list(self.events)
+        if rng is not None:
+            t.rng = rng
+        return t
+
 
 class Engine:
     """The rules of one ruleset for a fixed number of players."""

@@ -125,7 +125,7 @@ default 0 plays as before): the rollouts' opponents modelled as the ``random`` b
 
 from uno_env.agents.base import register_agent
 from uno_env.agents.search.agent import SEARCHED_PHASES, SearchAgent, make_search_agent
-from uno_env.agents.search.determinise import Template, clone, deal, settle, template, unseen_counts
+from uno_env.agents.search.determinise import Template, deal, settle, template, unseen_counts
 from uno_env.agents.search.options import OPTION_NAMES, SearchOptions
 from uno_env.agents.search.paired import paired_choice, play_each
 from uno_env.agents.search.rollout import RandomRolloutPolicy, RolloutPolicy
@@ -134,5 +134,5 @@ from uno_env.agents.search.tracker import SWITCH_EVIDENCE, Tracker
 register_agent("search", make_search_agent)
 
 __all__ = ["SearchAgent", "SearchOptions", "OPTION_NAMES", "SEARCHED_PHASES", "RolloutPolicy", "RandomRolloutPolicy",
-           "Tracker", "SWITCH_EVIDENCE", "Template", "template", "deal", "settle", "unseen_counts", "clone",
-           "play_each", "paired_choice"]
+           "Tracker", "SWITCH_EVIDENCE", "Template", "template", "deal", "settle", "unseen_counts", "play_each",
+           "paired_choice"]

@@ -5,14 +5,13 @@ consistent with its observation and with what it read about its opponents.
 shares (an engine state with the player at seat 0, the unseen cards, per opponent how many
 cards to deal it and the evidence that it lacks each colour or face); :func:`deal` samples
 one deal on it, and :func:`settle` finishes a deal made by any other means. How the cards
-are dealt is described in :mod:`uno_env.agents.search` ("Determinise"). :func:`clone`
-copies a state for the engine to play on.
+are dealt is described in :mod:`uno_env.agents.search` ("Determinise"); every deal is a
+:meth:`~uno_env.game.engine.State.clone` of the template's state.
 :func:`unseen_counts` counts the cards a player has not seen (what the deals share out).
 """
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 from typing import Sequence
 
@@ -38,27 +37,6 @@ class Template:
     deal: list[tuple[int, Evidence, Evidence]]  # per opponent: cards to deal it, colour voids, face voids
     previous_color: int  # the colour before a pending Wild Draw Four (-1: unknown)
     sizes: list[int]  # hand sizes, seat 0 first
-
-
-def clone(s: State) -> State:
-    """A copy of ``s`` that the engine can play on without touching ``s``."""
-    t = copy.copy(s)
-    t.hands = s.hands.copy()
-    t.held = list(s.held)
-    t.hand_size = list(s.hand_size)
-    t.draw_pile = list(s.draw_pile)
-    t.discard = list(s.discard)
-    t.played = s.played.copy()
-    t.known = s.known.copy()
-    t.history = s.history.copy()
-    t.queue = list(s.queue)
-    t.answers = list(s.answers)
-    t.offers = list(s.offers)
-    t.uno_called = list(s.uno_called)
-    t.scores = list(s.scores)
-    t.round_points = list(s.round_points)
-    t.legal_cache = None
-    return t
 
 
 def unseen_counts(v: View, deck: Sequence[int]) -> list[int]:
@@ -135,7 +113,7 @@ def deal(tp: Template, rng: np.random.Generator) -> State:
     """One deal of the hidden cards on ``tp``: each opponent gets ``need`` unseen cards, a
     colour (face) it is believed to lack left out with the probability of that evidence
     (relaxed when the rest cannot fill the hand); the rest, shuffled, is the DRAW pile."""
-    s = clone(tp.state)
+    s = tp.state.clone()
     order = rng.permutation(tp.pool).tolist()
     hands = s.hands
     for j, (need, pc, pf) in enumerate(tp.deal):

@@ -20,7 +20,6 @@ from typing import Callable, Sequence
 
 import numpy as np
 
-from uno_env.agents.search.determinise import clone
 from uno_env.game.engine import Engine, State
 
 
@@ -30,8 +29,7 @@ def play_each(engine: Engine, base: State, moves: Sequence[int], seed: int,
     with a generator seeded ``seed`` (``base`` is not changed)."""
     out = []
     for a in moves:
-        s = clone(base)
-        s.rng = np.random.default_rng(seed)
+        s = base.clone(rng=np.random.default_rng(seed))
         engine.step(s, a)
         out.append(rollout(s))
     return out
