@@ -127,17 +127,6 @@ def test_catch_window_answers_stay_hidden_only_the_penalty_is_public():
     assert evs == [E.Event(E.PLAYED, 0, e.card_id("red-4"), 0), E.Event(E.CAUGHT, 0, -1, 2)]
 
 
-def test_describe_names_every_event_kind():
-    names = C.card_names(C.COLOR_SETS["classic"])
-    players = [f"player_{i}" for i in range(3)]
-    for kind in range(E.NUM_EVENT_KINDS):
-        text = E.describe(E.Event(kind, 1, 0, 1), names, C.COLOR_SETS["classic"], players)
-        assert text and "?" not in text, (E.EVENT_NAMES[kind], text)
-    assert E.describe(E.Event(E.PLAYED, 1, 5, 0), names, C.COLOR_SETS["classic"], players) == "player_1 plays red-5"
-    with pytest.raises(ValueError):
-        E.describe(E.Event(99), names, C.COLOR_SETS["classic"], players)
-
-
 def test_a_catch_window_nobody_used_ends_with_an_escaped_event():
     e = make_env(3, {0: ["red-4", "green-5"]}, "red-3", rules="classic", uno_call="explicit", hand_size=2,
                  record_events=True)

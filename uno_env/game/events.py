@@ -46,7 +46,7 @@ skips the ``kept`` events of older logs, :data:`uno_env.tools.gamelog_replay.RET
 
 from __future__ import annotations
 
-from typing import NamedTuple, Sequence
+from typing import NamedTuple
 
 EVENT_NAMES = ("dealt", "played", "jumped_in", "drew", "penalty", "caught", "uno", "challenged",
                "color_chosen", "discarded", "skipped", "reversed", "asked", "offered",
@@ -68,58 +68,3 @@ class Event(NamedTuple):
     def to_dict(self) -> dict:
         """JSON-able form with the kind's name (card and colour stay indices)."""
         return {"kind": EVENT_NAMES[self.kind], "seat": self.seat, "card": self.card, "value": self.value}
-
-
-def _cards(n: int) -> str:
-    return f"{n} card{'s' if n != 1 else ''}"
-
-
-def describe(event: Event, card_names: Sequence[str], color_names: Sequence[str],
-             player_names: Sequence[str]) -> str:
-    """One event as a short English sentence, e.g. ``player_1 plays red-5``."""
-    kind, seat, card, value = event
-    who = player_names[seat] if 0 <= seat < len(player_names) else "?"
-    name = card_names[card] if 0 <= card < len(card_names) else "?"
-    color = color_names[value] if 0 <= value < len(color_names) else "?"
-    if kind == DEALT:
-        return f"round {value}: {who} deals; {name} is turned up"
-    if kind == PLAYED:
-        return f"{who} plays {name}" + (f" (colour {color})" if name.startswith(("wild", "team", "from")) else "")
-    if kind == JUMPED_IN:
-        return f"{who} jumps in with {name}"
-    if kind == DREW:
-        return f"{who} draws {_cards(value)}"
-    if kind == PENALTY:
-        return f"{who} draws {_cards(value)} (penalty)"
-    if kind == CAUGHT:
-        return f"{who} is caught without calling UNO and draws {_cards(value)}"
-    if kind == ESCAPED:
-        return f"nobody catches {who} without UNO"
-    if kind == UNO:
-        return f"{who} calls UNO"
-    if kind == CHALLENGED:
-        return f"{who} challenges the Wild Draw Four: " + ("it was illegal" if value else "it was legal")
-    if kind == COLOR_CHOSEN:
-        return f"{who} chooses {color}"
-    if kind == DISCARDED:
-        return f"{who} discards {name}"
-    if kind == SKIPPED:
-        return f"{who} is skipped"
-    if kind == REVERSED:
-        return "play turns " + ("clockwise" if value > 0 else "counter-clockwise")
-    if kind == ASKED:
-        return f"{who} asks for a card"
-    if kind == OFFERED:
-        return f"{who} offers {name}"
-    if kind == TOOK:
-        giver = player_names[value] if 0 <= value < len(player_names) else "?"
-        return f"{who} takes {name} from {giver}"
-    if kind == REVEALED:
-        return f"{who} shows {name}"
-    if kind == RESHUFFLED:
-        return f"the discards are reshuffled into a DRAW pile of {_cards(value)}"
-    if kind == ROUND_OVER:
-        return f"{who} wins the round ({value} points in the other hands)"
-    if kind == GAME_OVER:
-        return f"{who} wins the game"
-    raise ValueError(f"unknown event kind {kind!r}")

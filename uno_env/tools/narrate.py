@@ -1,4 +1,5 @@
-"""Narration: the engine's public events (:mod:`uno_env.game.events`) as lines of text.
+"""Narration: the engine's public events (:mod:`uno_env.game.events`) as text, the one place
+that words them.
 
 The terminal game (:mod:`uno_env.tools.play`) tells the human what happened since its last
 decision, and the replay program (:mod:`uno_env.tools.replay`) what every logged decision
@@ -8,9 +9,13 @@ narration shows what every player at the table may know. The one private additio
 ``received``: the names of the cards the narrated seat itself drew, which only that player
 sees (the terminal game passes them from the human's own hand; a spectator passes none).
 
-A :class:`Narrator` keeps the little public memory a table needs across decisions: who
-played the last Wild Draw Four (named when it is challenged), who asked for a card and whether
-anyone offered one, the round number, and a catch window the narrated player answered.
+A :class:`Narrator` words events in two forms. :meth:`Narrator.lines` narrates a table (the
+first table below): the events of one decision as lines, in the past tense, the cards a
+penalty drew attached to what caused it; it keeps the little public memory a table needs
+across decisions: who played the last Wild Draw Four (named when it is challenged), who asked
+for a card and whether anyone offered one, the round number. :meth:`Narrator.sentence` words
+one event on its own, in the present tense (:data:`SENTENCES`, the second table), for lists
+of events read one by one: the golden playthroughs and the browser's event list.
 
 =============  =====================================================================
 event          line (``who`` is ``you`` for the narrated seat)
@@ -44,6 +49,31 @@ GAME_OVER      ``*** player_1 won the game``
 A catch window nobody used is told from its ``escaped`` event: ``nobody caught player_0 (no
 UNO call)``.
 
+=============  =====================================================================
+event          sentence (``card`` and ``colour`` names; ``?`` for a field out of range)
+=============  =====================================================================
+DEALT          ``round 1: player_0 deals; red-5 is turned up``
+PLAYED         ``player_1 plays red-5`` / ``player_1 plays wild (colour blue)``
+JUMPED_IN      ``player_1 jumps in with red-5``
+DREW           ``player_1 draws 2 cards``
+PENALTY        ``player_2 draws 4 cards (penalty)``
+CAUGHT         ``player_0 is caught without calling UNO and draws 2 cards``
+ESCAPED        ``nobody catches player_0 without UNO``
+UNO            ``player_1 calls UNO``
+CHALLENGED     ``player_2 challenges the Wild Draw Four: it was illegal`` (or ``legal``)
+COLOR_CHOSEN   ``player_1 chooses green``
+DISCARDED      ``player_1 discards red-shredder``
+SKIPPED        ``player_2 is skipped``
+REVERSED       ``play turns counter-clockwise`` (or ``clockwise``)
+ASKED          ``player_1 asks for a card``
+OFFERED        ``player_2 offers red-3``
+TOOK           ``player_1 takes red-3 from player_2``
+REVEALED       ``player_1 shows blue-7``
+RESHUFFLED     ``the discards are reshuffled into a DRAW pile of 40 cards``
+ROUND_OVER     ``player_1 wins the round (57 points in the other hands)``
+GAME_OVER      ``player_1 wins the game``
+=============  =====================================================================
+
 Version history: 1 (uno_env 0.2: replaces the terminal game's state diffs).
 """
 
@@ -57,6 +87,33 @@ from uno_env.game import events as E
 
 def _cards(n: int) -> str:
     return f"{n} card{'s' if n != 1 else ''}"
+
+
+# One event on its own (Narrator.sentence; the module's second table). Fields: who (the seat's
+# label), name (the card), color (the value as a colour), cards (the value as a card count),
+# wild_color (" (colour c)" after a wild), verdict, direction, giver, value.
+SENTENCES = {
+    E.DEALT: "round {value}: {who} deals; {name} is turned up",
+    E.PLAYED: "{who} plays {name}{wild_color}",
+    E.JUMPED_IN: "{who} jumps in with {name}",
+    E.DREW: "{who} draws {cards}",
+    E.PENALTY: "{who} draws {cards} (penalty)",
+    E.CAUGHT: "{who} is caught without calling UNO and draws {cards}",
+    E.ESCAPED: "nobody catches {who} without UNO",
+    E.UNO: "{who} calls UNO",
+    E.CHALLENGED: "{who} challenges the Wild Draw Four: it was {verdict}",
+    E.COLOR_CHOSEN: "{who} chooses {color}",
+    E.DISCARDED: "{who} discards {name}",
+    E.SKIPPED: "{who} is skipped",
+    E.REVERSED: "play turns {direction}",
+    E.ASKED: "{who} asks for a card",
+    E.OFFERED: "{who} offers {name}",
+    E.TOOK: "{who} takes {name} from {giver}",
+    E.REVEALED: "{who} shows {name}",
+    E.RESHUFFLED: "the discards are reshuffled into a DRAW pile of {cards}",
+    E.ROUND_OVER: "{who} wins the round ({value} points in the other hands)",
+    E.GAME_OVER: "{who} wins the game",
+}
 
 
 class Narrator:
@@ -100,6 +157,24 @@ class Narrator:
         return self.card(k) + (f", colour {self.color(color)}" if C.is_wild(k) else "")
 
     # ------------------------------------------------------------------ events
+    def sentence(self, event: E.Event) -> str:
+        """One event on its own, in the present tense (:data:`SENTENCES`), e.g. ``player_1
+        plays red-5``: names unpainted, ``?`` for a seat, card or colour out of range."""
+        kind, seat, card, value = event
+        template = SENTENCES.get(kind)
+        if template is None:
+            raise ValueError(f"unknown event kind {kind!r}")
+
+        def named(names: Sequence[str], i: int) -> str:
+            return names[i] if 0 <= i < len(names) else "?"
+
+        name, color = named(self.card_names, card), named(self.colors, value)
+        return template.format(
+            who=named(self.labels, seat), name=name, color=color, cards=_cards(value), value=value,
+            wild_color=f" (colour {color})" if 0 <= card < C.NUM_KINDS and C.is_wild(card) else "",
+            verdict="illegal" if value else "legal", giver=named(self.labels, value),
+            direction="clockwise" if value > 0 else "counter-clockwise")
+
     def lines(self, events: Iterable[E.Event], received: Iterable[int] = ()) -> list[str]:
         """The lines for ``events`` (those of one decision, in order). ``received``: cards the
         narrated seat drew in it (named with its first draw or penalty)."""

@@ -58,11 +58,11 @@ import numpy as np
 from uno_env import _files
 from uno_env.game import actions as A
 from uno_env.game import cards as C
-from uno_env.game import events as E
 from uno_env.game.engine import PHASE_NAMES, Engine
 from uno_env.game.observation import ObservationEncoder
 from uno_env.game.rules import Rules, make_rules
 from uno_env.agents.view import decode
+from uno_env.tools.narrate import Narrator
 
 GOLDEN_DIR = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
                           "tests", "golden")
@@ -146,6 +146,7 @@ def playthrough(rules: Rules | str, players: int, seed: int, max_decisions: int 
     card_names = C.card_names(colors)
     action_names = A.action_names(colors)
     player_names = [f"player_{i}" for i in range(players)]
+    narrator = Narrator(card_names, colors, player_names)
     pick = random.Random(seed)
     state = engine.new_state(np.random.default_rng(seed))
     policy = ("agents " + " ".join(agents)) if agents is not None else \
@@ -160,7 +161,7 @@ def playthrough(rules: Rules | str, players: int, seed: int, max_decisions: int 
 
     def new_events() -> list[str]:
         nonlocal seen
-        out = [f"  -> {E.describe(ev, card_names, colors, player_names)}" for ev in state.events[seen:]]
+        out = [f"  -> {narrator.sentence(ev)}" for ev in state.events[seen:]]
         seen = len(state.events)
         return out
 

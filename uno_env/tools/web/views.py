@@ -50,7 +50,8 @@ from uno_env.game import actions as A
 from uno_env.game import cards as C
 from uno_env.game.engine import (CATCH, CHALLENGE, DISCARD, DRAWN, JUMP, NO_PENDING, OFFER,
                                  PHASE_NAMES, TAKE, TURN)
-from uno_env.game.events import EVENT_NAMES, JUMPED_IN, PLAYED, describe
+from uno_env.game.events import EVENT_NAMES, JUMPED_IN, PLAYED
+from uno_env.tools.narrate import Narrator
 from uno_env.tools.prompts import situation
 
 VIEW_VERSION = 1  # bump on any change to the view's fields (the page reads them)
@@ -288,6 +289,7 @@ def open_view(u: Any, specs: Sequence[str], events: list[dict[str, Any]] | None 
 def event_dicts(u: Any, events: Sequence[Any], players: Sequence[str]) -> list[dict[str, Any]]:
     """Engine events (:class:`uno_env.game.events.Event`) as JSON dicts with their text."""
     names, colors = u.card_names, u.colors
+    narrator = Narrator(names, colors, players)
     out = []
     for e in events:
         kind, seat, card, value = (int(x) for x in e)
@@ -296,7 +298,7 @@ def event_dicts(u: Any, events: Sequence[Any], players: Sequence[str]) -> list[d
             "card": names[card] if card >= 0 else None,
             "color": colors[value] if kind in _COLOR_VALUED and 0 <= value < len(colors) else None,
             "value": value,
-            "text": describe(e, names, colors, players),
+            "text": narrator.sentence(e),
         })
     return out
 
