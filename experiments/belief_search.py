@@ -17,7 +17,7 @@ better beliefs are worth to the ``search`` bot:
    ``--simulations`` rollouts per decision, dealing the hidden hands
 
    ================  ===================================================================
-   ``Beliefs``       from the colour voids of the heuristic's ``Beliefs`` (``voids=1``,
+   ``Beliefs``       from the colour voids of the heuristic's ``Beliefs`` (``deals=beliefs``,
                      the bot's default in 3+ players)
    ``learned``       from the network's probabilities, through
                      :func:`colour_evidence`

@@ -34,6 +34,7 @@ from uno_env.agents.bots import RandomAgent
 from uno_env.agents.heuristic import HeuristicAgent
 from uno_env.agents import search
 from uno_env.agents.search import OPTION_NAMES, SEARCHED_PHASES, RolloutPolicy, SearchAgent, SearchOptions, deal, template
+from uno_env.agents.search.options import CHOICES, OLD_SPELLINGS
 from uno_env.agents.search.rollout import RandomRolloutPolicy
 from uno_env.agents.view import decode
 from uno_env.game import cards as C
@@ -52,8 +53,8 @@ def test_spec_overrides_the_named_options_only():
     assert o.simulations == 200 and isinstance(o.simulations, int) and o.z == 1.5
     assert dataclasses.replace(o, simulations=SearchOptions().simulations, z=SearchOptions().z) == SearchOptions()
     assert SearchOptions.from_spec("search") == SearchOptions()
-    bot = make_agent("search:simulations=50,voids=1", make_rules("classic"), 2, seed=0)
-    assert isinstance(bot, SearchAgent) and bot.options.simulations == 50 and bot.options.voids == 1
+    bot = make_agent("search:simulations=50,deals=beliefs", make_rules("classic"), 2, seed=0)
+    assert isinstance(bot, SearchAgent) and bot.options.simulations == 50 and bot.options.deals == "beliefs"
     assert SearchAgent(make_rules("classic"), 2, 0, {"simulations": 3}).options.simulations == 3
 
 
@@ -66,7 +67,11 @@ def test_spec_overrides_the_named_options_only():
     ("search:z=", "'z' has no value"),
     ("search:z=1,z=2", "'z' is given twice"),
     ("search:simulations=0", r"'simulations' must be in \[1, "),
-    ("search:voids=3", r"'voids' must be in \[0, 2\]"),
+    ("search:deals=voids", "'deals' must be one of 'tracker', 'beliefs', 'uniform', got 'voids'"),
+    ("search:rollouts=1", "'rollouts' must be one of 'policy', 'agents', got '1'"),
+    ("search:voids=3", r"'voids' \(now 'deals'\) must be 0..2 or one of 'tracker', 'beliefs', 'uniform', got 3"),
+    ("search:fast=yes", "'fast' must be one of 'policy', 'agents', got 'yes'"),
+    ("search:voids=1,deals=tracker", "'deals' is given twice"),
     ("search:z=-1", r"'z' must be in \[0.0, "),
     ("search:z=nan", "'z' must be a finite number"),
 ])
@@ -81,15 +86,35 @@ def test_options_are_frozen_and_validated():
     o = SearchOptions()
     with pytest.raises(dataclasses.FrozenInstanceError):
         o.simulations = 3
-    with pytest.raises(ValueError, match="'halving' must be in"):
-        SearchOptions(halving=2)
+    with pytest.raises(ValueError, match="'budget' must be one of 'halving', 'even', got 1"):
+        SearchOptions(budget=1)
     with pytest.raises(ValueError, match="'max_steps' must be an integer"):
         SearchOptions(max_steps=2.5)
-    with pytest.raises(ValueError, match="'fast' must be a finite number"):
-        SearchOptions(fast=True)
+    with pytest.raises(ValueError, match="'simulations' must be a finite number"):
+        SearchOptions(simulations=True)
+    with pytest.raises(ValueError, match="'fast' \\(now 'rollouts'\\) must be 0..1"):
+        SearchOptions.from_mapping({"fast": True})
     with pytest.raises(ValueError, match="unknown search option 'sims'"):
         SearchOptions.from_mapping({"sims": 3})
     assert set(OPTION_NAMES) == {f.name for f in dataclasses.fields(SearchOptions)}
+
+
+def test_every_choice_is_described_and_the_defaults_are_choices():
+    for name, choices in CHOICES.items():
+        assert choices and all(isinstance(doc, str) and doc for doc in choices.values()), name
+        assert getattr(SearchOptions(), name) == next(iter(choices)), f"{name}: the default is listed first"
+
+
+def test_the_old_numeric_spellings_name_the_same_options():
+    """Specs of uno_env 0.5 (``voids=0/1/2``, ``fast``, ``halving``, ``colors``, ``opponents=0/1``)
+    still build the agent they named."""
+    old = SearchOptions.from_spec("search:simulations=50,halving=0,colors=0,voids=1,fast=0,opponents=1")
+    new = SearchOptions.from_spec("search:simulations=50,budget=even,wild_colors=all,deals=beliefs,"
+                                  "rollouts=agents,opponents=random")
+    assert old == new and SearchOptions.from_mapping({"voids": 2, "fast": 1, "opponents": 0}) == SearchOptions()
+    for key, (name, meant) in OLD_SPELLINGS.items():
+        for number, choice in enumerate(meant):
+            assert getattr(SearchOptions.from_spec(f"search:{key}={number}"), name) == choice
 
 
 # ---------------------------------------------------------------------- legality
@@ -117,9 +142,9 @@ def test_search_is_legal_in_every_phase_and_ruleset(preset, num_players, uno_cal
 
 @pytest.mark.parametrize("preset,num_players", [("classic", 2), ("house", 3)])
 def test_heuristic_rollouts_are_legal_too(preset, num_players):
-    """``fast=0``: rollouts by heuristic agents on observations (slower) play legal games."""
+    """``rollouts=agents``: rollouts by heuristic agents on observations (slower) play legal games."""
     rules = make_rules(preset, max_steps=200)
-    agents = [make_agent(FAST + ",fast=0", rules, num_players, seed=i) for i in range(num_players)]
+    agents = [make_agent(FAST + ",rollouts=agents", rules, num_players, seed=i) for i in range(num_players)]
     play_game(Engine(rules, num_players), agents, np.random.default_rng(1))
     assert sum(a.stats["searched"] for a in agents) > 0
 
@@ -196,7 +221,8 @@ def test_same_seed_same_game():
 
 # ---------------------------------------------------------------------- determinisation
 @pytest.mark.parametrize("preset,num_players,spec", [
-    ("classic", 2, FAST), ("classic", 2, FAST + ",voids=1"), ("classic", 3, FAST), ("classic", 3, FAST + ",voids=0"),
+    ("classic", 2, FAST), ("classic", 2, FAST + ",deals=beliefs"), ("classic", 3, FAST),
+    ("classic", 3, FAST + ",deals=uniform"),
     ("tmnt", 2, FAST), ("house", 3, FAST)])
 def test_sampled_deals_agree_with_the_observation(preset, num_players, spec):
     """Every field of the observation of a sampled deal is what the bot saw, its legal
@@ -476,15 +502,15 @@ class _Seats:
         return self.inner(s, legal)
 
 
-@pytest.mark.parametrize("opponents", [0, 1])
+@pytest.mark.parametrize("opponents", ["heuristic", "random"])
 def test_rollout_opponents_play_every_seat_but_mine(opponents):
     """Seat 0 of every rollout (the searching player) is played by the heuristic's ranking,
-    the other seats by the opponents' policy: the random bot's with ``opponents=1``, the
-    ranking itself with ``opponents=0``."""
+    the other seats by the opponents' policy: the random bot's with ``opponents=random``, the
+    ranking itself with ``opponents=heuristic``."""
     rules = make_rules("classic")
     bot = SearchAgent(rules, 4, 3, {"simulations": 8, "opponents": opponents})
     assert isinstance(bot.policy, RolloutPolicy)
-    if opponents:
+    if opponents == "random":
         assert isinstance(bot.opponent_policy, RandomRolloutPolicy)
     else:
         assert bot.opponent_policy is bot.policy
@@ -496,10 +522,10 @@ def test_rollout_opponents_play_every_seat_but_mine(opponents):
     assert (mine, others) == ({0}, {1, 2, 3})
 
 
-@pytest.mark.parametrize("fast", [1, 0])
-def test_rollouts_against_random_opponents_are_a_function_of_the_deal_its_generator_and_the_coins(fast):
+@pytest.mark.parametrize("rollouts", ["policy", "agents"])
+def test_rollouts_against_random_opponents_are_a_function_of_the_deal_its_generator_and_the_coins(rollouts):
     rules = make_rules("house")
-    bot = SearchAgent(rules, 3, 0, {"simulations": 8, "opponents": 1, "fast": fast})
+    bot = SearchAgent(rules, 3, 0, {"simulations": 8, "opponents": "random", "rollouts": rollouts})
     outcomes = []
     for seed in range(6):
         base = bot.engine.new_state(np.random.default_rng(seed))
@@ -527,7 +553,7 @@ def test_every_move_compared_on_a_deal_meets_the_same_opponents_coins(monkeypatc
 
     monkeypatch.setattr(search.agent, "play_each", spy)
     rules = make_rules("classic")
-    bot = SearchAgent(rules, 4, 1, {"simulations": 8, "opponents": 1})
+    bot = SearchAgent(rules, 4, 1, {"simulations": 8, "opponents": "random"})
     play_game(Engine(rules, 4), [bot] + [RandomAgent(rules, 4, seed=i) for i in range(3)], np.random.default_rng(9))
     assert calls and all(len(coins) >= 2 and set(coins) == {seed} for seed, coins in calls)
     assert len({seed for seed, _ in calls}) > 1
@@ -536,7 +562,7 @@ def test_every_move_compared_on_a_deal_meets_the_same_opponents_coins(monkeypatc
 def test_search_against_random_opponents_plays_legal_games_in_every_ruleset():
     for preset, n in (("classic", 4), ("house", 3), ("tmnt", 2)):
         rules = make_rules(preset, uno_call="explicit", max_steps=300)
-        for spec in (FAST + ",opponents=1", FAST + ",opponents=1,fast=0"):
+        for spec in (FAST + ",opponents=random", FAST + ",opponents=random,rollouts=agents"):
             agents = [make_agent(spec, rules, n, seed=i) for i in range(n)]
             play_game(Engine(rules, n), agents, np.random.default_rng(2))  # raises on an illegal answer
             assert sum(a.stats["searched"] for a in agents) > 0

@@ -24,7 +24,7 @@ catches, jump-ins, offers and takes).
 The small helpers below (:class:`PyRngAgent`, :func:`card_options`, :func:`color_counts`,
 :func:`best_color`, :func:`playable`, :func:`phase_of`) are shared with the heuristic;
 :func:`random_move` (the ``random`` bot's policy, from the phase and the legal actions) with
-the search's rollouts, which model opponents as ``random`` with ``search:opponents=1``.
+the search's rollouts, which model opponents as ``random`` with ``search:opponents=random``.
 """
 
 from __future__ import annotations

@@ -1,9 +1,12 @@
 """The ``search`` bot: determinised Monte-Carlo search on top of the heuristic.
 
 Spec strings: ``search`` (the defaults) or ``search:key=value,...`` with keys the fields of
-:class:`SearchOptions`, e.g. ``search:simulations=400`` or ``search:simulations=200,z=1.5``.
-An unknown key, a key without a value, a value that is not a number (an integer where
-the field is one), out of its range, or a key given twice is a ``ValueError`` naming it.
+:class:`SearchOptions`, e.g. ``search:simulations=400`` or
+``search:simulations=200,deals=beliefs,opponents=random``: numbers, and named choices
+(``budget``, ``wild_colors``, ``deals``, ``rollouts``, ``opponents``; the table of
+:mod:`uno_env.agents.search.options`). An unknown key, a key without a value, a value that
+is not a number (an integer where the field is one) or not one of its choices, out of its
+range, or a key given twice is a ``ValueError`` naming it.
 
 **How it decides.** It keeps a :class:`~uno_env.agents.heuristic.HeuristicAgent` that
 sees every observation (its :class:`~uno_env.agents.beliefs.Beliefs` count cards and read
@@ -15,7 +18,7 @@ choice, it then compares the candidate moves on sampled deals:
    cards are deck - played since the last reshuffle - my hand - cards known to be in other
    hands; each opponent gets its known cards plus as many unseen ones as its hand size
    says; the rest, shuffled, is the DRAW pile. Sampling is biased by what it read about
-   the opponents (option ``voids``): a colour (or face) an opponent is believed to lack is
+   the opponents (option ``deals``): a colour (or face) an opponent is believed to lack is
    left out of its hand with that probability. With two players (under the tracker's
    rules) the :class:`Tracker` below supplies these; otherwise the heuristic's ``Beliefs``
    (colours only).
@@ -23,18 +26,18 @@ choice, it then compares the candidate moves on sampled deals:
    random numbers: the comparison is paired) on a private :class:`Engine` (one round),
    every seat played by :class:`RolloutPolicy` (the heuristic's card ranking on the state,
    ~4 us a decision), to the end of the round: ``+1`` win, ``-1`` loss (``0`` if cut at
-   ``max_steps``; with more players, ``Engine.returns`` of my seat). With ``opponents=1``
-   the other seats play as the ``random`` bot (:class:`RandomRolloutPolicy`, the bot's
+   ``max_steps``; with more players, ``Engine.returns`` of my seat). With
+   ``opponents=random`` the other seats play as the ``random`` bot (:class:`RandomRolloutPolicy`, the bot's
    own :func:`~uno_env.agents.bots.random_move` on the state), their coins seeded with the
    seed of the deal's generator, so every candidate meets the same opponents' luck.
 3. **Keep the default unless another move wins the paired test**: the candidate with the
    best mean gain over the default (outcome difference on the same deals) replaces it
-   only if that gain exceeds ``margin`` and ``z`` standard errors. With ``halving`` the
-   budget of ``simulations`` rollouts is spent in rounds of successive halving: after each
+   only if that gain exceeds ``margin`` and ``z`` standard errors. With ``budget=halving``
+   (the default) the ``simulations`` rollouts is spent in rounds of successive halving: after each
    round the worse half of the candidates (never the default) is dropped.
 
-Candidates: every legal action, except that with ``colors=1`` a wild is tried only in
-the colours still in my hand and the heuristic's colour for it.
+Candidates: every legal action, except that with ``wild_colors=held`` (the default) a wild is
+tried only in the colours still in my hand and the heuristic's colour for it.
 
 **Where it searches.** Turns, drawn cards, Wild Draw Four challenges and the colour of a
 first wild (phases ``turn``, ``drawn``, ``challenge``, ``color``), in every ruleset and
@@ -61,8 +64,8 @@ is the opponent's): from the cards played and its hand size since my last move,
 
 Measured on 150 heuristic games (2,404 decisions of the searching player), the Brier score
 of "the opponent holds colour c" over the sampled hands is 0.218 with uniform sampling
-(``voids=0``), 0.173 with the heuristic's Beliefs (``voids=1``) and 0.159 with the tracker
-(``voids=2``); where the tracker's evidence is 1.0 the opponent held the colour 1.3% of the
+(``deals=uniform``), 0.173 with the heuristic's Beliefs (``deals=beliefs``) and 0.159 with the
+tracker (``deals=tracker``); where the tracker's evidence is 1.0 the opponent held the colour 1.3% of the
 time (Beliefs: 9.9%, as they do not see that a card drawn and kept may be of that colour).
 
 **Cost and strength.** One rollout to the end of a 2-player classic round takes about
@@ -85,8 +88,8 @@ The default on a second untuned seed (90211, 500 games): 57.0% [52.6, 61.3]; bot
 together 55.8% [53.0, 58.6] (1,200 games).
 
 Against 3 ``random`` (classic, 4 players) the rollouts' model of the table matters: with the
-default ``opponents=0`` (rollouts against heuristics) ``search:simulations=200`` won 35.8%
-[31.2, 40.6] (400 games, seed 99) where the heuristic wins about 38.7%; with ``opponents=1``
+default ``opponents=heuristic`` ``search:simulations=200`` won 35.8%
+[31.2, 40.6] (400 games, seed 99) where the heuristic wins about 38.7%; with ``opponents=random``
 it beats the heuristic in its seat on the same games by +1.5 points [+0.6, +2.5] (39.9%
 against 38.4%, 3,600 games of ``uno-evaluate --paired``, seeds 2412 and 2413; 0.5.11's bench,
 dealing those seeds otherwise, measured +0.8 [-0.1, +1.7]), and at 800 simulations by +2.2
@@ -98,7 +101,8 @@ It never reads hidden state: it decides from its observations (decoded by
 **Modules.**
 
 =================  =====================================================================
-``options``        :class:`SearchOptions`, the spec strings and their validation
+``options``        :class:`SearchOptions`, the spec strings and their validation; the named
+                   choices (``CHOICES``) and the old numeric spellings
 ``tracker``        :class:`Tracker`, the opponent's voids read from its draws and plays
 ``determinise``    :func:`template` and :func:`deal`: random deals of the hidden cards;
                    :func:`unseen_counts`: the cards they share out

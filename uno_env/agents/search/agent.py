@@ -58,7 +58,7 @@ class SearchAgent(PyRngAgent):
         # rollouts: one round, no step cap of the rules (max_steps cuts them)
         self.engine = Engine(rules.replace(episode="round", max_steps=LIMITS["max_steps"][1]), num_players)
         self.policy = RolloutPolicy(self.engine)
-        self.opponent_policy = RandomRolloutPolicy() if options.opponents else self.policy
+        self.opponent_policy = RandomRolloutPolicy() if options.opponents == "random" else self.policy
         self._encoder: ObservationEncoder | None = None
         self._players: list[HeuristicAgent | RandomAgent] | None = None
         self.deck = rules.deck_counts()
@@ -91,7 +91,7 @@ class SearchAgent(PyRngAgent):
     # ------------------------------------------------------------------ search
     def candidates(self, v: View, default: int) -> list[int]:
         """The moves compared in decision ``v`` (``default``: the heuristic's move)."""
-        if not self.options.colors:
+        if self.options.wild_colors == "all":
             return list(v.legal)
         held = [sum(v.hand[sl]) for sl in C.COLOR_SLICES]
         out = []
@@ -117,7 +117,7 @@ class SearchAgent(PyRngAgent):
         d = cands.index(default)
         alive = list(range(len(cands)))
         budget = int(o.simulations)
-        rounds = max(1, math.ceil(math.log2(len(cands)))) if o.halving else 1
+        rounds = max(1, math.ceil(math.log2(len(cands)))) if o.budget == "halving" else 1
         diffs: list[list[float]] = [[] for _ in cands]
         for r in range(rounds):
             samples = max(2, budget // (len(alive) * (rounds - r)))
@@ -144,14 +144,14 @@ class SearchAgent(PyRngAgent):
 
     def _rollout(self, s: State, coins: int = 0) -> float:
         """Play ``s`` to the end of the round; seat 0's outcome (0 if cut at ``max_steps``).
-        With ``opponents=1`` the other seats play as the ``random`` bot, their coins seeded
+        With ``opponents=random`` the other seats play as the ``random`` bot, their coins seeded
         with ``coins`` (the search passes the seed of the deal's generator: the same for every
         move compared on one deal, whatever the move itself drew from the generator)."""
         engine = self.engine
         legal_actions, step = engine.legal_actions, engine.step
         cap = s.steps + int(self.options.max_steps)
-        random_opponents = bool(self.options.opponents)
-        if self.options.fast:
+        random_opponents = self.options.opponents == "random"
+        if self.options.rollouts == "policy":
             policy, other = self.policy, self.opponent_policy
             if random_opponents:
                 other.seed(coins)
@@ -199,12 +199,12 @@ class SearchAgent(PyRngAgent):
 
     def voids(self, v: View) -> list[tuple[Evidence, Evidence]]:
         """Per opponent, the evidence that it lacks each colour and face: the Tracker's
-        (``voids=2``, two players, where it is active), the Beliefs' colours (``voids=1``,
-        or 2 elsewhere) or none (``voids=0``)."""
-        o, tr, m = self.options.voids, self.tracker, v.num_players - 1
-        if o == 2 and tr.active and m == 1 and tr.cvoid is not None:
+        (``deals=tracker``, two players, where it is active), the Beliefs' colours
+        (``deals=beliefs``, or ``tracker`` elsewhere) or none (``deals=uniform``)."""
+        deals, tr, m = self.options.deals, self.tracker, v.num_players - 1
+        if deals == "tracker" and tr.active and m == 1 and tr.cvoid is not None:
             return [(tr.cvoid[j], tr.fvoid[j]) for j in range(m)]
-        if o and self.h.beliefs.void is not None:
+        if deals != "uniform" and self.h.beliefs.void is not None:
             return [(self.h.beliefs.void[j], None) for j in range(m)]
         return [(None, None)] * m
 

@@ -1,10 +1,11 @@
 """The rollout policies of the ``search`` bot: the heuristic's card ranking played on the
 engine state, fast enough to play thousands of rounds per decision, and the ``random`` bot's.
 
-:class:`RolloutPolicy` plays every seat of a rollout (option ``fast=1``, the default); with
-``fast=0`` the rollouts are played by heuristic agents on observations instead (slower).
-With ``opponents=1`` the opponents' seats are played by :class:`RandomRolloutPolicy` (with
-``fast=0``: by ``random`` agents on observations), the model of a table of ``random`` bots.
+:class:`RolloutPolicy` plays every seat of a rollout (option ``rollouts=policy``, the default);
+with ``rollouts=agents`` the rollouts are played by heuristic agents on observations instead
+(slower). With ``opponents=random`` the opponents' seats are played by
+:class:`RandomRolloutPolicy` (with ``rollouts=agents``: by ``random`` agents on observations),
+the model of a table of ``random`` bots.
 """
 
 from __future__ import annotations
