@@ -49,8 +49,6 @@ GameRecord field   meaning
                    when truncated)
 ``actions``        the action ids in order (``record_actions=True``), else None
 =================  ===================================================================
-
-Version history: 0 (first release).
 """
 
 from __future__ import annotations

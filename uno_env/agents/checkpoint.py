@@ -50,7 +50,8 @@ binary wheel, no dependencies of its own).
 ==================  ============================================================
 key                 content
 ==================  ============================================================
-format              2
+format              2 (format 1, an SB3 ``model.zip`` and its card, is refused with a hint to
+                    convert it: loading it would unpickle)
 rules               every rule option (``Rules.to_dict()``); an option absent from an
                     older card takes its default (the behaviour before it existed)
 num_players         2..10
@@ -85,12 +86,6 @@ whose card matches its weights. One writer at a time: a save takes the directory
 lock (``uno_env._atomic.writer_lock``; a training run holds it for the whole run), so a second
 writer is refused with a message naming the first. A reader that finds the weights its card
 named gone or changed (a save in between) reads the card again (:func:`load_checkpoint`).
-
-Version history: format 1 (uno_env 0.1-0.2): ``model.zip`` + card, loaded with
-``MaskablePPO.load`` (unpickling); refused now, with a hint to convert. Format 2 (0.3): this.
-Observation layout 1 (0.3): new cards record it; cards of layout 0 still load and play (their
-policy reads the version-0 prefix); any other layout, or a size that is not its version's,
-is refused.
 """
 
 from __future__ import annotations

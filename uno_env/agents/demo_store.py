@@ -26,8 +26,6 @@ every parameter matches, so a run reads exactly the rows it would have collected
 is an error that names the differing parameters (nothing is overwritten). On loading, the
 names, dtypes and shapes are checked from the header before any array is read, then every
 action must be legal under its mask and every value finite.
-
-Version history: 1 (uno_env 0.5, first version).
 """
 
 from __future__ import annotations

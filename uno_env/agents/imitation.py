@@ -29,11 +29,6 @@ Memory: rows are written into preallocated arrays (``_Rows``), so a collection h
 of its observations (~6 KB a decision in layout 1: ~0.9 GB at 150k decisions). Workers write
 their shares to ``.npy`` files in a temporary folder (removed at the end), which the parent
 reads memory-mapped into its arrays: the parent's peak stays one copy of the collection.
-
-Version history: 0 (first version, uno_env 0.3); :func:`fit_policy` shared by SB3 and RLlib (0.4);
-``workers`` (0.5); the workers' shares returned through files instead of pickled and concatenated:
-one copy at the peak, not two (0.5.1); ``fit_policy(fit_actor=False)``, the critic alone, for
-runs that start from a checkpoint (``init_checkpoint``, 0.5.13).
 """
 
 from __future__ import annotations

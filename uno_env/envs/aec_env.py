@@ -67,12 +67,6 @@ built in (two attribute tests and a type test per step), so ``env()`` is a ``raw
 ``human`` prints it). ``state()`` (space ``state_space``, ``Box(807,)``) is PettingZoo's global
 state: every hand, the DRAW pile's contents and the public table
 (:mod:`uno_env.game.global_state`), for centralised critics in training only.
-
-Version history: v0 (first release); 0.2: ``game_state`` (was ``state``), rewards from
-``Engine.returns``; 0.3: input and call-order checks built in, ``env()`` without PettingZoo's
-wrappers (same observations, rewards and dynamics; ``truncations`` stay False after an
-illegal move); observation layout 1 (1537 entries: layout 0 + the opponents' public history,
-:mod:`uno_env.game.observation`).
 """
 
 from __future__ import annotations

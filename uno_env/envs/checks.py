@@ -40,8 +40,6 @@ actions                an integer array (or a list of Python ints) of       ``Va
 
 Whether an *in-range* action is legal is the env's business: ``raw_env`` raises
 ``ValueError``, ``env()``, the Gymnasium view and the vector env end the episode with -1.
-
-Version history: v0 (first release).
 """
 
 from __future__ import annotations

@@ -92,11 +92,6 @@ reads it while the policy reads only the observation (PerfectDou, Suphx):
 as in the AEC env (any other option key is a ``ValueError`` naming it). The learner's seat is drawn with the env RNG when ``seat="random"``.
 If a round ends before the learner's first decision (an opponent playing out its whole
 hand on skips), the cards are dealt again.
-
-Version history: v0 (first release); ``max_learner_steps`` (default 1000) and
-``info["truncated_reason"]`` added in 0.2 (episodes that end on their own are unchanged);
-0.3: ``critic_state`` (off by default); observation layout 1 (1537 entries,
-the first 1254 unchanged).
 """
 
 from __future__ import annotations

@@ -46,9 +46,6 @@ any other agent spec (``"heuristic"``, ``"greedy"``)
 (the scalar engine's dealer draw, shuffle and reshuffles, bit for bit) and seeds the seat
 draws and the opponents from ``s``; later resets continue the streams.
 ``options={"reset_mask": mask}`` resets only some games.
-
-Version history: v0 (first release); observations stay layout 0 (1254 entries) when the
-scalar env's became layout 1 (uno_env 0.3).
 """
 
 from __future__ import annotations

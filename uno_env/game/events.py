@@ -38,10 +38,6 @@ RESHUFFLED     -1           -1        cards in the new DRAW pile
 ROUND_OVER     winner       -1        points left in the other hands at the round's end
 GAME_OVER      winner       -1        -1
 =============  ===========  ========  ==================================================
-
-Version history: 1 (first version, uno_env 0.2); ``KEPT`` no longer recorded (0.5.13): keeping
-a drawn card is not public (RULES.md 9); the kind removed (unreleased: the game-log replay
-skips the ``kept`` events of older logs, :data:`uno_env.tools.gamelog_replay.RETIRED_EVENTS`).
 """
 
 from __future__ import annotations

@@ -30,9 +30,6 @@ SCORES 777   10     score per seat / target_score
 UNO 787      10     UNO called flag per seat
 RULES 797    10     the observation's rule flags (same order as its RULES block)
 ===========  =====  =============================================================
-
-Version history: 0 (first version, uno_env 0.2; the seat-relative form added in 0.3, the
-absolute one unchanged).
 """
 
 from __future__ import annotations

@@ -56,10 +56,6 @@ same for every observer; the UNO state of an opponent is in OPPONENTS (not repea
 unchanged: ``observation[:V0_SIZE]`` is the version-0 observation, so whatever reads
 version-0 offsets (bots, :func:`uno_env.agents.view.decode`, policies of version-0
 checkpoints) keeps working. ``LAYOUT_SIZES`` maps each version readers may meet to its size.
-
-Version history: 0 (uno_env 0.1-0.2): 1254 entries. 1 (0.3): + HISTORY and WD4_COLOR, appended.
-0.5.13, same layout: an opponent that kept a playable drawn card shows "drew", as after an
-unplayable one (the "kept" entry showed the card was playable, a hidden fact).
 """
 
 from __future__ import annotations

@@ -36,9 +36,6 @@ The deck must also deal every hand of two players plus a first card. Rules files
 with ``yaml.safe_load`` (no code runs); a file that cannot be read, is not UTF-8, is not
 valid YAML or holds no mapping, a key that is not a string, and a ``preset:`` that names an
 unknown preset or the file itself are ``ValueError``s naming the file.
-
-Version history: v0 (first release); v0.1: bounds on every number and size, checks on
-``villain_faces`` and on the keys of mappings.
 """
 
 from __future__ import annotations

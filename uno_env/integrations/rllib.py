@@ -94,10 +94,6 @@ Phases switch by training progress, which the driver sets on every env runner
 (``init_checkpoint``); the imitation then fits the critic alone (``imitate(fit_actor=False)``).
 The RLlib checkpoint is pickled state that stays with its run; this is how a shipped agent
 (card + safetensors) is trained further, on a cluster or elsewhere.
-
-Version history: 1 (first release, uno_env 0.2, RLlib 2.60); observation layout 1 (1537
-entries) in uno_env 0.3, checkpoint opponents of layout 0 read its prefix; the imitation warm
-start in uno_env 0.4; a checkpoint's actor as the start (:func:`set_actor`) in uno_env 0.5.13.
 """
 
 from __future__ import annotations

@@ -71,11 +71,6 @@ helps, far tighter than comparing two Wilson intervals.
 **Results** are JSON-serialisable dicts (keys below in :func:`evaluate`, :func:`evaluate_paired`,
 :func:`evaluate_pool`);
 :mod:`uno_env.tools.report` prints them as tables and writes JSON, CSV and a PNG chart.
-
-Version history: 0 (first release); the same results since statistics, reports and the
-command line moved to :mod:`.stats`, :mod:`.report` and :mod:`.evaluate_cli` and the games
-to the arena (names kept importable from here); ``evaluate_paired`` (0.5.12, from
-``bench/paired_specs.py``, whose games were dealt another way).
 """
 
 from __future__ import annotations

@@ -43,10 +43,8 @@ reshuffled: the new DRAW pile), ``guilty`` (challenged, true or false), ``direct
 
 Replaying checks that every logged action is legal for the logged player and phase, the
 actor's hand before it, the public table after it, the public events that followed it (and
-those of the deal), and the final snapshot.
-
-Version history: 1 (uno_env 0.1: no events); 2 (uno_env 0.2: ``events`` in the header and in
-every action record). Both are read and replayed; a version-1 log is checked without events.
+those of the deal), and the final snapshot. A log of version 1 (no events) is read and
+replayed too, checked without events.
 
 **Logs from strangers.** :func:`~uno_env.tools.gamelog_read.read_log` checks the shape of every record before anything
 is replayed, and names the line of the first problem (``ValueError``): a line that is not

@@ -73,8 +73,6 @@ RESHUFFLED     ``the discards are reshuffled into a DRAW pile of 40 cards``
 ROUND_OVER     ``player_1 wins the round (57 points in the other hands)``
 GAME_OVER      ``player_1 wins the game``
 =============  =====================================================================
-
-Version history: 1 (uno_env 0.2: replaces the terminal game's state diffs).
 """
 
 from __future__ import annotations

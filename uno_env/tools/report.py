@@ -14,9 +14,6 @@ The inputs are the result dicts of :func:`uno_env.tools.evaluate.evaluate`,
 * The chart needs matplotlib (the ``train`` extra). Without it :func:`write_outputs`
   writes the JSON and CSV files and leaves the PNG out (:data:`PNG_NEEDS_MATPLOTLIB` says
   why; the command line prints it as a note).
-
-Version history: 0 (split out of ``uno_env.tools.evaluate``; same tables and files);
-``format_paired`` and the paired CSV and chart (0.5.12).
 """
 
 from __future__ import annotations

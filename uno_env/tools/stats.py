@@ -17,9 +17,6 @@ function                 what
                          with ``prior`` virtual wins and losses between every pair that met)
 ``elo_from_bt``          log-strengths on the Elo scale: 400 * log10(strength), mean 1500
 =======================  ================================================================
-
-Version history: 0 (split out of ``uno_env.tools.evaluate``; results unchanged);
-``mean_interval`` (0.5.10, for the paired differences of the benches).
 """
 
 from __future__ import annotations

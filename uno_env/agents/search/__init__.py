@@ -111,20 +111,6 @@ It never reads hidden state: it decides from its observations (decoded by
 ``paired``         :func:`play_each` and :func:`paired_choice`: common random numbers, the test
 ``agent``          :class:`SearchAgent`: the decision, the candidates, successive halving
 =================  =====================================================================
-
-Version history: 0 (first release; one module ``search.py``, split into this package
-without a change of behaviour); the paired test in its own module ``paired``, shared with
-``experiments/headroom.py``, without a change of behaviour (0.5.4); ``determinise.colour_evidence``,
-which turns any predictor of "this opponent holds colour c" into deal voids, used by
-``experiments/belief_search.py`` to deal from a learned belief model (0.5.8; the bot's options
-are unchanged); ``SearchAgent.voids`` and ``SearchAgent.deal_template`` (were ``_voids`` and
-``_template``) are the public places to override where the deals' beliefs come from,
-``SearchAgent.remember`` the last step of ``act``, and
-``determinise.unseen_counts`` the one count of unseen cards (0.5.9; no change of behaviour);
-``SearchAgent.sample_deal``, the one place every deal of the search comes from, and
-``determinise.settle``, the end that every deal shares, so that a bench can filter or build
-deals by other means (0.5.10; no change of behaviour); option ``opponents`` (0.5.11; the
-default 0 plays as before): the rollouts' opponents modelled as the ``random`` bot.
 """
 
 from uno_env.agents.base import register_agent

@@ -54,9 +54,6 @@ integer dtype (``1.5`` is never read as 1), seeds are integers >= 0 (or numpy
 ``SeedSequence`` entropy lists), ``prng`` and ``out`` arrays have the batch's shape and
 dtype, ``b`` is a game of the batch. A refused call is a ``ValueError`` naming the input
 and changes nothing (``reset`` reads every seed, deck and dealer before it writes one).
-
-Version history: 0 (first release); observations stay layout 0 when the scalar engine's
-became layout 1 (uno_env 0.3).
 """
 
 from __future__ import annotations

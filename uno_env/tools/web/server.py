@@ -58,8 +58,6 @@ Decisions:
   ``--log-dir`` as ``web-<date>-<id>.jsonl`` when given, else in memory; once the game is
   over its log is served (``/api/games/{id}/log``) so that the page can replay it, all
   hands open.
-
-Version history: 1 (first release; view version :data:`~uno_env.tools.web.views.VIEW_VERSION`).
 """
 
 from __future__ import annotations
