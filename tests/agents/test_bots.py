@@ -72,6 +72,25 @@ def test_bots_registered():
         make_agent("heuristic:nonsense=1", rules, 2, 0)
 
 
+@pytest.mark.parametrize("rules", ["house", {"preset": "tmnt", "hand_size": 5}, make_rules("classic", uno_call="explicit")])
+@pytest.mark.parametrize("spec", ["random", "heuristic", "search:simulations=4"])
+def test_make_agent_takes_rules_as_the_envs_do(spec, rules):
+    """A preset name, a mapping of options or a Rules: the agent plays by the rules the env
+    built from the same argument."""
+    env = uno_env.raw_env(rules=rules, num_players=3)
+    agent = make_agent(spec, rules, 3, seed=0)
+    assert agent.rules == env.rules
+    env.reset(seed=1)
+    obs = env.observe(env.agent_selection)
+    assert obs["action_mask"][agent.act(obs["observation"], obs["action_mask"])] == 1
+
+
+@pytest.mark.parametrize("rules,message", [(7, "rules must be a preset name"), ("nosuch", "nosuch")])
+def test_make_agent_refuses_rules_it_cannot_build(rules, message):
+    with pytest.raises(ValueError, match=message):
+        make_agent("heuristic", rules, 2)
+
+
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(preset=st.sampled_from(["classic", "tmnt", "house"]),
        num_players=st.integers(2, 10),

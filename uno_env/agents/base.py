@@ -14,11 +14,11 @@ Agent specs are strings, everywhere (CLI, configs): ``random``, ``greedy``, ``he
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from uno_env.game.rules import Rules
+from uno_env.game.rules import Rules, make_rules
 
 
 class Agent:
@@ -56,10 +56,16 @@ def agent_specs() -> list[str]:
     return sorted(_REGISTRY)
 
 
-def make_agent(spec: str, rules: Rules, num_players: int, seed: int | None = None) -> Agent:
-    """An agent from its spec string, e.g. ``heuristic`` or ``checkpoint:checkpoints/classic-2p``."""
+def make_agent(spec: str, rules: "Rules | str | Mapping[str, Any]", num_players: int,
+               seed: int | None = None) -> Agent:
+    """An agent from its spec string, e.g. ``heuristic`` or ``checkpoint:checkpoints/classic-2p``.
+
+    ``rules``: a :class:`Rules`, a preset name, a YAML path or a mapping of rule options, as
+    the envs take them (:func:`uno_env.game.rules.make_rules`: ``make_agent("heuristic",
+    "classic", 2)``). An agent object given as ``spec`` is returned as it is."""
     if isinstance(spec, Agent):
         return spec
+    rules = make_rules(rules)
     prefix = spec.split(":", 1)[0]
     if prefix not in _REGISTRY:
         raise ValueError(f"unknown agent spec {spec!r}; known: {agent_specs()} (checkpoint:<path> for models)")
