@@ -57,6 +57,24 @@ def test_pettingzoo_make_after_import_uno_env():
     api_test(pettingzoo.make("aec", "uno_env/uno-v0", rules="classic", num_players=4), num_cycles=100)
 
 
+def test_env_and_raw_env_show_their_arguments_and_reset_its_options():
+    """``help(uno_env.env)`` shows the real arguments, not ``**kwargs``; env() is raw_env
+    with illegal_reward=-1, positional arguments included; reset's docstring names its options."""
+    import inspect
+    import pydoc
+
+    for make in (uno_env.env, uno_env.raw_env):
+        params = inspect.signature(make).parameters
+        assert list(params)[:3] == ["rules", "num_players", "render_mode"] and "illegal_reward" in params
+        assert "num_players: 'int' = 4" in pydoc.render_doc(make, renderer=pydoc.plaintext) and make.__doc__
+    assert "**kwargs" not in pydoc.render_doc(uno_env.env, renderer=pydoc.plaintext)
+    assert inspect.signature(uno_env.env).parameters["illegal_reward"].default == -1
+    e = uno_env.env("tmnt", 3, uno_call="explicit")
+    assert (e.rules.name, e.engine.n, e.rules.uno_call, e.illegal_reward) == ("tmnt", 3, "explicit", -1.0)
+    assert uno_env.env(illegal_reward=None).illegal_reward is None
+    assert all(f'"{key}"' in uno_env.raw_env.reset.__doc__ for key in ("deck", "dealer"))
+
+
 def test_env_pickles():
     env = uno_env.env(rules="tmnt", num_players=3, uno_call="explicit")
     clone = pickle.loads(pickle.dumps(env))

@@ -56,6 +56,14 @@ def test_gymnasium_check_env(kwargs):
     gym_check_env(env.unwrapped)
 
 
+def test_the_view_documents_every_argument_gymnasium_make_passes():
+    import inspect
+
+    params = [p for p in inspect.signature(UnoGymEnv).parameters if p != "rule_overrides"]
+    assert params and all(f"``{p}``" in UnoGymEnv.__doc__ for p in params + ["**rule_overrides"])
+    assert all(f'"{key}"' in UnoGymEnv.reset.__doc__ for key in ("deck", "dealer"))
+
+
 def test_sb3_check_env():
     sb3_check_env(gymnasium.make("uno_env:uno_env/Uno-v0", opponents="random"))
     sb3_check_env(UnoGymEnv(opponents=["heuristic"]))

@@ -95,12 +95,16 @@ _NUM_ACTIONS = A.NUM_ACTIONS
 ILLEGAL_REWARD = -1.0  # env(): reward of an illegal action (PettingZoo's TerminateIllegalWrapper: -1)
 
 
-def env(**kwargs: Any) -> "raw_env":
-    """The UNO AEC env as PettingZoo's classic ``env()``: an illegal action ends the episode
-    with -1 for its player (``illegal_reward=-1``); bounds and call order are checked by the
-    env itself (the guarantees of PettingZoo's three classic wrappers at ``raw_env``'s speed)."""
-    kwargs.setdefault("illegal_reward", ILLEGAL_REWARD)
-    return raw_env(**kwargs)
+def env(rules: Any = "classic", num_players: int = 4, render_mode: str | None = None, *,
+        illegal_reward: float | None = ILLEGAL_REWARD, **overrides: Any) -> raw_env:
+    """The UNO AEC env as PettingZoo's classic ``env()``: a :class:`raw_env` (the same
+    arguments) whose illegal actions end the episode with ``illegal_reward`` (-1) for their
+    player; bounds and call order are checked by the env itself (the guarantees of
+    PettingZoo's three classic wrappers at ``raw_env``'s speed).
+
+        env = uno_env.env(rules="tmnt", num_players=3, uno_call="explicit")
+    """
+    return raw_env(rules, num_players, render_mode, illegal_reward=illegal_reward, **overrides)
 
 
 class _CheckedIterator(AECIterator):
@@ -129,6 +133,17 @@ class _CheckedIterable(AECIterable):
 
 
 class raw_env(AECEnv, EzPickle):
+    """UNO as a PettingZoo AEC env (spaces, turns, rewards and checks: the module docstring).
+
+    ``rules``: a preset name (``"classic"``, ``"tmnt"``, ``"house"``), a YAML path, a mapping
+    of rule options or a :class:`~uno_env.game.rules.Rules`; ``**overrides``: single rule
+    options on top of it (``raw_env("tmnt", uno_call="explicit")``). ``num_players``: 2..10.
+    ``render_mode``: None, ``"ansi"`` (``render()`` returns the text), ``"human"`` (prints
+    it) or ``"rgb_array"`` (an image). ``illegal_reward``: None, an illegal action is a
+    ``ValueError`` and the state is unchanged; a number, it ends the episode with that reward
+    for the actor (:func:`env`: -1).
+    """
+
     metadata = {"render_modes": RENDER_MODES, "name": "uno_v0", "is_parallelizable": False,
                 "render_fps": 1}
 
@@ -192,6 +207,16 @@ class raw_env(AECEnv, EzPickle):
 
     # ------------------------------------------------------------------ AEC API
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        """Start an episode. ``seed`` (an int, or None to go on with the env's generator)
+        seeds the env's one generator: it shuffles, draws the dealer and makes every random
+        pick of the game. ``options`` (both keys optional; others are ignored):
+
+        * ``"deck"``: the deck as card strings, top first (``["red-5", "wild-draw4", ...]``;
+          names in ``card_names``), exactly this ruleset's cards: dealt as given instead of
+          shuffled (a stacked deck);
+        * ``"dealer"``: the dealer's seat (``0..num_players-1``), instead of a random one.
+
+        A bad seed or option is a ``ValueError`` raised before anything changes."""
         seed = checks.seed(seed)
         deck, dealer = checks.reset_options(options, self.colors, self.engine.n)
         if deck is not None:

@@ -121,6 +121,21 @@ CRITIC_STATE_MODES = (None, "info", "append")
 
 
 class UnoGymEnv(gym.Env):
+    """One learner seat of UNO against agents (the module docstring has the details):
+    ``gymnasium.make("uno_env/Uno-v0", **kwargs)`` passes its keyword arguments here.
+
+    ``rules``: a preset name, a YAML path, a mapping of rule options or a
+    :class:`~uno_env.game.rules.Rules`; ``**rule_overrides``: single rule options on top of
+    it. ``num_players``: 2..10. ``opponents``: one agent spec or
+    :class:`~uno_env.agents.Agent` for every other seat, or one per opponent seat (to the
+    learner's left, in order). ``seat``: the learner's seat, or ``"random"`` (drawn each
+    episode). ``render_mode``: None, ``"ansi"``, ``"human"`` or ``"rgb_array"``.
+    ``opponent_pool``: None, a list of ``(opponents, weight)`` or a callable
+    ``pool(rng) -> opponents``, drawn each episode (self-play leagues). ``max_learner_steps``:
+    the cap on the learner's decisions per episode (None: no cap). ``critic_state``: None,
+    ``"info"`` or ``"append"``: the global state for a centralised critic (training only).
+    """
+
     metadata = {"render_modes": RENDER_MODES, "render_fps": 1}
 
     def __init__(self, rules: Any = "classic", num_players: int = 2,
@@ -225,6 +240,18 @@ class UnoGymEnv(gym.Env):
 
     # ------------------------------------------------------------------ gymnasium API
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        """Start an episode. ``seed`` (an int, or None to go on with the env's generator)
+        seeds the env's one generator: it shuffles, draws the dealer and makes every random
+        pick of the game. ``options`` (both keys optional; others are ignored):
+
+        * ``"deck"``: the deck as card strings, top first (``["red-5", "wild-draw4", ...]``;
+          names in ``card_names``), exactly this ruleset's cards: dealt as given instead of
+          shuffled (a stacked deck);
+        * ``"dealer"``: the dealer's seat (``0..num_players-1``), instead of a random one.
+
+        The learner's seat is drawn when ``seat="random"``; the opponents play until its
+        first decision. A bad seed or option is a ``ValueError`` raised before anything
+        changes. Returns ``(observation, info)``."""
         seed = checks.seed(seed)
         deck, dealer = checks.reset_options(options, self.colors, self.n)
         if deck is not None:
