@@ -12,10 +12,10 @@ the fairer of the two). Cases, all measured in this one run:
 ``engine``        ``BatchedEngine`` at batch ``B``: ``legal_masks`` (int8, ``(B, 195)``), a uniformly
                   random legal action per game (compiled kernel), ``step`` (legality checked),
                   finished games reset; no observations. The scaling curve runs it for every B.
-``vector``        ``gymnasium.make_vec("uno_env/Uno-v0", vectorization_mode="vector_entry_point")``
+``vector``        ``gymnasium.make_vec("uno_env/Uno-v1", vectorization_mode="vector_entry_point")``
                   with N envs, ``opponents=["random"]``: observations (N, 1254), masks, autoreset;
                   the learner's random legal actions are drawn in numpy from ``info["action_mask"]``.
-``sync``          ``gymnasium.vector.SyncVectorEnv`` of N scalar ``Uno-v0`` envs, same opponents and
+``sync``          ``gymnasium.vector.SyncVectorEnv`` of N scalar ``Uno-v1`` envs, same opponents and
                   learner; decisions counted from each env's engine state.
 
 Memory: the engine's state bytes per game (``memory_per_game``) and the vector env's buffers.
@@ -71,7 +71,7 @@ def case_engine(B: int, seconds: float, rules: str, players: int):
 
 
 def case_vector(N: int, seconds: float, rules: str, players: int):
-    env = gymnasium.make_vec("uno_env/Uno-v0", num_envs=N, vectorization_mode="vector_entry_point",
+    env = gymnasium.make_vec("uno_env/Uno-v1", num_envs=N, vectorization_mode="vector_entry_point",
                              rules=rules, num_players=players, opponents=["random"])
     rng = np.random.default_rng(0)
     obs, info = env.reset(seed=0)
@@ -91,7 +91,7 @@ def case_vector(N: int, seconds: float, rules: str, players: int):
 
 def case_sync(N: int, seconds: float, rules: str, players: int):
     env = gymnasium.vector.SyncVectorEnv(
-        [lambda: gymnasium.make("uno_env/Uno-v0", rules=rules, num_players=players, opponents=["random"],
+        [lambda: gymnasium.make("uno_env/Uno-v1", rules=rules, num_players=players, opponents=["random"],
                                 disable_env_checker=True) for _ in range(N)])
     rng = np.random.default_rng(0)
     obs, info = env.reset(seed=0)
@@ -137,7 +137,7 @@ def main(argv=None) -> int:
     vec = best([case_vector(N, s, args.rules, args.players) for _ in range(rep)])
     syn = best([case_sync(N, s, args.rules, args.players) for _ in range(rep)])
     for name, r in ((f"BatchedEngine, B={N}", eng), (f"make_vec vector_entry_point, N={N}", vec),
-                    (f"SyncVectorEnv of {N} Uno-v0", syn)):
+                    (f"SyncVectorEnv of {N} Uno-v1", syn)):
         w, c = fmt(r)
         print(f"| {name} | {w} | {c} |")
     rate = lambda r: (r[0] / r[1], r[0] / r[2])  # noqa: E731
@@ -153,7 +153,7 @@ def main(argv=None) -> int:
             runs.append(r)
         w, c = fmt(best(runs))
         print(f"| {B:,} | {w} | {c} | {mem} |")
-    env = gymnasium.make_vec("uno_env/Uno-v0", num_envs=N, vectorization_mode="vector_entry_point",
+    env = gymnasium.make_vec("uno_env/Uno-v1", num_envs=N, vectorization_mode="vector_entry_point",
                              rules=args.rules, num_players=args.players)
     u = env.unwrapped
     buffers = u._obs.nbytes + u._masks.nbytes + u._opp_masks.nbytes + u._opp_rng.nbytes + u.seats.nbytes

@@ -3,7 +3,7 @@
     python examples/cleanrl_ppo.py --total-steps 200000 --opponent heuristic
     python examples/cleanrl_ppo.py --total-steps 4096 --num-envs 4 --eval-games 0   # smoke test
 
-One learner seat against scripted opponents (``gymnasium.make_vec("uno_env/Uno-v0", ...)``,
+One learner seat against scripted opponents (``gymnasium.make_vec("uno_env/Uno-v1", ...)``,
 synchronous vector env; ``--vectorization vector_entry_point`` runs the batched engine instead,
 whose observations are the first 1254 entries, layout 0, without the public history). The
 action mask comes in ``info["action_mask"]``; illegal actions get
@@ -23,7 +23,7 @@ import numpy as np
 import torch
 import torch.nn as nn
 
-import uno_env  # noqa: F401  (registers uno_env/Uno-v0)
+import uno_env  # noqa: F401  (registers uno_env/Uno-v1)
 from uno_env.agents.base import Agent
 from uno_env.game.actions import NUM_ACTIONS
 from uno_env.game.observation import OBS_SIZE
@@ -100,7 +100,7 @@ def main(argv=None) -> dict:
     args = parse_args(argv)
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
-    envs = gymnasium.make_vec("uno_env/Uno-v0", num_envs=args.num_envs, vectorization_mode=args.vectorization,
+    envs = gymnasium.make_vec("uno_env/Uno-v1", num_envs=args.num_envs, vectorization_mode=args.vectorization,
                               rules=args.rules, num_players=args.num_players, opponents=[args.opponent])
     n_obs = envs.single_observation_space.shape[0]
     model = ActorCritic(args.hidden, n_obs)

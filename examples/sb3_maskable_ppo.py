@@ -3,7 +3,7 @@
     python examples/sb3_maskable_ppo.py --total-steps 200000 --opponent heuristic
     python examples/sb3_maskable_ppo.py --total-steps 2048 --eval-freq 1024 --eval-games 10   # smoke
 
-``make_vec_env("uno_env/Uno-v0", ...)`` builds the training envs (SB3 passes
+``make_vec_env("uno_env/Uno-v1", ...)`` builds the training envs (SB3 passes
 ``render_mode="rgb_array"``; the env draws an image of the table). MaskablePPO finds the
 env's ``action_masks()`` itself; ``MaskableEvalCallback`` evaluates the greedy masked policy
 every ``--eval-freq`` steps on a separate env and keeps the best model. The last lines show
@@ -25,7 +25,7 @@ from sb3_contrib import MaskablePPO
 from sb3_contrib.common.maskable.callbacks import MaskableEvalCallback
 from stable_baselines3.common.env_util import make_vec_env
 
-import uno_env  # noqa: F401  (registers uno_env/Uno-v0)
+import uno_env  # noqa: F401  (registers uno_env/Uno-v1)
 
 
 def main(argv=None) -> dict:
@@ -44,8 +44,8 @@ def main(argv=None) -> dict:
     torch.set_num_threads(args.threads)
 
     env_kwargs = {"rules": args.rules, "num_players": 2, "opponents": [args.opponent]}
-    envs = make_vec_env("uno_env/Uno-v0", n_envs=args.n_envs, seed=args.seed, env_kwargs=env_kwargs)
-    eval_env = make_vec_env("uno_env/Uno-v0", n_envs=1, seed=args.seed + 1000, env_kwargs=env_kwargs)
+    envs = make_vec_env("uno_env/Uno-v1", n_envs=args.n_envs, seed=args.seed, env_kwargs=env_kwargs)
+    eval_env = make_vec_env("uno_env/Uno-v1", n_envs=1, seed=args.seed + 1000, env_kwargs=env_kwargs)
     out = args.out or tempfile.mkdtemp(prefix="uno-sb3-")
     callback = MaskableEvalCallback(eval_env, n_eval_episodes=args.eval_games, best_model_save_path=out,
                                     eval_freq=max(1, args.eval_freq // args.n_envs), deterministic=True,

@@ -4,7 +4,7 @@
     python examples/tianshou_dqn.py --epochs 1 --epoch-steps 2000 --eval-games 10   # smoke test
 
 Tested with tianshou 2.0.1 (``bash scripts/test_recipes.sh tianshou`` builds its own virtual
-environment, ``.venvs/tianshou``). One learner seat of ``gymnasium.make("uno_env/Uno-v0")``
+environment, ``.venvs/tianshou``). One learner seat of ``gymnasium.make("uno_env/Uno-v1")``
 against scripted opponents, which play inside the env's ``step()``. Tianshou masks actions
 when the observation is a dict with a ``mask`` entry (``DiscreteQLearningPolicy`` gives
 masked actions a Q-value below every legal one, and its epsilon-greedy exploration draws
@@ -109,7 +109,7 @@ class MaskedObs(gymnasium.Wrapper):
 
 
 def make_env(args: argparse.Namespace) -> gymnasium.Env:
-    return MaskedObs(gymnasium.make("uno_env/Uno-v0", rules=args.rules, num_players=args.num_players,
+    return MaskedObs(gymnasium.make("uno_env/Uno-v1", rules=args.rules, num_players=args.num_players,
                                     opponents=[args.opponent], max_learner_steps=args.max_learner_steps))
 
 

@@ -5,7 +5,7 @@
 
 Tested with torchrl 0.14.1 and tensordict 0.14.3 (``bash scripts/test_recipes.sh torchrl``
 builds its own virtual environment, ``.venvs/torchrl``). One learner seat of
-``gymnasium.make("uno_env/Uno-v0")`` against scripted opponents (they play inside the env's
+``gymnasium.make("uno_env/Uno-v1")`` against scripted opponents (they play inside the env's
 ``step()``), wrapped by ``GymWrapper``. The small wrapper :class:`DictObs` puts the view's
 ``info["action_mask"]`` into the observation as a bool ``"action_mask"`` entry, which the
 ``ActionMask`` transform applies to the action spec (random actions stay legal) and the
@@ -104,7 +104,7 @@ class DictObs(gymnasium.Wrapper):
 
 
 def make_env(args: argparse.Namespace) -> TransformedEnv:
-    view = gymnasium.make("uno_env/Uno-v0", rules=args.rules, num_players=args.num_players,
+    view = gymnasium.make("uno_env/Uno-v1", rules=args.rules, num_players=args.num_players,
                           opponents=[args.opponent], max_learner_steps=args.max_learner_steps)
     return TransformedEnv(GymWrapper(DictObs(view), categorical_action_encoding=True),
                           Compose(ActionMask(), StepCounter(), RewardSum()))

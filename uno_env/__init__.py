@@ -2,7 +2,7 @@
 
 The official Mattel rules, the UNO TMNT edition and a house-rules variant, as a pure rules
 engine (:mod:`uno_env.game.engine`) with a PettingZoo AEC environment (:mod:`uno_env.envs.aec_env`)
-and a Gymnasium single-agent view (``gymnasium.make("uno_env/Uno-v0")``) over it.
+and a Gymnasium single-agent view (``gymnasium.make("uno_env/Uno-v1")``) over it.
 
     import uno_env
     env = uno_env.env(rules="classic", num_players=4)
@@ -11,8 +11,8 @@ and a Gymnasium single-agent view (``gymnasium.make("uno_env/Uno-v0")``) over it
         obs, reward, terminated, truncated, info = env.last()
         ...
 
-Importing the package registers ``"uno_env/uno-v0"`` with ``pettingzoo.make("aec", ...)``
-and ``"uno_env/Uno-v0"`` with ``gymnasium.make`` and, batched over the official rules (needs
+Importing the package registers ``"uno_env/uno-v1"`` with ``pettingzoo.make("aec", ...)``
+and ``"uno_env/Uno-v1"`` with ``gymnasium.make`` and, batched over the official rules (needs
 numba), ``gymnasium.make_vec(..., vectorization_mode="vector_entry_point")``; and the six
 TMNT battle-card games of :mod:`uno_env.battle` as ``"uno_env/tmnt-<game>-v0"`` (AEC, and
 parallel for the games with simultaneous moves; docs/TMNT-BATTLE.md); all of it in

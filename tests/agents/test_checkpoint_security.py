@@ -175,7 +175,7 @@ def test_uno_evaluate_runs_nothing(malicious, capsys):
 def test_gymnasium_opponents_run_nothing(malicious):
     d, marker, message = malicious
     with pytest.raises(ValueError, match=message):
-        gymnasium.make("uno_env/Uno-v0", opponents=[f"checkpoint:{d}"])
+        gymnasium.make("uno_env/Uno-v1", opponents=[f"checkpoint:{d}"])
     assert not marker.exists()
 
 
@@ -227,7 +227,7 @@ def test_sound_checkpoint_never_reads_the_malicious_files(tmp_path):
     write_card(d, poison_card_fields(card, marker))
     write_extras(d, marker)
     agent = make_agent(f"checkpoint:{d}", CLASSIC, 2)
-    env = gymnasium.make("uno_env/Uno-v0", opponents=[f"checkpoint:{d}"])
+    env = gymnasium.make("uno_env/Uno-v1", opponents=[f"checkpoint:{d}"])
     obs, info = env.reset(seed=0)
     for _ in range(50):
         obs, _, term, trunc, info = env.step(agent.act(obs, info["action_mask"]))

@@ -48,13 +48,13 @@ def test_pettingzoo_render_test(rules, n, call):
 
 
 def test_pettingzoo_make_after_import_uno_env():
-    env = pettingzoo.make("aec", "uno_env/uno-v0", rules="tmnt", num_players=3, uno_call="explicit")
+    env = pettingzoo.make("aec", "uno_env/uno-v1", rules="tmnt", num_players=3, uno_call="explicit")
     u = env.unwrapped
     assert isinstance(u, uno_env.raw_env)
     assert u.rules.name == "tmnt" and u.rules.uno_call == "explicit" and u.engine.n == 3
     env.reset(seed=0)
     assert env.agents == ["player_0", "player_1", "player_2"]
-    api_test(pettingzoo.make("aec", "uno_env/uno-v0", rules="classic", num_players=4), num_cycles=100)
+    api_test(pettingzoo.make("aec", "uno_env/uno-v1", rules="classic", num_players=4), num_cycles=100)
 
 
 def test_env_and_raw_env_show_their_arguments_and_reset_its_options():
@@ -73,6 +73,12 @@ def test_env_and_raw_env_show_their_arguments_and_reset_its_options():
     assert (e.rules.name, e.engine.n, e.rules.uno_call, e.illegal_reward) == ("tmnt", 3, "explicit", -1.0)
     assert uno_env.env(illegal_reward=None).illegal_reward is None
     assert all(f'"{key}"' in uno_env.raw_env.reset.__doc__ for key in ("deck", "dealer"))
+
+
+@pytest.mark.skipif(not hasattr(pettingzoo, "register"), reason="this PettingZoo has no registry")
+def test_the_retired_v0_id_is_refused_saying_what_changed():
+    with pytest.raises(Exception, match=r"1254 entries .* 1537 .* or uno_env/uno-v1 \(pettingzoo.make\)"):
+        pettingzoo.make("aec", "uno_env/uno-v0")
 
 
 def test_env_pickles():

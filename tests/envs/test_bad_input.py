@@ -103,7 +103,7 @@ def test_env_is_a_raw_env_with_the_wrapper_checks_built_in():
     assert isinstance(env, uno_env.raw_env) and isinstance(env, pettingzoo.AECEnv)
     assert env.unwrapped is env and env.illegal_reward == -1.0
     assert uno_env.raw_env().illegal_reward is None
-    made = pettingzoo.make("aec", "uno_env/uno-v0", rules="classic", num_players=2)
+    made = pettingzoo.make("aec", "uno_env/uno-v1", rules="classic", num_players=2)
     assert made.unwrapped.illegal_reward == -1.0
     env.reset(seed=3)
     assert env.game_state is env.unwrapped.game_state and env.snapshot()["rules"] == "tmnt"

@@ -9,7 +9,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env as gym_check_env
 from stable_baselines3.common.env_checker import check_env as sb3_check_env
 
-import uno_env  # noqa: F401  (registers uno_env/Uno-v0)
+import uno_env  # noqa: F401  (registers uno_env/Uno-v1)
 from uno_env.game import actions as A
 from uno_env.game import cards as C
 from uno_env.game import observation as O
@@ -52,7 +52,7 @@ class Cheater(Agent):
     {"opponents": ["random"], "critic_state": "info"},
 ])
 def test_gymnasium_check_env(kwargs):
-    env = gymnasium.make("uno_env/Uno-v0", **kwargs)
+    env = gymnasium.make("uno_env/Uno-v1", **kwargs)
     gym_check_env(env.unwrapped)
 
 
@@ -64,14 +64,30 @@ def test_the_view_documents_every_argument_gymnasium_make_passes():
     assert all(f'"{key}"' in UnoGymEnv.reset.__doc__ for key in ("deck", "dealer"))
 
 
+@pytest.mark.parametrize("make", [
+    lambda: gymnasium.make("uno_env/Uno-v0"),
+    lambda: gymnasium.make_vec("uno_env/Uno-v0", num_envs=2, vectorization_mode="vector_entry_point"),
+    lambda: gymnasium.make_vec("uno_env/Uno-v0", num_envs=2),
+])
+def test_the_retired_v0_id_is_refused_saying_what_changed(make):
+    with pytest.raises(gymnasium.error.DeprecatedEnv, match=r"1254 entries .* 1537 .* Use uno_env/Uno-v1"):
+        make()
+
+
+def test_the_unversioned_id_makes_the_current_version():
+    with pytest.warns(UserWarning, match="latest versioned environment `uno_env/Uno-v1`"):
+        env = gymnasium.make("uno_env/Uno", opponents="random")
+    assert env.spec.id == "uno_env/Uno-v1" and env.observation_space.shape == (O.OBS_SIZE,)
+
+
 def test_sb3_check_env():
-    sb3_check_env(gymnasium.make("uno_env:uno_env/Uno-v0", opponents="random"))
+    sb3_check_env(gymnasium.make("uno_env:uno_env/Uno-v1", opponents="random"))
     sb3_check_env(UnoGymEnv(opponents=["heuristic"]))
     sb3_check_env(UnoGymEnv(opponents=["heuristic"], critic_state="append"))
 
 
 def test_make_forms_and_spaces():
-    for env_id in ("uno_env/Uno-v0", "uno_env:uno_env/Uno-v0"):
+    for env_id in ("uno_env/Uno-v1", "uno_env:uno_env/Uno-v1"):
         env = gymnasium.make(env_id, rules="classic", num_players=2, opponents=["random"], seat="random")
         assert env.observation_space == gymnasium.spaces.Box(0.0, np.inf, (O.OBS_SIZE,), np.float32)
         assert env.action_space == gymnasium.spaces.Discrete(A.NUM_ACTIONS)
@@ -230,7 +246,7 @@ def test_gymnasium_make_env_exposes_action_masks_for_sb3_contrib_by_name():
     import gymnasium
     from sb3_contrib.common.wrappers import ActionMasker
 
-    env = gymnasium.make("uno_env/Uno-v0", opponents=["random"])
+    env = gymnasium.make("uno_env/Uno-v1", opponents=["random"])
     masked = ActionMasker(env, "action_masks")
     _, info = masked.reset(seed=0)
     assert (masked.action_masks() == info["action_mask"].astype(bool)).all()
@@ -240,7 +256,7 @@ def test_gymnasium_make_env_exposes_action_masks_for_sb3_contrib_by_name():
 def test_step_before_reset_is_refused_without_gymnasium_order_enforcing():
     import gymnasium
 
-    env = gymnasium.make("uno_env/Uno-v0", opponents=["random"])
+    env = gymnasium.make("uno_env/Uno-v1", opponents=["random"])
     with pytest.raises(RuntimeError, match="reset"):
         env.step(0)
 

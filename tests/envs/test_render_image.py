@@ -18,7 +18,7 @@ def test_rgb_array_render_is_an_image_of_the_table_in_both_envs():
     e.reset(seed=3)
     img = e.render()
     assert img.shape == (IMAGE_HEIGHT, IMAGE_WIDTH, 3) and img.dtype == np.uint8
-    g = gymnasium.make("uno_env/Uno-v0", opponents=["random"], render_mode="rgb_array")
+    g = gymnasium.make("uno_env/Uno-v1", opponents=["random"], render_mode="rgb_array")
     g.reset(seed=0)
     frame = g.render()
     assert frame.shape == (IMAGE_HEIGHT, IMAGE_WIDTH, 3) and frame.dtype == np.uint8
@@ -50,7 +50,7 @@ def test_sb3_make_vec_env_with_the_registered_id_renders_frames():
     pytest.importorskip("stable_baselines3")
     from stable_baselines3.common.env_util import make_vec_env
 
-    venv = make_vec_env("uno_env/Uno-v0", n_envs=2, env_kwargs={"opponents": ["random"]})
+    venv = make_vec_env("uno_env/Uno-v1", n_envs=2, env_kwargs={"opponents": ["random"]})
     assert venv.reset().shape == (2, OBS_SIZE)
     frames = venv.get_images()
     assert len(frames) == 2 and frames[0].shape == (IMAGE_HEIGHT, IMAGE_WIDTH, 3)

@@ -11,7 +11,7 @@ import gymnasium
 import numpy as np
 import pytest
 
-import uno_env  # noqa: F401  (registers uno_env/Uno-v0)
+import uno_env  # noqa: F401  (registers uno_env/Uno-v1)
 from uno_env.agents import Agent
 from uno_env.envs.gym_env import UnoGymEnv
 from uno_env.game import actions as A
@@ -107,9 +107,9 @@ def test_bad_max_learner_steps_is_a_value_error(bad):
 def test_max_learner_steps_passes_through_gymnasium_make_and_sb3_make_vec_env():
     from stable_baselines3.common.env_util import make_vec_env
 
-    env = gymnasium.make("uno_env/Uno-v0", opponents="random", max_learner_steps=3)
+    env = gymnasium.make("uno_env/Uno-v1", opponents="random", max_learner_steps=3)
     assert env.max_learner_steps == 3  # unwrapped: action_masks() stays reachable
-    venv = make_vec_env("uno_env/Uno-v0", n_envs=1, seed=0,
+    venv = make_vec_env("uno_env/Uno-v1", n_envs=1, seed=0,
                         env_kwargs={"opponents": [Drawer(make_rules("classic"), 2)], "max_learner_steps": 3})
     venv.reset()
     learner = Drawer(make_rules("classic"), 2)

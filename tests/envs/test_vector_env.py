@@ -3,7 +3,7 @@
 Its observations equal the first 1254 entries (layout 0) of the scalar encoder's for the same
 state (the engine equality itself
 is tested in tests/game/test_batched_engine.py); an episode of game ``i`` plays like a
-``Uno-v0`` episode: rewards at the end, -1 for an illegal action, truncation at max_steps.
+``Uno-v1`` episode: rewards at the end, -1 for an illegal action, truncation at max_steps.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from helpers import vector_state  # noqa: E402
 
 def make(n_envs=8, **kwargs):
     kwargs.setdefault("num_players", 2)
-    return gymnasium.make_vec("uno_env/Uno-v0", num_envs=n_envs, vectorization_mode="vector_entry_point",
+    return gymnasium.make_vec("uno_env/Uno-v1", num_envs=n_envs, vectorization_mode="vector_entry_point",
                               **kwargs)
 
 
@@ -227,7 +227,7 @@ def test_importing_the_package_does_not_import_numba():
     import subprocess
     import sys
 
-    code = "import sys, uno_env, gymnasium; gymnasium.make('uno_env/Uno-v0'); assert 'numba' not in sys.modules"
+    code = "import sys, uno_env, gymnasium; gymnasium.make('uno_env/Uno-v1'); assert 'numba' not in sys.modules"
     subprocess.run([sys.executable, "-c", code], check=True)
 
 

@@ -2,7 +2,7 @@
 
 =====================  ==========================================================
 Import                 ``import uno_env; uno_env.env(rules="classic", num_players=4)``
-                       or ``pettingzoo.make("aec", "uno_env/uno-v0", ...)``
+                       or ``pettingzoo.make("aec", "uno_env/uno-v1", ...)``
 Agents                 ``player_0 ... player_{n-1}`` (n = 2..10); seat i+1 is left of seat i
 Action space           ``Discrete(195)``, the same for every ruleset (``uno_env.game.actions``)
 Observation space      ``Dict(observation=Box(0, inf, (1537,), float32),
@@ -144,7 +144,7 @@ class raw_env(AECEnv, EzPickle):
     for the actor (:func:`env`: -1).
     """
 
-    metadata = {"render_modes": RENDER_MODES, "name": "uno_v0", "is_parallelizable": False,
+    metadata = {"render_modes": RENDER_MODES, "name": "uno_v1", "is_parallelizable": False,
                 "render_fps": 1}
 
     def __init__(self, rules: Any = "classic", num_players: int = 4, render_mode: str | None = None,

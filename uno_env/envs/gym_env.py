@@ -1,9 +1,9 @@
 """UNO as a single-agent Gymnasium env: one learner seat, the other seats played by agents.
 
 =====================  ==========================================================
-Import                 ``import uno_env; gymnasium.make("uno_env/Uno-v0", rules="classic",
+Import                 ``import uno_env; gymnasium.make("uno_env/Uno-v1", rules="classic",
                        num_players=2, opponents=["heuristic"], seat="random")``
-                       (or ``gymnasium.make("uno_env:uno_env/Uno-v0", ...)``)
+                       (or ``gymnasium.make("uno_env:uno_env/Uno-v1", ...)``)
 Action space           ``Discrete(195)``, the layout of :mod:`uno_env.game.actions`
 Observation space      ``Box(0, inf, (1537,), float32)``, the vector of :mod:`uno_env.game.observation`
 Action mask            ``env.action_masks()`` (bool, for sb3-contrib) and
@@ -122,7 +122,7 @@ CRITIC_STATE_MODES = (None, "info", "append")
 
 class UnoGymEnv(gym.Env):
     """One learner seat of UNO against agents (the module docstring has the details):
-    ``gymnasium.make("uno_env/Uno-v0", **kwargs)`` passes its keyword arguments here.
+    ``gymnasium.make("uno_env/Uno-v1", **kwargs)`` passes its keyword arguments here.
 
     ``rules``: a preset name, a YAML path, a mapping of rule options or a
     :class:`~uno_env.game.rules.Rules`; ``**rule_overrides``: single rule options on top of

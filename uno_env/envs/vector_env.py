@@ -1,10 +1,10 @@
 """UNO as a Gymnasium ``VectorEnv`` over the batched engine: N games in one step.
 
 =====================  ==========================================================
-Import                 ``import uno_env; gymnasium.make_vec("uno_env/Uno-v0", num_envs=1024,
+Import                 ``import uno_env; gymnasium.make_vec("uno_env/Uno-v1", num_envs=1024,
                        vectorization_mode="vector_entry_point", rules="classic",
                        num_players=2, opponents=["random"])``
-Action space           ``MultiDiscrete([195] * N)`` (single: ``Discrete(195)``, as ``Uno-v0``)
+Action space           ``MultiDiscrete([195] * N)`` (single: ``Discrete(195)``, as ``Uno-v1``)
 Observation space      ``Box(0, inf, (N, 1254), float32)``: per game, the scalar env's observation
                        of layout 0 (its first ``observation.V0_SIZE`` entries: the batched engine
                        does not keep the public history of layout 1)
@@ -84,7 +84,7 @@ def check_batched_policy(agent: Agent) -> None:
         raise ValueError(f"{getattr(agent, 'name', agent)!r} reads observations of layout "
                          f"{getattr(agent.policy, 'layout_version', '?')} ({width} entries); the batched "
                          f"engine gives layout 0 ({OBS_SIZE} entries, no public history): use the "
-                         f"scalar env (uno_env/Uno-v0 with a synchronous vector env) for it")
+                         f"scalar env (uno_env/Uno-v1 with a synchronous vector env) for it")
 
 
 class UnoVectorEnv(gym.vector.VectorEnv):
