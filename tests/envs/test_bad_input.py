@@ -236,7 +236,7 @@ def make_vector(rules="classic", num_players=3):
     pytest.importorskip("numba")
     import gymnasium
 
-    return gymnasium.make_vec("uno_env/Uno-v0", num_envs=2, vectorization_mode="vector_entry_point",
+    return gymnasium.make_vec("uno_env/Uno-v1", num_envs=2, vectorization_mode="vector_entry_point",
                               rules=rules, num_players=num_players, opponents="random")
 
 

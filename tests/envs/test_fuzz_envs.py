@@ -196,7 +196,7 @@ def make_vector(data):
 
     rules, n, kw = data.draw(st.sampled_from(VECTOR_CONFIGS), label="config")
     num_envs = data.draw(st.integers(1, 4), label="num_envs")
-    env = gymnasium.make_vec("uno_env/Uno-v0", num_envs=num_envs, vectorization_mode="vector_entry_point",
+    env = gymnasium.make_vec("uno_env/Uno-v1", num_envs=num_envs, vectorization_mode="vector_entry_point",
                              rules=rules, num_players=n, opponents="random",
                              max_steps=data.draw(st.sampled_from([25, 10_000])), **kw).unwrapped
     env.reset(seed=data.draw(st.integers(0, 2 ** 32), label="seed"))

@@ -209,7 +209,7 @@ class raw_env(AECEnv, EzPickle):
     def reset(self, seed: int | None = None, options: dict | None = None) -> None:
         """Start an episode. ``seed`` (an int, or None to go on with the env's generator)
         seeds the env's one generator: it shuffles, draws the dealer and makes every random
-        pick of the game. ``options`` (both keys optional; others are ignored):
+        pick of the game. ``options`` (both keys optional; any other key is a ``ValueError``):
 
         * ``"deck"``: the deck as card strings, top first (``["red-5", "wild-draw4", ...]``;
           names in ``card_names``), exactly this ruleset's cards: dealt as given instead of

@@ -42,7 +42,7 @@ def test_pettingzoo_parallel_api_and_seed_tests(game, rules, n):
 
 
 def test_every_game_is_registered_beside_uno():
-    assert "uno_env/uno-v0" in pettingzoo.aec_registry
+    assert "uno_env/uno-v1" in pettingzoo.aec_registry
     for game in GAMES:
         e = pettingzoo.make("aec", env_id(game), num_players=3)
         assert isinstance(e.unwrapped, raw_env) and e.unwrapped.game == game and e.metadata["name"] == f"tmnt_{game}_v0"

@@ -19,8 +19,6 @@ bonus       leads the characteristic the responder most likely lacks (a hypergeo
 elusive     card counting: shouts when the card is known to be a bonus card, or when more
             than half of the unseen cards are bonus cards
 ==========  ===========================================================================
-
-Version history: 0 (first release).
 """
 
 from __future__ import annotations

@@ -35,8 +35,6 @@ their ``max_rounds`` (the count decides), so nothing is truncated.
 unchanged); ``env()`` (``illegal_reward=-1``): the episode ends, -1 for its player and 0 for
 the others, ``infos[agent]["illegal"] = True``, as PettingZoo's ``TerminateIllegalWrapper``
 (with its checks of call order built in, like the UNO env).
-
-Version history: v0 (first release).
 """
 
 from __future__ import annotations

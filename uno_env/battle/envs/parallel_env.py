@@ -19,8 +19,6 @@ seat deciding per step).
   ``agents`` is then empty.
 * ``reset(seed, options)`` as the AEC env (:mod:`.table`): ``deck``, ``first``.
 * ``render()`` shows the table as ``player_0`` knows it.
-
-Version history: v0 (first release).
 """
 
 from __future__ import annotations

@@ -25,8 +25,6 @@ The observation of every agent is ``{"observation": Box(0, inf, (size,), float32
 "action_mask": Box(0, 1, (num_actions,), int8)}``: the game's encoder (its module's table)
 and the mask of that agent's legal actions, all zero for an agent that does not decide now
 (in a window: the seats still to answer decide; the AEC env asks one at a time).
-
-Version history: 0 (first release).
 """
 
 from __future__ import annotations

@@ -41,8 +41,6 @@ won              n         rounds won by each slot / ``hand_size``
 round            1         rounds played / ``hand_size``
 rules            2         beat any, tie nobody
 ===============  ========  ====================================================
-
-Version history: 0 (first release).
 """
 
 from __future__ import annotations

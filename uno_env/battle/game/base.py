@@ -37,8 +37,6 @@ env gives every seat of the window one action per step.
 * C5 ties: players who tie for the win share it: with k winners of n, each winner gets
   (n-k) / (k (n-1)) and each other player -1/(n-1) (one winner: +1 and -1/(n-1); everyone
   tied: 0 each), so the rewards always sum to 0.
-
-Version history: 0 (first release).
 """
 
 from __future__ import annotations

@@ -43,8 +43,6 @@ last_cards       n T       the cards shown last round, one-hot per slot
 rounds           1         rounds played / ``max_rounds``
 rules            4         view open, choice highest, chooser rotate, tie return
 ===============  ========  ====================================================
-
-Version history: 0 (first release).
 """
 
 from __future__ import annotations

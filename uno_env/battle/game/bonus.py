@@ -58,8 +58,6 @@ deck_chars       4         the bonus deck by characteristic / the deck's size
 rounds           1         exchanges / ``max_rounds``
 rules            3         bluff, no_repeat, challenge_cost / 5
 ===============  ========  ====================================================
-
-Version history: 0 (first release).
 """
 
 from __future__ import annotations

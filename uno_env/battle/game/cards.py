@@ -38,8 +38,6 @@ sizes                  at most :data:`MAX_TYPES` entries and :data:`MAX_CARDS` c
                        all, at least one card; what each game needs is checked by the
                        game (e.g. Catch the dragon needs a Purple Dragon)
 =====================  ==================================================================
-
-Version history: 0 (first release).
 """
 
 from __future__ import annotations

@@ -42,8 +42,6 @@ last_covers      n         who covered the previous card (public once it closed)
 rounds           1         cards turned / ``max_rounds``
 rules            2         race seat, false_cover none
 ===============  ========  ====================================================
-
-Version history: 0 (first release).
 """
 
 from __future__ import annotations

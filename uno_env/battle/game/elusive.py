@@ -55,8 +55,6 @@ round_laid       1         cards laid in this round / n
 rounds           1         rounds played / ``max_rounds``
 rules            3         shout others, take table, race seat
 ===============  ========  ====================================================
-
-Version history: 0 (first release).
 """
 
 from __future__ import annotations

@@ -43,8 +43,6 @@ LIMIT          -1         -1        rounds played (the round limit: the count   
                                     decides)
 GAME_OVER      winner     -1        number of winners (a shared win: one event each) all
 =============  =========  ========  ===============================================  =========
-
-Version history: 0 (first release).
 """
 
 from __future__ import annotations

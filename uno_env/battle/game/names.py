@@ -44,8 +44,6 @@ turn              n         whose turn it is, one-hot
 rounds            1         rounds played / ``max_rounds``
 rules             2         guess wrong_discards, no restrictions
 ================  ========  ====================================================
-
-Version history: 0 (first release).
 """
 
 from __future__ import annotations

@@ -33,8 +33,6 @@ and files are read by UNO's reader of rules files,
 :data:`MAX_RULES_FILE_BYTES`, ``yaml.safe_load``). A file that cannot be read, a
 ``game:`` that is not this game, a ``preset:`` of another game or unknown, a key that is
 not a string: ``ValueError`` naming the file.
-
-Version history: 0 (first release).
 """
 
 from __future__ import annotations

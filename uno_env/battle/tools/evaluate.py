@@ -25,8 +25,6 @@ agent is dealt every pile of the block; agents are reset with seeds derived from
 ``shared_wins`` the games it shared. Rank: the winners first, then by the game's count
 (most cards / rounds won, or fewest cards where fewest wins); ``mean_points`` is the mean
 of that count (``scores``). ``length``: ``turns`` are rounds, ``steps`` decisions.
-
-Version history: 0 (first release).
 """
 
 from __future__ import annotations

@@ -32,8 +32,6 @@ not UTF-8 or not strict JSON (``NaN`` refused, nesting too deep), a header with 
 action record with a missing or mistyped field: ``ValueError`` naming the line. Nothing in a
 log is executed. :func:`replay` plays the logged actions on a fresh engine and checks every
 actor, every action's legality, every event and the end (:class:`ReplayError`).
-
-Version history: 1 (first release).
 """
 
 from __future__ import annotations
