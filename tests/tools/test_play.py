@@ -153,7 +153,7 @@ def test_ctrl_c_at_once_on_a_slow_machine():
     ``wait_for_input`` sends it at the waiting prompt, where it ends the game."""
     env = dict(os.environ, PYTHONPATH=ROOT, TERM="dumb")
     child = pexpect.spawn(f"strace -o {os.devnull} -e trace=write -e inject=write:delay_exit=100000 "
-                          f"{PY} -m uno_env.play --opponents random --seed 4 --no-color",
+                          f"{PY} -m uno_env.tools.play --opponents random --seed 4 --no-color",
                           cwd=ROOT, env=env, encoding="utf-8", timeout=60, dimensions=(50, 200))
     child.delaybeforesend = None
     child.expect(PROMPT)
