@@ -1,9 +1,10 @@
 """Shared test helpers: stacked decks, named actions, scenario checks (``P``, ``hand``,
 ``size``, ``known``, ``offer_seen``, ``assert_conserved``), the decks' colour names, the
 hidden-information check, ``cli_error`` (a command line's refusal), ``run_bounded`` (a
-snippet in a child process under an address-space limit and a timeout: the memory-bound tests)
-and ``WatchedProcess`` (a script run in a child process, watched line by line: a signal sent
-once it printed a line).
+snippet in a child process under an address-space limit and a timeout: the memory-bound tests),
+``WatchedProcess`` (a script run in a child process, watched line by line: a signal sent once
+it printed a line) and ``web_server`` (an ASGI app served by uvicorn on a free loopback port,
+in a thread).
 
 ``stacked_deck`` builds the full ordered deck (card strings, top first) that
 ``reset(options={"deck": deck, "dealer": dealer})`` deals into the given position, per
@@ -15,11 +16,13 @@ bottom of the DRAW pile, in card-kind order (deterministic).
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import importlib.util
 import os
 import queue
 import re
+import socket
 import subprocess
 import sys
 import tempfile
@@ -27,7 +30,7 @@ import threading
 import time
 from dataclasses import dataclass
 from collections import Counter
-from typing import Any, Mapping
+from typing import Any, Iterator, Mapping
 
 import numpy as np
 import pytest
@@ -509,3 +512,30 @@ class WatchedProcess:
         if self.proc.poll() is None:
             self.proc.kill()
             self.proc.wait()
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def web_server(make_app: Any) -> Iterator[str]:
+    """``make_app(port)`` served by uvicorn on 127.0.0.1 at a free port, in a thread of this
+    process; yields the base URL and stops the server afterwards."""
+    import uvicorn
+
+    port = free_port()
+    srv = uvicorn.Server(uvicorn.Config(make_app(port), host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=srv.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 20
+    while not srv.started:
+        assert thread.is_alive() and time.monotonic() < deadline, "the server did not start"
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        srv.should_exit = True
+        thread.join(timeout=10)

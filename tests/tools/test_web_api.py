@@ -30,7 +30,7 @@ from uno_env.agents.base import Agent, register_agent  # noqa: E402
 from uno_env.game import actions as A  # noqa: E402
 from uno_env.game import cards as C  # noqa: E402
 from uno_env.game import observation as O  # noqa: E402
-from uno_env.game.engine import CATCH, JUMP, OFFER  # noqa: E402
+from uno_env.game.engine import CATCH, JUMP, OFFER, TURN  # noqa: E402
 from uno_env.game.events import EVENT_NAMES  # noqa: E402
 from uno_env.tools.gamelog_read import read_log  # noqa: E402
 from uno_env.tools.gamelog_replay import replay  # noqa: E402
@@ -43,6 +43,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 PY = sys.executable
 OPEN_ONLY = {"hands", "cards", "actor"}  # fields of a spectator's view only
 PUBLIC_KINDS = set(EVENT_NAMES) | {views.OWN_CARDS}
+JSON = {"Content-Type": "application/json"}
+NDJSON = {"Content-Type": "application/x-ndjson"}
 
 
 def client(**options) -> TestClient:
@@ -58,8 +60,9 @@ def names_of(counts, u) -> Counter:
     return Counter({u.card_names[k]: int(n) for k, n in enumerate(counts) if n})
 
 
-def assert_seat_view_hides(view: dict, game) -> None:
-    """``view`` (of the human seat) against the true state of ``game``."""
+def assert_seat_view_hides(view: dict, game, waiting: bool = False) -> None:
+    """``view`` (of the human seat) against the true state of ``game``; ``waiting``: sent
+    while the others are still to move (the request's budget ran out at a public boundary)."""
     u, s, me = game.u, game.u.game_state, game.human
     text = json.dumps(view)
     assert not OPEN_ONLY & set(view), "a seat view holds spectator fields"
@@ -68,8 +71,12 @@ def assert_seat_view_hides(view: dict, game) -> None:
     assert Counter(view["hand"]) == names_of(s.hands[me], u)
     assert view["hand_sizes"] == [int(x) for x in s.hand_size]
     assert view["top"] == u.card_names[s.discard[-1]]
-    # the view is sent when the human decides (or at the end): nobody else's window answer is pending
-    if not view["over"]:
+    # the view is sent when the human decides (or at the end, or, the request's budget spent, at
+    # the start of a regular turn): nobody else's window answer is pending
+    if waiting:
+        assert not view["over"] and s.actor != me and s.phase == TURN and s.pending == 0
+        assert view["legal_actions"] == view["choices"] == [] and view["phase"] is None
+    elif not view["over"]:
         assert s.actor == me
         assert view["legal_actions"] == [u.action_names[a] for a in u.legal_actions()]
     else:
@@ -94,22 +101,32 @@ def assert_seat_view_hides(view: dict, game) -> None:
     assert "draw_pile" not in text and "deck" not in view
 
 
+def played_on(c: TestClient, gid: str, r, game) -> dict:
+    """The view after answer ``r``, asking the server to play on while the others are still to
+    move (as the page does), every view checked."""
+    assert r.status_code in (200, 201), r.text
+    while True:
+        waiting = r.json()["progress"]["waiting"]
+        assert_seat_view_hides(r.json()["view"], game, waiting)
+        if not waiting:
+            return r.json()["view"]
+        r = c.post(f"/api/games/{gid}/step", json={})
+        assert r.status_code == 200, r.text
+
+
 def play_through(c: TestClient, body: dict, seed: int, max_requests: int = 4000) -> tuple[str, int]:
     """Create a game and answer every decision with a random legal action, checking every view."""
     r = c.post("/api/games", json=body)
     assert r.status_code == 201, r.text
-    gid, view = r.json()["id"], r.json()["view"]
+    gid = r.json()["id"]
     game = game_of(c, gid)
+    view = played_on(c, gid, r, game)
     rng = random.Random(seed)
     requests = 0
-    assert_seat_view_hides(view, game)
     while not view["over"]:
         choice = view["choices"][rng.randrange(len(view["choices"]))]
         action = choice["name"] if rng.random() < 0.5 else choice["id"]
-        r = c.post(f"/api/games/{gid}/actions", json={"action": action})
-        assert r.status_code == 200, r.text
-        view = r.json()["view"]
-        assert_seat_view_hides(view, game)
+        view = played_on(c, gid, c.post(f"/api/games/{gid}/actions", json={"action": action}), game)
         requests += 1
         assert requests < max_requests
     return gid, requests
@@ -287,7 +304,7 @@ def state_of(c: TestClient, gid: str):
 
 
 @pytest.mark.parametrize("make_request,status,words", [
-    (lambda c, g, v: c.post(f"/api/games/{g}/actions", content=b"{not json"), 400, "not JSON"),
+    (lambda c, g, v: c.post(f"/api/games/{g}/actions", content=b"{not json", headers=JSON), 400, "not JSON"),
     (lambda c, g, v: c.post(f"/api/games/{g}/actions", json=["draw"]), 400, "JSON object"),
     (lambda c, g, v: c.post(f"/api/games/{g}/actions", json={}), 400, "action"),
     (lambda c, g, v: c.post(f"/api/games/{g}/actions", json={"action": "draw", "x": 1}), 400, "'x'"),
@@ -301,7 +318,8 @@ def state_of(c: TestClient, gid: str):
                             json={"action": next(f"play {k}" for k in C.card_names(("red", "yellow", "green", "blue"))
                                                  if f"play {k}" not in v["legal_actions"] and "wild" not in k)}),
      409, "not legal"),
-    (lambda c, g, v: c.post(f"/api/games/{g}/actions", content=b'{"action": "' + b"x" * MAX_BODY + b'"}'),
+    (lambda c, g, v: c.post(f"/api/games/{g}/actions", content=b'{"action": "' + b"x" * MAX_BODY + b'"}',
+                            headers=JSON),
      413, "too large"),
     (lambda c, g, v: c.post("/api/games/nosuchgame/actions", json={"action": "draw"}), 404, "unknown game"),
     (lambda c, g, v: c.post(f"/api/games/{g}/step", json={}), 409, "human seat"),
@@ -369,21 +387,22 @@ def test_refused_game_leaves_no_log_file(tmp_path):
 
 def test_oversized_new_game_body_gets_413():
     c = client(max_body=1000)
-    r = c.post("/api/games", content=json.dumps({"deck": ["red-1"] * 200}).encode())
+    r = c.post("/api/games", content=json.dumps({"deck": ["red-1"] * 200}).encode(), headers=JSON)
     assert r.status_code == 413 and "at most 1000 bytes" in r.json()["error"]
 
 
 # ---------------------------------------------------------------------------- store
 def test_several_games_at_once_each_with_its_own_id():
     c = client()
-    a, va = fresh_game(c)
+    first = c.post("/api/games", json={"rules": "classic", "opponents": ["random", "random"], "seed": 8})
+    a, va = first.json()["id"], first.json()["view"]
     r = c.post("/api/games", json={"rules": "tmnt", "opponents": ["random"], "seed": 8})
     b = r.json()["id"]
     assert a != b
     c.post(f"/api/games/{b}/actions", json={"action": r.json()["view"]["legal_actions"][0]})
     assert c.get(f"/api/games/{a}").json()["view"]["hand"] == va["hand"]
     assert c.get(f"/api/games/{b}").json()["view"]["rules"]["name"] == "tmnt"
-    assert c.delete(f"/api/games/{a}").status_code == 200
+    assert c.delete(f"/api/games/{a}", headers={"X-Uno-Token": first.json()["token"]}).status_code == 200
     assert c.get(f"/api/games/{a}").status_code == 404
     assert c.get(f"/api/games/{b}").status_code == 200
 
@@ -409,7 +428,7 @@ def test_full_server_answers_503():
     fresh_game(c)
     fresh_game(c)
     r = c.post("/api/games", json={})
-    assert r.status_code == 503 and "at most 2" in r.json()["error"]
+    assert r.status_code == 503 and "full (2 games and replays" in r.json()["error"]
 
 
 # ---------------------------------------------------------------------------- watch
@@ -464,7 +483,7 @@ def test_browser_game_log_replays_on_the_server_frame_by_frame(tmp_path):
     log = read_log(str(path))
     assert log.header["specs"] == ["human", "heuristic"] and log.end["status"] == "finished"
     replay(log)  # replays exactly
-    r = c.post("/api/replays", content=text.encode())
+    r = c.post("/api/replays", content=text.encode(), headers=NDJSON)
     assert r.status_code == 201, r.text
     data = r.json()
     assert data["count"] == len(log.actions) + 1 == len(data["texts"])
@@ -500,7 +519,7 @@ def test_log_of_a_game_dealt_from_an_rng_state_replays(tmp_path):
     path = tmp_path / "eval.jsonl"
     log_game(str(path), "classic", 3, actions, rng=np.random.default_rng([5, 0]), dealer=2,
              specs=["random"] * 3)
-    r = client().post("/api/replays", content=path.read_bytes())
+    r = client().post("/api/replays", content=path.read_bytes(), headers=NDJSON)
     assert r.status_code == 201, r.text
     assert r.json()["count"] == len(actions) + 1 and r.json()["header"]["seed"] is None
 
@@ -513,7 +532,7 @@ def test_log_of_a_game_dealt_from_an_rng_state_replays(tmp_path):
 ])
 def test_bad_logs_get_400(body, words):
     c = client()
-    r = c.post("/api/replays", content=body)
+    r = c.post("/api/replays", content=body, headers=NDJSON)
     assert r.status_code == 400 and words in r.json()["error"], r.text
 
 
@@ -524,9 +543,9 @@ def test_tampered_log_does_not_replay_and_big_log_is_refused():
     record = json.loads(lines[2])
     record["action"], record["name"] = 69, "pass"
     lines[2] = json.dumps(record)
-    r = c.post("/api/replays", content="\n".join(lines).encode())
+    r = c.post("/api/replays", content="\n".join(lines).encode(), headers=NDJSON)
     assert r.status_code == 400 and "does not replay" in r.json()["error"]
-    r = c.post("/api/replays", content=b" " * 500_001)
+    r = c.post("/api/replays", content=b" " * 500_001, headers=NDJSON)
     assert r.status_code == 413
 
 

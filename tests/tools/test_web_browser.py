@@ -15,8 +15,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
-import threading
 import time
 
 import pytest
@@ -36,7 +34,9 @@ from uno_env.game import cards as C  # noqa: E402
 from uno_env.game.engine import COLOR  # noqa: E402
 from uno_env.tools.gamelog_read import read_log  # noqa: E402
 from uno_env.tools.gamelog_replay import replay  # noqa: E402
-from uno_env.tools.web.server import create_app  # noqa: E402
+from uno_env.tools.web.server import allowed_hosts, create_app  # noqa: E402
+
+from helpers import web_server  # noqa: E402
 
 pytestmark = pytest.mark.browser
 
@@ -55,22 +55,11 @@ CHROMEDRIVER = _find(("chromedriver",), ("/usr/bin/chromedriver", "/usr/lib/chro
 
 @pytest.fixture
 def server(tmp_path):
-    """uvicorn serving the app on a free port, in a thread of this process."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    """uvicorn serving the app on a free port, in a thread of this process; it answers requests
+    naming its loopback address only (as ``uno-serve`` does)."""
     logs = tmp_path / "logs"
-    app = create_app(log_dir=str(logs))
-    srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=srv.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 20
-    while not srv.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}", logs
-    srv.should_exit = True
-    thread.join(timeout=10)
+    with web_server(lambda port: create_app(log_dir=str(logs), hosts=allowed_hosts("127.0.0.1"))) as url:
+        yield url, logs
 
 
 @pytest.fixture
@@ -242,3 +231,29 @@ def test_play_a_whole_game_by_clicking_then_replay_and_watch(server, browser, tm
     assert len(page.all("#log li")) >= 6
     page.shot("watch")
     assert all(os.path.getsize(p) > 10_000 for p in page.saved)
+
+
+def test_page_plays_on_while_a_request_budget_leaves_the_others_to_move(browser, tmp_path):
+    """A server whose requests play one decision each: the page keeps asking it to play on
+    (``progress.waiting``) until this seat decides, so the game plays as usual."""
+    with web_server(lambda port: create_app(max_decisions=1, hosts=allowed_hosts("127.0.0.1"))) as url:
+        page = Page(browser, [str(tmp_path / "shots")])
+        d = browser
+        d.get(url + "/")
+        page.wait_state("setup")
+        page.no_pause()
+        for _ in range(2):  # three opponents, then this seat plays last
+            d.find_element(By.CSS_SELECTOR, "#agents button[title='one player more']").click()
+        Select(d.find_element(By.ID, "seat")).select_by_value("3")
+        d.find_element(By.ID, "seed").send_keys("12")
+        d.find_element(By.ID, "start").click()
+        for _ in range(6):  # six of this seat's decisions, each after the three others moved
+            assert page.wait_state("input", "over") == "input"
+            buttons = page.all("#choices button")
+            assert buttons, "this seat's decision has choices"
+            playable = page.all("#hand .card.playable")
+            (playable or buttons)[0].click()
+            if page.all("#picker .swatches button"):
+                page.all("#picker .swatches button")[0].click()
+        moves = [li.text for li in page.all("#log li")]
+        assert all(any(f"player_{q}" in m for m in moves) for q in range(3)), moves

@@ -17,10 +17,10 @@ const OPTION_KEYS = ["stacking", "jump_in", "seven_slap", "giving", "uno_call", 
 
 const $ = (id) => document.getElementById(id);
 const S = {
-  meta: null, tab: "play", mode: "play", game: null, view: null, colors: [],
+  meta: null, tab: "play", mode: "play", game: null, token: null, view: null, colors: [],
   busy: false, skip: false, pause: 600, settings: null,
   watch: {playing: false, seat: "all"},
-  replay: {id: null, count: 0, index: 0, texts: [], header: null, playing: false},
+  replay: {id: null, token: null, count: 0, index: 0, texts: [], header: null, playing: false},
 };
 
 // ---------------------------------------------------------------- helpers
@@ -45,8 +45,8 @@ function toast(message) {
   clearTimeout(S.toastTimer);
   S.toastTimer = setTimeout(() => t.classList.add("hidden"), 5000);
 }
-async function api(method, path, body, raw) {
-  const opt = {method, headers: {}};
+async function api(method, path, body, raw, headers) {
+  const opt = {method, headers: Object.assign({}, headers || {})};
   if (body !== undefined) {
     opt.headers["Content-Type"] = raw ? "application/x-ndjson" : "application/json";
     opt.body = raw ? body : JSON.stringify(body);
@@ -57,6 +57,10 @@ async function api(method, path, body, raw) {
   try { data = JSON.parse(text); } catch (e) { data = null; }
   if (!r.ok) throw new Error((data && data.error) || `${r.status} ${r.statusText}`);
   return data === null ? text : data;
+}
+// drop what this page created (the server keeps it otherwise until it is idle for a while)
+function drop(kind, id, token) {
+  if (id && token) api("DELETE", `/api/${kind}/${id}`, undefined, false, {"X-Uno-Token": token}).catch(() => {});
 }
 function colorOf(name) {
   const i = name.indexOf("-");
@@ -336,6 +340,17 @@ async function showView(view) {
 }
 
 // ---------------------------------------------------------------- play
+// A request plays the others' moves for a bounded time: while they are still to move
+// (progress.waiting), ask the server to play on.
+async function playOn(data) {
+  const gid = S.game;
+  await showView(data.view);
+  while (data.progress && data.progress.waiting && S.game === gid && S.mode === "play") {
+    setState("busy");
+    data = await api("POST", `/api/games/${gid}/step`, {});
+    await showView(data.view);
+  }
+}
 async function send(name) {
   if (S.busy || !S.game) return;
   S.busy = true;
@@ -343,7 +358,7 @@ async function send(name) {
   closePicker();
   try {
     const data = await api("POST", `/api/games/${S.game}/actions`, {action: name});
-    await showView(data.view);
+    await playOn(data);
   } catch (e) {
     toast(e.message);
     S.busy = false;
@@ -477,8 +492,9 @@ async function start(body) {
   setState("busy");
   try {
     const data = await api("POST", "/api/games", body);
-    if (S.game && S.game !== data.id) api("DELETE", `/api/games/${S.game}`).catch(() => {});
+    if (S.game && S.game !== data.id) drop("games", S.game, S.token);
     S.game = data.id;
+    S.token = data.token;
     S.mode = body.mode === "watch" ? "watch" : "play";
     S.settings = body;
     document.body.dataset.mode = S.mode;
@@ -492,7 +508,7 @@ async function start(body) {
       S.watch.seat = String(body.seat);
       $("watch-seat2").value = S.watch.seat;
     }
-    await showView(data.view);
+    await playOn(data);
   } catch (e) {
     $("setup-error").textContent = e.message;
     setState("setup");
@@ -545,6 +561,8 @@ async function openReplay(text) {
   try {
     const data = await api("POST", "/api/replays", text, true);
     const R = S.replay;
+    if (R.id && R.id !== data.id) drop("replays", R.id, R.token);
+    R.token = data.token;
     R.id = data.id; R.count = data.count; R.header = data.header; R.texts = data.texts; R.index = 0;
     S.mode = "replay";
     document.body.dataset.mode = "replay";
