@@ -68,3 +68,20 @@ def hostile_yaml(keys: list[str]) -> st.SearchStrategy[str]:
             lambda kn: f"{kn[0]}: " + "[" * kn[1] + "]" * kn[1] + "\n"),
         st.integers(500, 3000).map(lambda n: "".join("  " * i + f"k{i}:\n" for i in range(n))),
     )
+
+
+def replace_one_field(data, record, values=JSON) -> None:
+    """Walk down ``record`` (a JSON object) to a random field, drawn from ``data``, and replace
+    its value with one drawn from ``values``."""
+    node = record
+    while True:
+        keys = list(node) if isinstance(node, dict) else list(range(len(node)))
+        if not keys:
+            return
+        key = data.draw(st.sampled_from(keys))
+        child = node[key]
+        if isinstance(child, (dict, list)) and child and data.draw(st.booleans()):
+            node = child
+            continue
+        node[key] = data.draw(values, label="new value")
+        return

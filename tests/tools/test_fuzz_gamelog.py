@@ -20,7 +20,7 @@ from uno_env.tools.gamelog_read import read_log
 from uno_env.tools.gamelog_replay import replay
 from uno_env.tools.play import HUMAN, TerminalGame
 
-from fuzzing import FAST, SLOW, JSON
+from fuzzing import FAST, JSON, SLOW, replace_one_field
 
 
 def _log(rules: str, n: int, seed: int, **kw) -> list[str]:
@@ -63,16 +63,7 @@ def fuzz_one_field(data) -> None:
     lines = list(data.draw(st.sampled_from(LOGS), label="log"))
     i = data.draw(st.integers(0, len(lines) - 1), label="line")
     rec = json.loads(lines[i])
-    node = rec
-    while True:  # walk down to a random field
-        keys = list(node) if isinstance(node, dict) else list(range(len(node)))
-        key = data.draw(st.sampled_from(keys))
-        child = node[key]
-        if isinstance(child, (dict, list)) and child and data.draw(st.booleans()):
-            node = child
-            continue
-        node[key] = data.draw(JSON, label="new value")
-        break
+    replace_one_field(data, rec)
     lines[i] = json.dumps(rec)
     read_and_replay(lines)
 
