@@ -130,7 +130,8 @@ def test_a_replay_bigger_than_the_whole_memory_bound_is_refused_413(long_log):
 
 def test_a_5mb_log_upload_holds_a_few_mb_in_a_child_under_an_address_space_limit():
     """bench/web_memory.py in a child process limited to 1 GiB of address space: uploading
-    its 5 MB log held 831 MB when every frame was kept built; now it holds ~1 MB."""
+    its 5 MB log held 822 MB when every frame was kept built (a MemoryError under this limit);
+    now it holds ~1 MB."""
     code = ("import runpy, sys; sys.argv = ['web_memory'] + sys.argv[1:]; "
             f"runpy.run_path({os.path.join(ROOT, 'bench', 'web_memory.py')!r}, run_name='__main__')")
     r = run_bounded(code, memory_mb=1024, timeout_s=600, args=("--bytes", "5000000", "--frames", "5", "--json"))
