@@ -337,7 +337,8 @@ def test_a_played_game_stops_only_at_a_public_boundary_and_plays_on_when_asked()
 
 @pytest.mark.parametrize("spec,words", [
     ("search:simulations=801", "at most 800 rollouts"),
-    ("search:fast=0,simulations=101", "fast=0: 100"),
+    ("search:rollouts=agents,simulations=101", "rollouts=agents: 100"),
+    ("search:fast=0,simulations=101", "rollouts=agents: 100"),  # the old spelling
     ("search:max_steps=1001", "1000 decisions"),
     ("search:simulations=x", "simulations"),
 ])

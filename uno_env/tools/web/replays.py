@@ -9,11 +9,10 @@ its public events as text.
 ids are below 256), the state of the deal and a copy of the engine state every
 :data:`CHECKPOINT_EVERY` (1,000) actions; frame ``i`` is built when it is asked for, by
 stepping the engine from the nearest copy at or before it (at most 1,000 steps, a few
-milliseconds), or from the last frame built when the page steps forwards. Before (0.5.x)
-every frame was kept built: a 5 MB log of 44,544 actions with ~1,870 cards in the hands held
-822 MB; it now holds 1.0 MB (``bench/web_memory.py``). Its estimated size (``nbytes``,
-charged by the store: :class:`uno_env.tools.web.games.Store`) is the env, the actions and
-the state copies.
+milliseconds), or from the last frame built when the page steps forwards: a 5 MB log of
+44,544 actions with ~1,870 cards in the hands holds 1.0 MB (``bench/web_memory.py``). Its
+estimated size (``nbytes``, charged by the store: :class:`uno_env.tools.web.games.Store`) is
+the env, the actions and the state copies.
 """
 
 from __future__ import annotations

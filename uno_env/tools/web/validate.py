@@ -14,7 +14,7 @@ a JSON body                an object (:func:`parse_json`), nested at most
                            :data:`MAX_DIGITS` (30) digits, no ``NaN``/``Infinity``
 an agent spec              printable text of at most :data:`MAX_SPEC_CHARS` (300)
                            characters; ``search`` at most :data:`MAX_SEARCH_ROLLOUTS`
-                           (800) rollouts a decision (``fast=0`` counts 8 each) and
+                           (800) rollouts a decision (``rollouts=agents`` counts 8 each) and
                            rollouts of at most 1,000 decisions (its defaults): so that
                            one decision costs the server at most ~1.2 s of CPU
 an action                  an id in 0..194, or a name of at most :data:`MAX_ACTION_CHARS`
@@ -46,9 +46,9 @@ MAX_JSON_DEPTH = 32  # nesting of a request body (the API's deepest: 3)
 MAX_DIGITS = 30  # digits of an integer in a request body (a seed: at most 19)
 MAX_SPEC_CHARS = 300  # characters of an agent spec
 MAX_ACTION_CHARS = 100  # characters of an action name (the longest: 27)
-MAX_SEARCH_ROLLOUTS = 800  # search's simulations per decision (its default), fast=0 counted 8x
+MAX_SEARCH_ROLLOUTS = 800  # search's simulations per decision (its default), rollouts=agents counted 8x
 MAX_SEARCH_ROLLOUT_STEPS = 1000  # search's rollout length (its default)
-SLOW_ROLLOUT_COST = 8  # a fast=0 rollout (heuristic agents on observations) costs ~8 fast ones
+SLOW_ROLLOUT_COST = 8  # a rollouts=agents rollout (heuristic agents on observations) costs ~8 policy ones
 MAX_ERROR_CHARS = 1000  # characters of an error message
 HUMAN = "human"
 show = show_value  # an echoed value in a message: a short repr, bounded in length and work
@@ -199,10 +199,10 @@ class Specs:
             o = SearchOptions.from_spec(spec)
         except ValueError as e:
             raise ApiError(400, f"{what}: {e}") from None
-        cost = o.simulations * (1 if o.fast else SLOW_ROLLOUT_COST)
+        cost = o.simulations * (SLOW_ROLLOUT_COST if o.rollouts == "agents" else 1)
         if cost > MAX_SEARCH_ROLLOUTS or o.max_steps > MAX_SEARCH_ROLLOUT_STEPS:
             raise ApiError(400, f"{what}: this server searches with at most {MAX_SEARCH_ROLLOUTS} rollouts "
-                                f"a decision (fast=0: {MAX_SEARCH_ROLLOUTS // SLOW_ROLLOUT_COST}) of at most "
+                                f"a decision (rollouts=agents: {MAX_SEARCH_ROLLOUTS // SLOW_ROLLOUT_COST}) of at most "
                                 f"{MAX_SEARCH_ROLLOUT_STEPS} decisions; {show(spec)} asks for more")
 
     def make(self, spec: str, rules: Rules, n: int, seed: int, what: str) -> Any:
