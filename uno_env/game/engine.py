@@ -384,22 +384,27 @@ class Engine:
             self._start_turn(s, first_player)
 
     # ------------------------------------------------------------------ card movement
+    # (``item`` reads a Python int: half the time of numpy's scalar arithmetic in these hot paths)
     def _add(self, s: State, p: int, k: int) -> None:
-        s.hands[p, k] += 1
+        hands, history = s.hands, s.history
+        hands[p, k] = hands.item(p, k) + 1
         s.held[p] |= 1 << k
         s.hand_size[p] += 1
         s.uno_called[p] = False
-        s.history[p, H_RECEIVED] += 1
+        history[p, H_RECEIVED] = history.item(p, H_RECEIVED) + 1
 
     def _remove(self, s: State, p: int, k: int) -> None:
         hands = s.hands
-        hands[p, k] -= 1
-        if hands[p, k] == 0:
+        count = hands.item(p, k) - 1
+        hands[p, k] = count
+        if count == 0:
             s.held[p] &= ~(1 << k)
         s.hand_size[p] -= 1
-        if s.known_any:
+        if s.known_any:  # one fewer k known by whoever knew one (a loop: 3x numpy's speed here)
             col = s.known[:, p, k]
-            np.maximum(col - 1, 0, out=col)
+            for o, c in enumerate(col.tolist()):
+                if c:
+                    col[o] = c - 1
 
     def _reveal(self, s: State, p: int, k: int) -> None:
         """Card ``k`` in ``p``'s hand becomes known to every other player."""
@@ -468,7 +473,7 @@ class Engine:
                 per_color[card // C.NUM_FACES] += 1
 
     def _playable(self, s: State, p: int, k: int) -> bool:
-        if not (PLAYABLE_BITS[s.color][C.face_of(s.discard[-1])] >> k) & 1:
+        if not (PLAYABLE_BITS[s.color][C.FACE_OF[s.discard[-1]]] >> k) & 1:
             return False
         return k != C.WILD_DRAW4 or self.rules.wd4_bluff or not s.held[p] & COLOR_BITS[s.color]
 
@@ -519,7 +524,7 @@ class Engine:
         h[H_RECEIVED] = 0
         self._remove(s, p, k)
         s.discard.append(k)
-        s.played[k] += 1
+        s.played[k] = s.played.item(k) + 1
         s.last_player = s.turn = p
         if k < C.NUM_COLORED:
             s.color = k // C.NUM_FACES
@@ -724,11 +729,13 @@ class Engine:
                 for k in iter_bits(s.held[p] & STACK_BITS[s.pending_kind]):
                     out.extend(_PLAY_IDS[k])
         else:
-            bits = s.held[p] & PLAYABLE_BITS[s.color][C.face_of(s.discard[-1])]
+            bits = s.held[p] & PLAYABLE_BITS[s.color][C.FACE_OF[s.discard[-1]]]
             if bits >> C.WILD_DRAW4 & 1 and not self.rules.wd4_bluff and s.held[p] & COLOR_BITS[s.color]:
                 bits &= ~(1 << C.WILD_DRAW4)
-            for k in iter_bits(bits):
-                out.extend(_PLAY_IDS[k])
+            while bits:  # iter_bits, inlined: the hottest loop of the engine
+                low = bits & -bits
+                out.extend(_PLAY_IDS[low.bit_length() - 1])
+                bits ^= low
         out.append(A.DRAW)
         if self.explicit_uno and s.hand_size[p] == 2 and not s.uno_called[p]:  # _may_call_uno, inlined
             out.append(A.UNO)
