@@ -141,9 +141,13 @@ def action_names(colors: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(names)
 
 
+_NO_ACTION = np.zeros(NUM_ACTIONS, np.int8)
+_NO_ACTION.setflags(write=False)
+
+
 def legal_mask(legal: "list[int]") -> np.ndarray:
     """A fresh int8 action mask with ones at the ``legal`` action ids."""
-    mask = np.zeros(NUM_ACTIONS, np.int8)
+    mask = _NO_ACTION.copy()  # a copy is writable, and faster than np.zeros
     for a in legal:  # faster than fancy indexing for the few legal actions of a decision
         mask[a] = 1
     return mask

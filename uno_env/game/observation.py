@@ -191,45 +191,44 @@ class ObservationEncoder:
             b.known_block[...] = 0.0
             b.known_seen = None
         obs = b.buf.copy()
-        m = obs.data  # single entries through a memoryview: faster than numpy's item assignment
-        m[TOP + s.discard[-1]] = 1.0
+        obs[TOP + s.discard[-1]] = 1.0
         if s.color >= 0:
-            m[COLOR + s.color] = 1.0
+            obs[COLOR + s.color] = 1.0
         if s.actor == p:
-            m[PHASE + s.phase] = 1.0
+            obs[PHASE + s.phase] = 1.0
         if s.pending:
-            m[PENDING] = s.pending
-            m[PENDING_KIND + s.pending_kind] = 1.0
+            obs[PENDING] = s.pending
+            obs[PENDING_KIND + s.pending_kind] = 1.0
         if s.direction < 0:
-            m[DIRECTION] = 1.0
-        m[DRAW_SIZE] = len(s.draw_pile) / self.deck_size
-        m[TURN + (s.turn - p) % self.n] = 1.0
+            obs[DIRECTION] = 1.0
+        obs[DRAW_SIZE] = len(s.draw_pile) / self.deck_size
+        obs[TURN + (s.turn - p) % self.n] = 1.0
         hand_size = s.hand_size
         for i, q in b.size_at:
-            m[i] = hand_size[q]
+            obs[i] = hand_size[q]
         if self.explicit_uno:  # UNO flags (in auto mode: the same as hand size == 1)
             uno = s.uno_called
-            m[SELF] = uno[p]
+            obs[SELF] = uno[p]
             for i, q in b.uno_at:
-                m[i] = uno[q]
+                obs[i] = uno[q]
         if self.multi_round:  # scores (always zero inside a one-round episode)
             scores, target = s.scores, self.target
-            m[SELF_SCORE] = scores[p] / target
+            obs[SELF_SCORE] = scores[p] / target
             for i, q in b.score_at:
-                m[i] = scores[q] / target
+                obs[i] = scores[q] / target
         if self.giving:
             offers = s.offers
             for base, q in b.offer_at:
                 if offers[q] >= 0:
-                    m[base + offers[q]] = 1.0
-        history = b.history_entries
+                    obs[base + offers[q]] = 1.0
+        history = s.history
         for base, q in b.history_at:
-            m[base + HIST_LAST + history[q, G.H_LAST]] = 1.0
-            left = history[q, G.H_LEFT]
+            obs[base + HIST_LAST + history.item(q, G.H_LAST)] = 1.0
+            left = history.item(q, G.H_LEFT)
             if left >= 0:
-                m[base + HIST_LEFT + left] = 1.0
+                obs[base + HIST_LEFT + left] = 1.0
         if self.challenge and s.wd4_player >= 0 and s.wd4_color >= 0:
-            m[WD4_COLOR + s.wd4_color] = 1.0
+            obs[WD4_COLOR + s.wd4_color] = 1.0
         return obs
 
 
@@ -247,7 +246,7 @@ class _SeatBuffer:
 
     __slots__ = ("enc", "seat", "buf", "known_block", "size_at", "uno_at", "score_at", "offer_at",
                  "history_at", "state", "hands", "played", "known", "history", "copies",
-                 "known_copies", "known_row", "known_seen", "history_entries")
+                 "known_copies", "known_row", "known_seen")
 
     def __init__(self, enc: ObservationEncoder, p: int):
         self.enc, self.seat = enc, p
@@ -279,7 +278,6 @@ class _SeatBuffer:
         self.copies = [(d[0], r[0]) if d.ndim == 2 and len(d) == 1 else (d, r) for d, r in copies]
         self.known_copies = [(d[0], r[0]) if len(d) == 1 else (d, r) for d, r in known]
         self.known_row = s.known[p]
-        self.history_entries = memoryview(s.history)  # single entries: faster than item()
         self.known_block[...] = 0.0
         self.known_seen = None
 
