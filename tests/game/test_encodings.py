@@ -33,7 +33,7 @@ def test_play_ids_decode_to_their_names():
         assert A.is_play(a) == NAMES[a].startswith("play ") == (a in A.PLAY_IDS)
     for a in A.PLAY_IDS:
         k, color = A.played_kind(a), A.played_color(a)
-        assert A.PLAYED_KIND[a] == k
+        assert A.PLAYED_KIND[a] == k and A.PLAYED_COLOR[a] == color
         if C.is_wild(k):
             assert NAMES[a] == f"play {CARDS[k]} {CLASSIC_COLORS[color]}"
             assert C.WILD_KINDS[A.wild_index(a)] == k

@@ -83,6 +83,7 @@ def played_kind(action: int) -> int:
 
 
 PLAYED_KIND = tuple(played_kind(a) for a in PLAY_IDS)  # played_kind(a) as a table, for hot loops
+PLAYED_COLOR = tuple(played_color(a) for a in PLAY_IDS)  # played_color(a) as a table, likewise
 
 
 # ---------------------------------------------------------------- the other parameterised actions

@@ -699,7 +699,9 @@ class Engine:
         A UNO call is handled here for every phase; everything else by ``_apply_<phase>``."""
         if s.game_over:
             raise ValueError("the episode is over; reset before stepping")
-        legal = self.legal_actions(s)
+        legal = s.legal_cache
+        if legal is None:  # legal_actions, inlined (usually cached by the mask's call)
+            legal = self.legal_actions(s)
         if action not in legal:
             raise ValueError(f"illegal action {action} ({self.describe(action)}) in phase "
                              f"{PHASE_NAMES[s.phase]!r} for seat {s.actor}; legal: {legal}")
@@ -746,7 +748,7 @@ class Engine:
 
     def _apply_turn(self, s: State, p: int, action: int) -> None:
         if action < A.DRAW:
-            self._play(s, p, A.played_kind(action), A.played_color(action))
+            self._play(s, p, A.PLAYED_KIND[action], A.PLAYED_COLOR[action])
         elif action == A.DRAW:
             if s.pending:
                 self._take_pending(s, p)
@@ -769,7 +771,7 @@ class Engine:
 
     def _apply_drawn(self, s: State, p: int, action: int) -> None:
         if action < A.DRAW:
-            self._play(s, p, A.played_kind(action), A.played_color(action))
+            self._play(s, p, A.PLAYED_KIND[action], A.PLAYED_COLOR[action])
         elif action == A.DRAW:  # a taken offer not played: draw by the draw rule
             self._draw_for_turn(s, p)
         else:  # PASS: keep the drawn card. Not a public action: the others see "drew" (its
@@ -789,7 +791,7 @@ class Engine:
 
     def _apply_challenge(self, s: State, p: int, action: int) -> None:
         if action < A.DRAW:
-            self._play(s, p, A.played_kind(action), A.played_color(action))
+            self._play(s, p, A.PLAYED_KIND[action], A.PLAYED_COLOR[action])
         elif action == A.DRAW:
             self._take_pending(s, p)
             s.history[p, H_LAST] = LAST_DECLINED
@@ -930,7 +932,7 @@ class Engine:
                 s.uno_called[jumper] = True
                 if s.events is not None:
                     s.events.append(Event(E.UNO, jumper))
-            self._play(s, jumper, A.played_kind(action), A.played_color(action), jumped_in=True)
+            self._play(s, jumper, A.PLAYED_KIND[action], A.PLAYED_COLOR[action], jumped_in=True)
         else:  # OFFER
             asker = s.turn
             for q, action in answers:
