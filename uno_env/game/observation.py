@@ -242,44 +242,48 @@ def _runs(n: int, p: int) -> list[tuple[int, int, int]]:
 class _SeatBuffer:
     """One seat's private buffer for :class:`ObservationEncoder`: the template with the blocks
     copied from the arrays of ``state`` (the state it was last bound to), the views that copy
-    them, and the offsets of the seat's single entries (``*_at``: (offset, opponent seat))."""
+    them (``copies``, ``known_copies``: (into the buffer, from the state)), and the offsets of
+    the seat's single entries (``*_at``: (offset, opponent seat))."""
 
-    __slots__ = ("enc", "seat", "buf", "known_block", "size_at", "uno_at", "score_at", "offer_at",
-                 "history_at", "state", "hands", "played", "known", "history", "copies",
-                 "known_copies", "known_row", "known_seen")
+    __slots__ = ("seat", "buf", "targets", "known_targets", "known_block", "runs", "size_at",
+                 "uno_at", "score_at", "offer_at", "history_at", "state", "hands", "played",
+                 "known", "history", "copies", "known_copies", "known_row", "known_seen")
 
     def __init__(self, enc: ObservationEncoder, p: int):
-        self.enc, self.seat = enc, p
-        self.buf = enc._template.copy()
+        self.seat = p
+        self.buf = buf = enc._template.copy()
         m = enc.n - 1
-        self.known_block = self.buf[OPPONENTS:RULES].reshape(MAX_OPPONENTS, OPP_FIELDS)[:m, OPP_KNOWN:OPP_OFFER]
+        history = buf[HISTORY:WD4_COLOR].reshape(MAX_OPPONENTS, HIST_FIELDS)[:, HIST_DREW_ON_COLOR:
+                                                                            HIST_DREW_ON_COLOR + _COPIED_WIDTH]
+        known = buf[OPPONENTS:RULES].reshape(MAX_OPPONENTS, OPP_FIELDS)[:, OPP_KNOWN:OPP_OFFER]
+        # (slots, seats) of each run of consecutive opponents; a run of one as an index (a row
+        # copies faster than a block of one row)
+        self.runs = [(j, q) if k == 1 else (slice(j, j + k), slice(q, q + k)) for j, q, k in _runs(enc.n, p)]
+        self.targets = [buf[HAND:HAND + C.NUM_KINDS], buf[PLAYED:PLAYED + C.NUM_KINDS]]
+        self.targets += [history[j] for j, _ in self.runs]
+        self.known_targets = [known[j] for j, _ in self.runs]
+        self.known_block = known[:m]
         opponents = list(enumerate(enc._others[p]))
         self.size_at = [(OPPONENTS + j * OPP_FIELDS + OPP_HAND_SIZE, q) for j, q in opponents]
         self.uno_at = [(OPPONENTS + j * OPP_FIELDS + OPP_UNO, q) for j, q in opponents]
         self.score_at = [(OPPONENTS + j * OPP_FIELDS + OPP_SCORE, q) for j, q in opponents]
         self.offer_at = [(OPPONENTS + j * OPP_FIELDS + OPP_OFFER, q) for j, q in opponents]
         self.history_at = [(HISTORY + j * HIST_FIELDS, q) for j, q in opponents]
-        self.state = self.hands = self.played = self.known = self.history = None
+        self.state = self.hands = self.played = self.known = self.history = self.known_seen = None
 
     def bind(self, s: State) -> None:
         """Copy from the arrays of state ``s`` from now on (views of them); the known cards
         start unknown."""
-        p, buf = self.seat, self.buf
+        p = self.seat
         self.state, self.hands, self.played, self.known, self.history = \
             s, s.hands, s.played, s.known, s.history
-        history = buf[HISTORY:WD4_COLOR].reshape(MAX_OPPONENTS, HIST_FIELDS)
-        opponents = buf[OPPONENTS:RULES].reshape(MAX_OPPONENTS, OPP_FIELDS)
-        runs = _runs(self.enc.n, p)
-        copies = [(buf[HAND:HAND + C.NUM_KINDS], s.hands[p]), (buf[PLAYED:PLAYED + C.NUM_KINDS], s.played)]
-        copies += [(history[j:j + m, HIST_DREW_ON_COLOR:HIST_DREW_ON_COLOR + _COPIED_WIDTH],
-                    s.history[q:q + m, _COPIED]) for j, q, m in runs]
-        known = [(opponents[j:j + m, OPP_KNOWN:OPP_OFFER], s.known[p, q:q + m]) for j, q, m in runs]
-        # a run of one opponent copies faster as a row than as a block of one row
-        self.copies = [(d[0], r[0]) if d.ndim == 2 and len(d) == 1 else (d, r) for d, r in copies]
-        self.known_copies = [(d[0], r[0]) if len(d) == 1 else (d, r) for d, r in known]
+        sources = [s.hands[p], s.played] + [s.history[q, _COPIED] for _, q in self.runs]
+        self.copies = list(zip(self.targets, sources))
+        self.known_copies = list(zip(self.known_targets, [s.known[p, q] for _, q in self.runs]))
         self.known_row = s.known[p]
-        self.known_block[...] = 0.0
-        self.known_seen = None
+        if self.known_seen is not None:  # (None: the block is zero)
+            self.known_block[...] = 0.0
+            self.known_seen = None
 
 
 def decode_history(obs: np.ndarray, num_players: int) -> tuple[np.ndarray, int]:
