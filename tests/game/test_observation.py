@@ -48,42 +48,37 @@ class ReferenceEncoder:
     def encode(self, s: State, p: int) -> np.ndarray:
         r, n = self.rules, self.n
         obs = self.template.copy()
-        obs[HAND:HAND + C.NUM_KINDS] = s.hands[p]
-        obs[TOP + s.discard[-1]] = 1.0
-        if s.color >= 0:
-            obs[COLOR + s.color] = 1.0
-        if s.actor == p:
-            obs[PHASE + s.phase] = 1.0
-        if s.pending:
-            obs[PENDING] = s.pending
-            obs[PENDING_KIND + s.pending_kind] = 1.0
-        obs[DIRECTION] = s.direction < 0
+
+        def one_hot(block: int, index: int) -> None:  # index -1: no entry
+            if index >= 0:
+                obs[block + index] = 1.0
+
+        obs[HAND:TOP] = s.hands[p]
+        one_hot(TOP, s.discard[-1])
+        one_hot(COLOR, s.color)
+        one_hot(PHASE, s.phase if s.actor == p else -1)
+        obs[PENDING] = s.pending
+        one_hot(PENDING_KIND, s.pending_kind if s.pending else -1)
+        obs[DIRECTION] = s.direction == -1
         obs[DRAW_SIZE] = len(s.draw_pile) / self.deck_size
-        obs[PLAYED:PLAYED + C.NUM_KINDS] = s.played
-        obs[TURN + (s.turn - p) % n] = 1.0
-        if r.uno_call == "explicit":
-            obs[SELF] = s.uno_called[p]
-        if r.episode != "round":
-            obs[SELF_SCORE] = s.scores[p] / r.target_score
+        obs[PLAYED:TURN] = s.played
+        one_hot(TURN, (s.turn - p) % n)
+        explicit, scores = r.uno_call == "explicit", r.episode != "round"
+        obs[SELF] = explicit and s.uno_called[p]
+        obs[SELF_SCORE] = scores and s.scores[p] / r.target_score
         for j in range(n - 1):
-            q = (p + 1 + j) % n
-            base = OPPONENTS + j * OPP_FIELDS
-            obs[base + OPP_HAND_SIZE] = s.hand_size[q]
-            if r.episode != "round":
-                obs[base + OPP_SCORE] = s.scores[q] / r.target_score
-            if r.uno_call == "explicit":
-                obs[base + OPP_UNO] = s.uno_called[q]
-            if s.known_any:
-                obs[base + OPP_KNOWN:base + OPP_OFFER] = s.known[p, q]
-            if r.giving and s.offers[q] >= 0:
-                obs[base + OPP_OFFER + s.offers[q]] = 1.0
-            row, base = s.history[q], HISTORY + j * HIST_FIELDS
-            obs[base + HIST_DREW_ON_COLOR:base + HIST_LAST] = row[G.H_DREW_ON_COLOR:G.H_RECEIVED + 1]
-            obs[base + HIST_LAST + row[G.H_LAST]] = 1.0
-            if row[G.H_LEFT] >= 0:
-                obs[base + HIST_LEFT + row[G.H_LEFT]] = 1.0
-        if r.challenge and s.wd4_player >= 0 and s.wd4_color >= 0:
-            obs[WD4_COLOR + s.wd4_color] = 1.0
+            q = (p + 1 + j) % n  # slot j: the seat j + 1 to my left
+            slot = OPPONENTS + j * OPP_FIELDS
+            obs[slot + OPP_HAND_SIZE] = s.hand_size[q]
+            obs[slot + OPP_SCORE] = scores and s.scores[q] / r.target_score
+            obs[slot + OPP_UNO] = explicit and s.uno_called[q]
+            obs[slot + OPP_KNOWN:slot + OPP_OFFER] = s.known[p, q] if s.known_any else 0
+            one_hot(slot + OPP_OFFER, s.offers[q] if r.giving else -1)
+            slot = HISTORY + j * HIST_FIELDS
+            obs[slot + HIST_DREW_ON_COLOR:slot + HIST_LAST] = s.history[q, G.H_DREW_ON_COLOR:G.H_LAST]
+            one_hot(slot + HIST_LAST, s.history[q, G.H_LAST])
+            one_hot(slot + HIST_LEFT, s.history[q, G.H_LEFT])
+        one_hot(WD4_COLOR, s.wd4_color if r.challenge and s.wd4_player >= 0 else -1)
         return obs
 
 

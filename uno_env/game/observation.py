@@ -242,8 +242,9 @@ def _runs(n: int, p: int) -> list[tuple[int, int, int]]:
 class _SeatBuffer:
     """One seat's private buffer for :class:`ObservationEncoder`: the template with the blocks
     copied from the arrays of ``state`` (the state it was last bound to), the views that copy
-    them (``copies``, ``known_copies``: (into the buffer, from the state)), and the offsets of
-    the seat's single entries (``*_at``: (offset, opponent seat))."""
+    them (``copies``, ``known_copies``: (into the buffer, from the state)), the bytes of the
+    row of ``known`` that the known cards' block shows (``known_seen``; None: the block is
+    zero), and the offsets of the seat's single entries (``*_at``: (offset, opponent seat))."""
 
     __slots__ = ("seat", "buf", "targets", "known_targets", "known_block", "runs", "size_at",
                  "uno_at", "score_at", "offer_at", "history_at", "state", "hands", "played",
@@ -253,12 +254,13 @@ class _SeatBuffer:
         self.seat = p
         self.buf = buf = enc._template.copy()
         m = enc.n - 1
-        history = buf[HISTORY:WD4_COLOR].reshape(MAX_OPPONENTS, HIST_FIELDS)[:, HIST_DREW_ON_COLOR:
-                                                                            HIST_DREW_ON_COLOR + _COPIED_WIDTH]
+        copied = slice(HIST_DREW_ON_COLOR, HIST_DREW_ON_COLOR + _COPIED_WIDTH)
+        history = buf[HISTORY:WD4_COLOR].reshape(MAX_OPPONENTS, HIST_FIELDS)[:, copied]
         known = buf[OPPONENTS:RULES].reshape(MAX_OPPONENTS, OPP_FIELDS)[:, OPP_KNOWN:OPP_OFFER]
         # (slots, seats) of each run of consecutive opponents; a run of one as an index (a row
         # copies faster than a block of one row)
-        self.runs = [(j, q) if k == 1 else (slice(j, j + k), slice(q, q + k)) for j, q, k in _runs(enc.n, p)]
+        self.runs = [(j, q) if k == 1 else (slice(j, j + k), slice(q, q + k))
+                     for j, q, k in _runs(enc.n, p)]
         self.targets = [buf[HAND:HAND + C.NUM_KINDS], buf[PLAYED:PLAYED + C.NUM_KINDS]]
         self.targets += [history[j] for j, _ in self.runs]
         self.known_targets = [known[j] for j, _ in self.runs]
@@ -272,18 +274,14 @@ class _SeatBuffer:
         self.state = self.hands = self.played = self.known = self.history = self.known_seen = None
 
     def bind(self, s: State) -> None:
-        """Copy from the arrays of state ``s`` from now on (views of them); the known cards
-        start unknown."""
+        """Copy from the arrays of state ``s`` from now on (views of them)."""
         p = self.seat
         self.state, self.hands, self.played, self.known, self.history = \
             s, s.hands, s.played, s.known, s.history
         sources = [s.hands[p], s.played] + [s.history[q, _COPIED] for _, q in self.runs]
         self.copies = list(zip(self.targets, sources))
         self.known_copies = list(zip(self.known_targets, [s.known[p, q] for _, q in self.runs]))
-        self.known_row = s.known[p]
-        if self.known_seen is not None:  # (None: the block is zero)
-            self.known_block[...] = 0.0
-            self.known_seen = None
+        self.known_row = s.known[p]  # (known_seen stays: the bytes of the row the block shows)
 
 
 def decode_history(obs: np.ndarray, num_players: int) -> tuple[np.ndarray, int]:
