@@ -138,7 +138,7 @@ def test_encoder_equals_the_reference_at_every_decision(rules, overrides, n):
 @pytest.mark.parametrize("n", PLAYERS)
 @pytest.mark.parametrize("rules,overrides", CASES)
 def test_encoder_equals_the_reference_at_every_decision_long(rules, overrides, n):
-    play_in_lockstep(rules, overrides, n, decisions=20_000, seed=100 + n)
+    play_in_lockstep(rules, overrides, n, decisions=5_000, seed=100 + n)
 
 
 def test_lockstep_games_cover_every_branch_of_the_encoder():
