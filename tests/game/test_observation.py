@@ -2,14 +2,15 @@
 
 ``ObservationEncoder`` keeps a private buffer per seat and copies the state's arrays through
 views made once per state (``uno_env.game.observation``: "How"). ``ReferenceEncoder`` below is
-the plain version (the encoder of uno_env 0.3-0.5: a fresh template, every block written from
-the state on every call), kept here as the spec in code. They run in lockstep over seeded
-random games of every preset and option mix, 2-10 players: after every decision every seat is
-encoded by both (a random subset of seats, in a random order, so that a seat's buffer meets
-states that changed by several decisions since it last looked) and the vectors must be equal
-entry for entry. Then the contract around the buffers: every call returns a new array that
-nothing writes to afterwards, states changed by hand or swapped for others encode correctly,
-and copies of an encoder share nothing with it.
+the plain version, kept here as the spec in code: a fresh template, every entry written from
+the state on every call, block by block as the table lists them (it agrees with the encoder
+of uno_env 0.3-0.5.13, which worked that way). They run in lockstep over seeded random games
+of every preset and option mix, 2-10 players: after every decision the actor and each other
+seat with probability 1/2 are encoded by both, in a random order (so that a seat's buffer
+meets states that changed by several decisions since it last looked), and the vectors must
+be equal entry for entry. Then the contract around the buffers: every call returns a new
+array that nothing writes to afterwards, states changed by hand or swapped for others encode
+correctly, and copies of an encoder share nothing with it.
 """
 
 from __future__ import annotations
