@@ -6,19 +6,24 @@ layer      may import
 game       the standard library, numpy, yaml, ``uno_env.game`` and the ``uno_env._*``
            utilities (the bounded file readers of ``_files``); numba in
            ``uno_env.game.batched`` only (the batched engine's compiled kernels)
-agents     game, agents, the ``uno_env._*`` utilities, numpy; torch, stable_baselines3,
-           sb3_contrib and safetensors only inside functions
+agents     game, agents, the ``uno_env._*`` utilities, numpy; safetensors only inside
+           functions (what plays a checkpoint needs neither torch nor Stable-Baselines3)
 envs       game, agents, envs, the utilities, numpy, gymnasium, pettingzoo
-tools      game, agents, envs, tools, the utilities, any third-party package
-integrations  game, agents, envs, tools, integrations, the utilities, any third-party package
-           (adapters to other libraries' stacks, e.g. RLlib: importable only where that library is)
+tools      game, agents, envs, tools, the utilities, any third-party package but the
+           learning libraries (torch, stable_baselines3, sb3_contrib)
+learn      game, agents, envs, tools, learn, the utilities, any third-party package (the
+           learning layer: training configs, run folders, imitation, the SB3 side)
+integrations  game, agents, envs, tools, learn, integrations, the utilities, any third-party
+           package (adapters to other libraries' stacks, e.g. RLlib: importable only where that
+           library is)
 root       ``uno_env/__init__.py`` and ``uno_env/registration.py`` (the envs' ids): anything
            in ``uno_env``, gymnasium, pettingzoo; the utilities ``uno_env/_*.py``: the
            standard library
 =========  ===========================================================================
 
 The package itself (``import uno_env``, e.g. for ``__version__``) is the top of the tree:
-tools may import it anywhere, agents and envs only inside functions, game never. Nothing
+tools, learn and integrations may import it anywhere, agents and envs only inside functions,
+game never. Nothing
 in ``uno_env`` imports ``training`` (the scripts above the package), and nothing outside
 ``uno_env.integrations`` imports it (so ``import uno_env`` never needs ray).
 
@@ -55,30 +60,34 @@ import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PACKAGE = "uno_env"
-LAYERS = ("game", "agents", "envs", "tools", "integrations")
+LAYERS = ("game", "agents", "envs", "tools", "learn", "integrations")
 # uno_env layers each layer may import (besides the utilities uno_env._*)
 MAY_IMPORT = {
     "game": {"game", "utilities"},
     "agents": {"game", "agents", "utilities"},
     "envs": {"game", "agents", "envs", "utilities"},
     "tools": {"game", "agents", "envs", "tools", "utilities", "package"},
-    "integrations": {"game", "agents", "envs", "tools", "integrations", "utilities", "package"},
+    "learn": {"game", "agents", "envs", "tools", "learn", "utilities", "package"},
+    "integrations": {"game", "agents", "envs", "tools", "learn", "integrations", "utilities", "package"},
     "root": {"game", "agents", "envs", "tools", "utilities", "package", "root"},
     "utilities": {"utilities"},
 }
 # layers that may import the package itself inside functions only
 PACKAGE_LAZILY = {"agents", "envs"}
 ANY = None  # any third-party package
+LEARNING_LIBRARIES = {"torch", "stable_baselines3", "sb3_contrib"}  # the learn layer's and above
 THIRD_PARTY = {
     "game": {"numpy", "yaml"},
     "agents": {"numpy"},
     "envs": {"numpy", "gymnasium", "pettingzoo"},
-    "tools": ANY,
+    "tools": ANY,  # but LEARNING_LIBRARIES
+    "learn": ANY,
     "integrations": ANY,
     "root": {"gymnasium", "pettingzoo"},
     "utilities": set(),
 }
-THIRD_PARTY_LAZILY = {"agents": {"torch", "stable_baselines3", "sb3_contrib", "safetensors"}}
+THIRD_PARTY_LAZILY = {"agents": {"safetensors"}}
+NOT_THIRD_PARTY = {"tools": LEARNING_LIBRARIES, "battle.tools": LEARNING_LIBRARIES}
 # subpackages that may import more than their layer
 SUBPACKAGE_THIRD_PARTY = {"uno_env.game.batched": {"numba"}}
 
@@ -187,6 +196,9 @@ def layer_violations(root: str = ROOT) -> list[str]:
             continue
         else:
             allowed = THIRD_PARTY[layer]
+            if top in NOT_THIRD_PARTY.get(layer, ()):
+                out.append(f"{where} ({layer} may not import {top}: learning is uno_env.learn's)")
+                continue
             if allowed is ANY or top in allowed:
                 continue
             if any(top in extra for sub, extra in SUBPACKAGE_THIRD_PARTY.items()
@@ -300,7 +312,8 @@ def test_every_module_of_the_package_is_checked():
     names = {module_name(ROOT, os.path.join(d, f)) for d, _, fs in os.walk(os.path.join(ROOT, PACKAGE))
              for f in fs if f.endswith(".py")}
     assert {"uno_env", "uno_env.game.engine", "uno_env.agents.heuristic", "uno_env.envs.aec_env",
-            "uno_env.tools.evaluate"} <= names
+            "uno_env.tools.evaluate", "uno_env.learn.configs", "uno_env.learn.sb3"} <= names
+    assert {layer_of(m) for m in names if m.startswith("uno_env.learn")} == {"learn"}
 
 
 BAD = {
@@ -311,26 +324,41 @@ BAD = {
     "envs/aec_env.py": "from uno_env.tools.evaluate import evaluate\nimport torch\n",
     "tools/play.py": "import torch\nfrom training import train\n",
     "tools/report.py": "from uno_env.integrations import rllib\n",
-    "integrations/rllib.py": "import ray\nfrom uno_env.tools.evaluate import evaluate\nfrom training import train\n",
+    "tools/stats.py": "from uno_env.learn import sb3\ndef f():\n    import sb3_contrib\n",
+    "agents/policy.py": "from uno_env.learn import sb3\n",
+    "learn/sb3.py": "import torch\nfrom uno_env.tools.evaluate import evaluate\nfrom uno_env.integrations import rllib\n",
+    "integrations/rllib.py": "import ray\nfrom uno_env.tools.evaluate import evaluate\nfrom uno_env.learn import sb3\n"
+                             "from training import train\n",
 }
 
 
 @pytest.mark.parametrize("relative,expected", [
     ("game/cards.py", ["uno_env/game/cards.py:1: uno_env.game.cards imports gymnasium (game may not import gymnasium)"]),
     ("game/rules.py", ["uno_env/game/rules.py:1: uno_env.game.rules imports uno_env.agents.bots (game may import only game, the utilities)"]),
-    ("agents/bots.py", ["uno_env/agents/bots.py:1: uno_env.agents.bots imports torch (torch only inside functions in agents)",
+    ("agents/bots.py", ["uno_env/agents/bots.py:1: uno_env.agents.bots imports torch (agents may not import torch)",
                         "uno_env/agents/bots.py:2: uno_env.agents.bots imports uno_env.envs.aec_env (agents may import "
                         "only agents, game, the utilities, the package inside functions)"]),
-    ("agents/view.py", ["uno_env/agents/view.py:4: uno_env.agents.view imports uno_env.tools.play (agents may import "
+    ("agents/view.py", ["uno_env/agents/view.py:2: uno_env.agents.view imports torch (agents may not import torch)",
+                        "uno_env/agents/view.py:4: uno_env.agents.view imports uno_env.tools.play (agents may import "
                         "only agents, game, the utilities, the package inside functions)"]),
+    ("agents/policy.py", ["uno_env/agents/policy.py:1: uno_env.agents.policy imports uno_env.learn.sb3 (agents may "
+                          "import only agents, game, the utilities, the package inside functions)"]),
     ("envs/aec_env.py", ["uno_env/envs/aec_env.py:1: uno_env.envs.aec_env imports uno_env.tools.evaluate (envs may "
                          "import only agents, envs, game, the utilities, the package inside functions)",
                          "uno_env/envs/aec_env.py:2: uno_env.envs.aec_env imports torch (envs may not import torch)"]),
-    ("tools/play.py", ["uno_env/tools/play.py:2: uno_env.tools.play imports training (nothing in uno_env "
+    ("tools/play.py", ["uno_env/tools/play.py:1: uno_env.tools.play imports torch (tools may not import torch: "
+                       "learning is uno_env.learn's)",
+                       "uno_env/tools/play.py:2: uno_env.tools.play imports training (nothing in uno_env "
                        "imports the training scripts)"]),
     ("tools/report.py", ["uno_env/tools/report.py:1: uno_env.tools.report imports uno_env.integrations.rllib "
                          "(tools may import only agents, battle.root, battle.tools, envs, game, tools, the utilities)"]),
-    ("integrations/rllib.py", ["uno_env/integrations/rllib.py:3: uno_env.integrations.rllib imports training "
+    ("tools/stats.py", ["uno_env/tools/stats.py:1: uno_env.tools.stats imports uno_env.learn.sb3 "
+                        "(tools may import only agents, battle.root, battle.tools, envs, game, tools, the utilities)",
+                        "uno_env/tools/stats.py:3: uno_env.tools.stats imports sb3_contrib (tools may not import "
+                        "sb3_contrib: learning is uno_env.learn's)"]),
+    ("learn/sb3.py", ["uno_env/learn/sb3.py:3: uno_env.learn.sb3 imports uno_env.integrations.rllib (learn may "
+                      "import only agents, envs, game, learn, tools, the utilities)"]),
+    ("integrations/rllib.py", ["uno_env/integrations/rllib.py:4: uno_env.integrations.rllib imports training "
                                "(nothing in uno_env imports the training scripts)"]),
 ])
 def test_an_injected_bad_import_is_named(tmp_path, relative, expected):

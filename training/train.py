@@ -16,29 +16,29 @@ the learning curve ``curve.png``.
 **Imitation first** (``imitate_decisions`` > 0, a new run only): before PPO, the policy is
 fitted to ``imitate_decisions`` decisions of ``imitate_teacher`` playing every seat (masked
 cross-entropy, ``imitate_epochs`` passes at ``imitate_learning_rate``) and the value network to
-their outcomes (:mod:`uno_env.agents.imitation`, :func:`uno_env.agents.sb3.imitate`); its time
+their outcomes (:mod:`uno_env.learn.imitation`, :func:`uno_env.learn.sb3.imitate`); its time
 counts in the run's wall time and time limit. PPO then fine-tunes the clone (the shipped
 configs use small steps: lr 1e-4, clip 0.1).
 
 **Or a checkpoint's policy first** (``init_checkpoint: <dir>``, a new run only): the actor
-starts as that checkpoint's (its safetensors weights copied exactly, :func:`uno_env.agents.sb3.set_actor`;
+starts as that checkpoint's (its safetensors weights copied exactly, :func:`uno_env.learn.sb3.set_actor`;
 rules, players and network must be the run's, checked before anything is spent), and the
 imitation above, if any, fits only the value network (``imitate_teacher: checkpoint:<dir>``
 fits it to the policy's own games). A shipped agent can so be trained further without its
 ``model.zip``.
 
 **The critic** (``critic``). ``obs``: SB3's policy and value networks both read the
-observation. ``state``: an asymmetric actor-critic (:class:`uno_env.agents.sb3.AsymmetricPolicy`):
+observation. ``state``: an asymmetric actor-critic (:class:`uno_env.learn.sb3.AsymmetricPolicy`):
 the env appends the global state seen from the learner (every hand, the DRAW pile's contents:
 ``UnoGymEnv(critic_state="append")``) and only the value network reads it; the policy, the part
 the checkpoint saves, reads the observation alone, so the checkpoint is the same kind either way.
 With ``critic: state``, ``hand_loss_coef`` > 0 adds an auxiliary task: a head on the actor's
 last hidden layer predicts the opponents' hands from it, its squared error against the true
-hands joining the PPO loss (:class:`uno_env.agents.sb3.HandLossPPO`; the head is not saved).
+hands joining the PPO loss (:class:`uno_env.learn.sb3.HandLossPPO`; the head is not saved).
 ``oracle_fade: [start, end]`` is oracle guiding (Suphx): the policy also reads the opponents'
 hands, scaled by a factor that is 1 until ``start``, falls linearly to 0 at ``end`` (fractions
 of the run) and stays 0, so the policy learns first with the hidden cards in view and then
-without them (:class:`uno_env.agents.sb3.OracleFeatures`; the checkpoint is the actor at 0).
+without them (:class:`uno_env.learn.sb3.OracleFeatures`; the checkpoint is the actor at 0).
 
 **Reward shaping** (``shaping_coef``; any critic). The game's reward comes once, at the end
 (+1 for a win, else -1/(n-1)). With ``shaping_coef`` c > 0 every learner step also earns
@@ -76,7 +76,7 @@ checkpoint by a run that was killed) are dropped, so a resumed run never has two
 step and its curve ends at the model. (TensorBoard's event files are append-only and may keep
 points past the checkpoint of a killed run.)
 
-**Stopping** (Ctrl-C, SIGTERM: :mod:`uno_env.tools.stop_signals`). In the training loop a
+**Stopping** (Ctrl-C, SIGTERM: :mod:`uno_env.learn.stop_signals`). In the training loop a
 signal ends the rollout at the next env step (a callback; the partial rollout is not learned
 from), an evaluation under way is dropped whole, and a checkpoint of the current step is
 saved (model.zip, weights, card, as any checkpoint; eval.csv holds the evaluations up to it);
@@ -94,9 +94,9 @@ learning_rate=1e-4``, checked like the YAML's own keys) or else a rule option of
 error. ``--total-steps`` and ``--time-limit-min`` win over ``--set`` and are checked like it.
 The card records the resulting config, the full rules and the overrides in effect
 (``overrides``): ``--resume`` reads ``--config`` again and applies the run's overrides, then
-the ones given again, which win (:func:`uno_env.tools.run_dirs.stored_overrides`); a rule
+the ones given again, which win (:func:`uno_env.learn.run_dirs.stored_overrides`); a rule
 option given again that changes the run's rules is an error naming it. The checks are
-:mod:`uno_env.tools.configs` (one per key, in ``_CONFIG_CHECKS``), shared with ``train_rllib.py``;
+:mod:`uno_env.learn.configs` (one per key, in ``_CONFIG_CHECKS``), shared with ``train_rllib.py``;
 then, before anything is spent, :func:`check_machine` checks the config against this machine
 (``torch_threads`` and its CPUs, the memory of the demonstrations, the rollout, the networks,
 the envs and the workers: docs/RELIABILITY.md).
@@ -128,25 +128,24 @@ from tqdm import tqdm
 import uno_env
 import uno_env.agents.checkpoint as ckpt
 from uno_env import _atomic, _files
-from uno_env.agents import sb3
-from uno_env.agents.demo_store import demonstrations
-from uno_env.agents.imitation import summary as imitation_summary
 from uno_env.agents.policy import PolicyAgent
+from uno_env.envs.gym_env import UnoGymEnv
 from uno_env.game import actions as A
 from uno_env.game import cards as C
 from uno_env.game import observation as O
 from uno_env.game.global_state import GLOBAL_STATE_SIZE
-from uno_env.tools.evaluate import evaluate_vs
-from uno_env.envs.gym_env import UnoGymEnv
 from uno_env.game.rules import make_rules
-from uno_env.tools import configs, run_dirs
-from uno_env.tools.stop_signals import Interrupted, StopSignals
+from uno_env.learn import configs, run_dirs, sb3
+from uno_env.learn.demo_store import demonstrations
+from uno_env.learn.imitation import summary as imitation_summary
+from uno_env.learn.stop_signals import Interrupted, StopSignals
+from uno_env.tools.evaluate import evaluate_vs
 
 
 @dataclass
 class Config(configs.TrainingConfig):
     """Everything one training run needs; loaded from ``configs/train/<name>.yaml``. The keys
-    shared with ``train_rllib.py`` are :class:`uno_env.tools.configs.TrainingConfig`'s; a step
+    shared with ``train_rllib.py`` are :class:`uno_env.learn.configs.TrainingConfig`'s; a step
     here is a learner decision."""
 
     torch_threads: int = 2
@@ -161,17 +160,17 @@ class Config(configs.TrainingConfig):
     # --- MaskablePPO ---
     critic: str = "obs"
     """obs: the value network reads what the policy reads; state: an asymmetric actor-critic,
-    the value network also reads the global state (every hand; uno_env.agents.sb3.AsymmetricPolicy,
+    the value network also reads the global state (every hand; uno_env.learn.sb3.AsymmetricPolicy,
     the env appends the state to the observation), the policy only the observation. The
     checkpoint is the same either way (needs obs_features)"""
     hand_loss_coef: float = 0.0
     """critic: state only. > 0: an auxiliary head on the actor's last hidden layer predicts the
-    opponents' hands, and this times its squared error joins the PPO loss (uno_env.agents.sb3.
+    opponents' hands, and this times its squared error joins the PPO loss (uno_env.learn.sb3.
     HandLossPPO); the head is not saved in the checkpoint. 0: plain MaskablePPO"""
     oracle_fade: list[float] | None = None
     """critic: state only. [start, end]: oracle guiding, the policy also reads the opponents'
     hands times a factor 1 until start, linear to 0 at end, then 0 (fractions of the run;
-    uno_env.agents.sb3.OracleFeatures). The checkpoint is the actor at factor 0. null: off"""
+    uno_env.learn.sb3.OracleFeatures). The checkpoint is the actor at factor 0. null: off"""
     shaping_coef: float = 0.0
     """> 0: potential-based reward shaping on the hand sizes (PotentialShaping); 0: the game's
     reward only"""
@@ -185,7 +184,7 @@ class Config(configs.TrainingConfig):
     """snapshots sample their moves (True) or play their most likely move"""
 
 
-# what each Config key must hold (uno_env.tools.configs: one check per key, unknown keys are errors)
+# what each Config key must hold (uno_env.learn.configs: one check per key, unknown keys are errors)
 _CONFIG_CHECKS = {**configs.TRAINING_CHECKS,  # the keys train_rllib.py shares, then our own
     "n_envs": configs.integer(1),
     "vec_env": configs.choice("dummy", "subproc"),
@@ -232,7 +231,7 @@ def load_config(path: str, overrides: dict | None = None) -> Config:
 
 def check_machine(cfg: Config, source: str) -> None:
     """``ValueError`` naming the keys of ``cfg`` this machine cannot hold, before anything is
-    spent (:func:`uno_env.tools.configs.check_machine`): ``torch_threads`` beyond its CPUs, and
+    spent (:func:`uno_env.learn.configs.check_machine`): ``torch_threads`` beyond its CPUs, and
     memory: the networks being trained, the rollout buffer (built with the model, before the
     imitation), the envs (a process each with ``vec_env: subproc``), the demonstrations and
     the worker processes."""

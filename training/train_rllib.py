@@ -29,7 +29,7 @@ once): a node lost takes its runners, Ray restarts them where a CPU is free (RLl
 ``restart_failed_env_runners``) and the others sample on. With none alive the script waits
 ``resources_wait_s`` for them, then saves a checkpoint and exits with 1 and a line saying so.
 
-**Stopping** (Ctrl-C, SIGTERM: :mod:`uno_env.tools.stop_signals`). In the training loop a
+**Stopping** (Ctrl-C, SIGTERM: :mod:`uno_env.learn.stop_signals`). In the training loop a
 signal lets the iteration under way finish (an evaluation under way is dropped whole), saves
 a checkpoint (the RLlib state, the exported policy and card, trainer.json; eval.csv holds the
 evaluations up to it) and exits with 130 (SIGINT) or 143 (SIGTERM) and one line naming the
@@ -81,7 +81,7 @@ slots); ``eval.csv`` and ``curve.png``. ``runs/<run>/``: TensorBoard logs. Check
 ``--total-steps`` and ``--time-limit-min`` win over it. The card records the overrides in
 effect (``overrides``) and ``--resume`` applies them again, then the ones given again, which
 win (``--resume --set num_env_runners=1`` on a smaller cluster). The config YAML is checked
-like ``train.py``'s (:mod:`uno_env.tools.configs`): an unknown key or a bad value is an error
+like ``train.py``'s (:mod:`uno_env.learn.configs`): an unknown key or a bad value is an error
 naming the file and the key; then, before Ray starts, :func:`check_machine` checks it against
 the driver's machine (``torch_threads`` and its CPUs, the memory of the batch, the networks,
 the demonstrations and the workers: docs/RELIABILITY.md).
@@ -104,13 +104,13 @@ from typing import Any
 import uno_env
 from uno_env import _atomic, _files
 from uno_env.agents import checkpoint as ckpt
-from uno_env.agents.demo_store import demonstrations
-from uno_env.agents.imitation import summary as imitation_summary
 from uno_env.agents.policy import PolicyAgent
 from uno_env.game.rules import Rules, make_rules
+from uno_env.learn import configs, run_dirs
+from uno_env.learn.demo_store import demonstrations
+from uno_env.learn.imitation import summary as imitation_summary
+from uno_env.learn.stop_signals import Interrupted, StopSignals
 from uno_env.tools.evaluate import evaluate_vs
-from uno_env.tools import configs, run_dirs
-from uno_env.tools.stop_signals import Interrupted, StopSignals
 
 SELF = "self"  # league entry: the learner itself (another seat of the shared policy)
 SNAPSHOTS = "snapshots"  # league entry: frozen snapshots of the learner
@@ -122,7 +122,7 @@ EVAL_CSV = "eval.csv"
 @dataclass
 class Config(configs.TrainingConfig):
     """Everything one RLlib run needs; loaded from ``configs/rllib/<name>.yaml``. The keys
-    shared with ``train.py`` are :class:`uno_env.tools.configs.TrainingConfig`'s; a step here
+    shared with ``train.py`` are :class:`uno_env.learn.configs.TrainingConfig`'s; a step here
     is an env step (a decision of any seat, the bots' included)."""
 
     total_steps: int = 1_000_000
@@ -166,7 +166,7 @@ class Config(configs.TrainingConfig):
     """seconds between console progress lines"""
 
 
-# what each Config key must hold (uno_env.tools.configs: one check per key, unknown keys are errors)
+# what each Config key must hold (uno_env.learn.configs: one check per key, unknown keys are errors)
 _CONFIG_CHECKS = {**configs.TRAINING_CHECKS,  # the keys train.py shares, then our own
     "num_env_runners": configs.integer(0),
     "num_envs_per_env_runner": configs.integer(1),
@@ -199,7 +199,7 @@ RLLIB_BATCH_COPIES = 3
 
 def check_machine(cfg: Config, source: str) -> None:
     """``ValueError`` naming the keys of ``cfg`` this machine (the driver's) cannot hold, before
-    Ray starts (:func:`uno_env.tools.configs.check_machine`): ``torch_threads`` beyond its
+    Ray starts (:func:`uno_env.learn.configs.check_machine`): ``torch_threads`` beyond its
     CPUs, and memory: the networks,
     the training batch, the envs sampled in the driver (``num_env_runners: 0``), the
     demonstrations and the evaluation workers. Env runners and learners on a cluster are

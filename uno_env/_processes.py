@@ -6,7 +6,7 @@ and of how many processes a pool may have.
 ``fork`` where the platform has it (fast, no ``__main__`` guard needed), unless torch is
 already loaded in this process (forking its thread pools is unsafe): then ``spawn``. Used by
 the evaluation tool (:mod:`uno_env.tools.evaluate`) and the demonstration collector
-(:mod:`uno_env.agents.imitation`).
+(:mod:`uno_env.learn.imitation`).
 
 Ctrl-C at a terminal sends SIGINT to every process of the job; it is the parent's to handle
 (a training script saves and exits, a tool stops), and leaving the ``with`` block terminates

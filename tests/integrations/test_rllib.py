@@ -377,7 +377,7 @@ def test_a_snapshot_takes_the_learners_weights_on_the_learner_and_the_env_runner
 
 
 def test_imitation_makes_the_learner_play_the_teachers_moves_on_the_learner_and_the_env_runner(local_ray):
-    from uno_env.agents.imitation import collect_demonstrations
+    from uno_env.learn.imitation import collect_demonstrations
 
     algo = tiny_ppo(3, {ur.LEARNER: 1.0}, module=ur.model_config(3, [64]))
     try:
@@ -401,7 +401,7 @@ def test_imitation_makes_the_learner_play_the_teachers_moves_on_the_learner_and_
 
 
 def test_a_checkpoints_actor_loads_into_the_learner_and_the_env_runner_and_the_critic_is_fitted_alone(local_ray):
-    from uno_env.agents.imitation import collect_demonstrations
+    from uno_env.learn.imitation import collect_demonstrations
 
     config = ur.model_config(3, [64])
     algo = tiny_ppo(3, {ur.LEARNER: 1.0}, module=config)

@@ -17,7 +17,7 @@ import torch  # noqa: E402
 from sb3_contrib import MaskablePPO  # noqa: E402
 
 from uno_env.agents import checkpoint as ckpt  # noqa: E402
-from uno_env.agents import make_agent, sb3  # noqa: E402
+from uno_env.agents import make_agent  # noqa: E402
 from uno_env.agents.policy import load_policy  # noqa: E402
 from uno_env.envs.gym_env import UnoGymEnv  # noqa: E402
 from uno_env.game import actions as A  # noqa: E402
@@ -25,6 +25,7 @@ from uno_env.game import cards as C  # noqa: E402
 from uno_env.game import global_state as G  # noqa: E402
 from uno_env.game import observation as O  # noqa: E402
 from uno_env.game.rules import make_rules  # noqa: E402
+from uno_env.learn import sb3  # noqa: E402
 from uno_env.tools.evaluate import evaluate  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

@@ -14,7 +14,7 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "training"))
 import train  # noqa: E402
-from uno_env.tools import configs  # noqa: E402
+from uno_env.learn import configs  # noqa: E402
 from helpers import cli_error  # noqa: E402
 
 

@@ -18,7 +18,7 @@ import pytest
 pytest.importorskip("sb3_contrib")
 
 from uno_env.agents import checkpoint as ckpt  # noqa: E402
-from uno_env.agents import sb3  # noqa: E402
+from uno_env.learn import sb3  # noqa: E402
 from uno_env.agents.policy import load_policy  # noqa: E402
 from uno_env.envs.gym_env import UnoGymEnv  # noqa: E402
 

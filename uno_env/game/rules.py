@@ -266,7 +266,7 @@ def read_yaml_mapping(path: str, kind: str = "rules file", max_bytes: int = MAX_
     ``ValueError`` naming the ``kind`` of file and its path if it is not a regular file (a
     FIFO, a device, a directory) of at most ``max_bytes``, cannot be read, is not UTF-8 or not
     YAML, nests too deeply, holds an integer too long to read, or is not a mapping. The one
-    reader of rules files, and of the training configs (:mod:`uno_env.tools.configs`)."""
+    reader of rules files, and of the training configs (:mod:`uno_env.learn.configs`)."""
     try:
         text = _files.read_bounded_text(path, max_bytes, kind)
     except OSError as e:

@@ -86,7 +86,7 @@ Phases switch by training progress, which the driver sets on every env runner
 (:meth:`LeagueMapping.update`, through ``EnvRunnerGroup.foreach_env_runner``).
 
 **Imitation first** (:func:`imitate_learner`): the learner fitted to a teacher's decisions
-(:mod:`uno_env.agents.imitation`) before PPO, as in ``training/train.py``;
+(:mod:`uno_env.learn.imitation`) before PPO, as in ``training/train.py``;
 ``training/train_rllib.py`` does it when ``imitate_decisions`` > 0.
 
 **A checkpoint's policy first** (:func:`set_actor`, :func:`with_actor`, the inverse of
@@ -118,13 +118,13 @@ from torch import nn
 
 from uno_env.agents import checkpoint as ckpt
 from uno_env.agents.base import Agent, make_agent
-from uno_env.agents.imitation import fit_policy
 from uno_env.agents.policy import MaskedPolicy
 from uno_env.game import actions as A
 from uno_env.game import cards as C
 from uno_env.game.engine import Engine
 from uno_env.game.observation import LAYOUT_VERSION, OBS_SIZE, ObservationEncoder
 from uno_env.game.rules import Rules, make_rules
+from uno_env.learn.imitation import fit_policy
 
 OBS_KEY = "observations"  # the keys RLlib's action-masking module reads
 MASK_KEY = "action_mask"
@@ -660,9 +660,9 @@ def copy_module(algo: Any, source: str, target: str) -> None:
 def imitate(module: MaskedPPOModule, demos: Any, epochs: int = 4, batch_size: int = 1024,
             learning_rate: float = 1e-3, seed: int = 0, fit_actor: bool = True) -> dict[str, float]:
     """Behaviour cloning warm start of a learner module (built with its critic): its actor
-    fitted to the teacher's actions of ``demos`` (:class:`uno_env.agents.imitation.Demonstrations`,
+    fitted to the teacher's actions of ``demos`` (:class:`uno_env.learn.imitation.Demonstrations`,
     masked cross-entropy), its critic to their returns, by
-    :func:`uno_env.agents.imitation.fit_policy` (``fit_actor=False``: the critic alone). ``training/train_rllib.py`` builds the module
+    :func:`uno_env.learn.imitation.fit_policy` (``fit_actor=False``: the critic alone). ``training/train_rllib.py`` builds the module
     with the learner's weights, fits it and loads it back with :func:`set_module_state`.
     Returns the last epoch's mean losses and the share of the teacher's actions the actor then
     picks (greedy)."""

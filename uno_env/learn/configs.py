@@ -187,7 +187,7 @@ class TrainingConfig:
     outcomes of imitate_teacher's games: checkpoint:<the same dir> for the policy's own)"""
     imitate_decisions: int = 0
     """before PPO, fit the policy to this many decisions of imitate_teacher playing every seat
-    (and the value net to their outcomes): uno_env.agents.imitation; 0: start at random"""
+    (and the value net to their outcomes): uno_env.learn.imitation; 0: start at random"""
     imitate_teacher: str = "heuristic"
     imitate_epochs: int = 4
     imitate_learning_rate: float = 1e-3
@@ -195,7 +195,7 @@ class TrainingConfig:
     """processes that collect the demonstrations (worth it for a slow teacher such as search)"""
     imitate_cache: str | None = None
     """a .safetensors file: read the demonstrations from it if it holds this very collection,
-    else collect them and write it (uno_env.agents.demo_store); None: collect every time"""
+    else collect them and write it (uno_env.learn.demo_store); None: collect every time"""
     # --- the policy ---
     net_arch: list = field(default_factory=lambda: [256, 256])
     """hidden layers of the policy and of the (separate) value net"""

@@ -153,10 +153,10 @@ def open_run(checkpoint_root: str, runs_root: str, name: str, *, resume: bool, f
 def stored_overrides(run_dir: str, config_cls: type, checks: Mapping[str, Any]) -> dict[str, Any]:
     """The overrides a run's card records (:data:`OVERRIDES_KEY`; ``{}`` for a card without
     them: a run of uno_env before 0.6), its config keys checked as the config's own
-    (``config_cls``, ``checks``: :func:`uno_env.tools.configs.check_values`); ``ValueError``
+    (``config_cls``, ``checks``: :func:`uno_env.learn.configs.check_values`); ``ValueError``
     naming the card otherwise. Rule options are checked when the rules are made."""
     from uno_env.agents import checkpoint as ckpt
-    from uno_env.tools import configs
+    from uno_env.learn import configs
 
     card = ckpt.load_card(run_dir, require_policy=False)
     where = f"{os.path.join(run_dir, ckpt.CARD_FILE)}: {OVERRIDES_KEY!r}"

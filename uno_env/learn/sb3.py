@@ -68,7 +68,7 @@ policy first learns with the hidden cards in view, then learns to do without the
   checkpoint is taken after the fade; one taken during it (a periodic checkpoint, a league
   snapshot) is the actor with the oracle inputs at 0, so it plays weaker than the policy did.
 
-A ``model.zip`` pickles the input layer as ``uno_env.agents.sb3.ObsFeatures`` (the names
+A ``model.zip`` pickles the input layer as ``uno_env.learn.sb3.ObsFeatures`` (the names
 below are how pickles find the classes). Models saved by uno_env 0.1-0.2 named
 ``uno_env.checkpoint.ObsFeatures`` or ``uno_env.agents.checkpoint.ObsFeatures`` and read
 observation layout 0 (1254 entries): they cannot be resumed or converted (their safe
@@ -86,13 +86,13 @@ import numpy as np
 
 from uno_env import _files
 from uno_env.agents import checkpoint as ckpt
-from uno_env.agents.imitation import fit_policy
 from uno_env.agents.policy import MaskedPolicy, PolicyAgent, load_policy
 from uno_env.game import actions as A
 from uno_env.game import cards as C
 from uno_env.game import global_state as G
 from uno_env.game import observation as O
 from uno_env.game.rules import Rules, make_rules
+from uno_env.learn.imitation import fit_policy
 
 VERIFY_GAMES = 20
 """games played by ``uno-convert-checkpoint`` to check the converted policy (0: no check)"""
@@ -507,13 +507,13 @@ def sb3_logits(model: Any, observations: np.ndarray) -> np.ndarray:
 def imitate(model: Any, demos: Any, epochs: int = 4, batch_size: int = 1024, learning_rate: float = 1e-3,
             seed: int = 0, fit_actor: bool = True) -> dict[str, float]:
     """Behaviour cloning warm start: fit the policy of a MaskablePPO ``model`` to the teacher's
-    actions of ``demos`` (:class:`uno_env.agents.imitation.Demonstrations`; masked
+    actions of ``demos`` (:class:`uno_env.learn.imitation.Demonstrations`; masked
     cross-entropy) and its value network to their returns (squared error), ``epochs`` passes
     of Adam over shuffled minibatches (``fit_actor=False``: the value network alone, the actor
     untouched). Models on observations with the global state appended
     (:class:`AsymmetricPolicy`) need ``demos.states``. Returns the last epoch's mean losses and
     the share of demonstrated actions the policy then picks (greedy):
-    :func:`uno_env.agents.imitation.fit_policy`."""
+    :func:`uno_env.learn.imitation.fit_policy`."""
     policy = model.policy
     x = demos.observations
     if model.observation_space.shape == (CRITIC_INPUT_SIZE,):

@@ -1,4 +1,4 @@
-"""A training run's folders (uno_env.tools.run_dirs): plain run names, --force deletes only a
+"""A training run's folders (uno_env.learn.run_dirs): plain run names, --force deletes only a
 run's own marked folders, one writer at a time (uno_env._atomic's lock), and checkpoint saves
 that a concurrent reader survives."""
 
@@ -14,7 +14,7 @@ import pytest
 from helpers import random_checkpoint
 from uno_env import _atomic
 from uno_env.agents import checkpoint as ckpt
-from uno_env.tools import run_dirs
+from uno_env.learn import run_dirs
 
 MODEL = "model.zip"
 

@@ -4,7 +4,7 @@
                                    workers=2, cache="runs/demos/search-150k.safetensors")
 
 :func:`demonstrations` loads the file ``cache`` names when it holds the collection asked for,
-else collects (:func:`uno_env.agents.imitation.collect_demonstrations`) and writes it there.
+else collects (:func:`uno_env.learn.imitation.collect_demonstrations`) and writes it there.
 ``imitate_cache`` in the training configs. Collecting 150k decisions of
 ``search:simulations=200`` took 43 minutes on two cores (measured); reading them back, seconds.
 
@@ -37,11 +37,11 @@ from typing import Any, Callable, Mapping
 import numpy as np
 
 from uno_env import _atomic, _files
-from uno_env.agents.imitation import Demonstrations, collect_demonstrations
 from uno_env.game.actions import NUM_ACTIONS
 from uno_env.game.global_state import GLOBAL_STATE_SIZE
 from uno_env.game.observation import LAYOUT_VERSION, OBS_SIZE
 from uno_env.game.rules import Rules, show_value
+from uno_env.learn.imitation import Demonstrations, collect_demonstrations
 
 FORMAT = "uno_env.demonstrations/1"
 # tensor: (safetensors dtype, numpy dtype, width; None for a column)

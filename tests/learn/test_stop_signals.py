@@ -1,4 +1,4 @@
-"""uno_env.tools.stop_signals: what SIGINT and SIGTERM do in each part of a training run (the
+"""uno_env.learn.stop_signals: what SIGINT and SIGTERM do in each part of a training run (the
 signals are real, raised in this process; the training scripts' own tests send them from
 outside: tests/training/test_train_stop_signals.py, tests/integrations/test_rllib.py)."""
 
@@ -8,7 +8,7 @@ import signal
 
 import pytest
 
-from uno_env.tools.stop_signals import Interrupted, StopSignals, exit_code
+from uno_env.learn.stop_signals import Interrupted, StopSignals, exit_code
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""Demonstrations on disk (:mod:`uno_env.agents.demo_store`): the same rows back, a collection
+"""Demonstrations on disk (:mod:`uno_env.learn.demo_store`): the same rows back, a collection
 reused only when it is the one asked for, and every bad file refused by name."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from safetensors.numpy import save_file
 
-from uno_env.agents.demo_store import (FORMAT, MAX_ABOUT_CHARS, DemonstrationsError, about_collection,
+from uno_env.learn.demo_store import (FORMAT, MAX_ABOUT_CHARS, DemonstrationsError, about_collection,
                                        demonstrations, load_demonstrations, save_demonstrations)
-from uno_env.agents.imitation import collect_demonstrations
+from uno_env.learn.imitation import collect_demonstrations
 from uno_env.game.rules import make_rules
 
 from helpers import not_a_regular_file, run_bounded
@@ -119,7 +119,7 @@ def test_deeply_nested_long_or_odd_metadata_is_named_not_a_recursion_error(tmp_p
 
 def test_a_fifo_as_the_cache_is_refused_without_waiting(tmp_path):
     path = not_a_regular_file(tmp_path / "demos.safetensors", "FIFO")
-    child = run_bounded("import sys; from uno_env.agents.demo_store import load_demonstrations as load\n"
+    child = run_bounded("import sys; from uno_env.learn.demo_store import load_demonstrations as load\n"
                         "load(sys.argv[1])", args=(path,), timeout_s=60)
     assert not child.timed_out
     assert child.last_line.endswith(f"demonstrations file {path!r} is a FIFO, not a regular file")

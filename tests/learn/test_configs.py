@@ -1,4 +1,4 @@
-"""Typed, validated configs (:mod:`uno_env.tools.configs`), shared by both training scripts."""
+"""Typed, validated configs (:mod:`uno_env.learn.configs`), shared by both training scripts."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 
 from uno_env.agents import checkpoint as ckpt
 from uno_env.game.rules import MAX_YAML_BYTES, Rules, show_value
-from uno_env.tools import configs
+from uno_env.learn import configs
 from uno_env.tools.overrides import parse_overrides
 
 from helpers import NOT_REGULAR, not_a_regular_file, run_bounded
@@ -91,7 +91,7 @@ def test_both_scripts_check_every_key_of_their_config():
 
 
 # ---------------------------------------------------------------------- the file, read with bounds
-SHARED_LOADER = ("import sys; from uno_env.tools import configs\n"
+SHARED_LOADER = ("import sys; from uno_env.learn import configs\n"
                  "configs.load_config(configs.TrainingConfig, configs.TRAINING_CHECKS, sys.argv[1])")
 
 
@@ -153,7 +153,7 @@ def test_memory_beyond_the_machine_is_named_by_its_keys_largest_first(monkeypatc
 def test_the_machine_memory_is_the_lowest_of_its_limits():
     memory = configs.machine_memory()
     assert memory is not None and 0 < memory <= os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    child = run_bounded("from uno_env.tools import configs; print(configs.machine_memory())", memory_mb=700)
+    child = run_bounded("from uno_env.learn import configs; print(configs.machine_memory())", memory_mb=700)
     assert child.returncode == 0 and int(child.stdout) == 700 << 20  # an address-space limit counts
 
 

@@ -1,5 +1,5 @@
-"""Demonstrations (:mod:`uno_env.agents.imitation`) and the behaviour-cloning warm start
-(:func:`uno_env.agents.sb3.imitate`, ``training/train.py``'s ``imitate_*`` keys)."""
+"""Demonstrations (:mod:`uno_env.learn.imitation`) and the behaviour-cloning warm start
+(:func:`uno_env.learn.sb3.imitate`, ``training/train.py``'s ``imitate_*`` keys)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from uno_env.agents import make_agent
-from uno_env.agents.imitation import collect_demonstrations
+from uno_env.learn.imitation import collect_demonstrations
 from uno_env.game import actions as A
 from uno_env.game.engine import Engine
 from uno_env.game.global_state import GLOBAL_STATE_SIZE, GlobalStateEncoder
@@ -108,7 +108,7 @@ def small_model_and_demos():
     pytest.importorskip("sb3_contrib")
     from sb3_contrib import MaskablePPO
 
-    from uno_env.agents import sb3
+    from uno_env.learn import sb3
     from uno_env.envs.gym_env import UnoGymEnv
 
     rules = make_rules("classic")
@@ -122,7 +122,7 @@ def test_imitation_makes_the_policy_pick_the_teachers_moves():
     model, demos = small_model_and_demos()  # skips without sb3-contrib
     from sb3_contrib import MaskablePPO
 
-    from uno_env.agents import sb3
+    from uno_env.learn import sb3
     from uno_env.envs.gym_env import UnoGymEnv
 
     rules = make_rules("classic")
@@ -145,7 +145,7 @@ def test_fitting_the_critic_alone_leaves_the_actor_as_it_was():
     """``fit_actor=False`` (a run that starts from a checkpoint's policy): the value network
     learns the returns, the actor's weights do not move, and its agreement is still measured."""
     model, demos = small_model_and_demos()
-    from uno_env.agents import sb3
+    from uno_env.learn import sb3
 
     _, actor = sb3.actor_tensors(model, 2)
     first = sb3.imitate(model, demos, epochs=1, learning_rate=3e-3, fit_actor=False)
