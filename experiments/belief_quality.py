@@ -21,7 +21,7 @@ heuristic's reading of the public history; ``experiments/headroom.py`` measures 
 hands is worth.
 
 A second question scores the **card counter**, the reference of the SB3 path's hand-prediction
-loss (``hand_loss_coef``): how many cards of each kind does each opponent hold? The counter
+loss (``hand_loss_coef``, 0.5.5; removed since, docs/4p-experiments.md): how many cards of each kind does each opponent hold? The counter
 answers each opponent's hand size times the kind's share of the cards the seat has not seen
 (the deck less its own hand and DISCARD, which is every other hand and the DRAW pile), and is
 scored by the squared error per card kind and opponent, next to answering 0 for every kind

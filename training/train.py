@@ -32,25 +32,9 @@ observation. ``state``: an asymmetric actor-critic (:class:`uno_env.learn.sb3.As
 the env appends the global state seen from the learner (every hand, the DRAW pile's contents:
 ``UnoGymEnv(critic_state="append")``) and only the value network reads it; the policy, the part
 the checkpoint saves, reads the observation alone, so the checkpoint is the same kind either way.
-With ``critic: state``, ``hand_loss_coef`` > 0 adds an auxiliary task: a head on the actor's
-last hidden layer predicts the opponents' hands from it, its squared error against the true
-hands joining the PPO loss (:class:`uno_env.learn.sb3.HandLossPPO`; the head is not saved).
-``oracle_fade: [start, end]`` is oracle guiding (Suphx): the policy also reads the opponents'
-hands, scaled by a factor that is 1 until ``start``, falls linearly to 0 at ``end`` (fractions
-of the run) and stays 0, so the policy learns first with the hidden cards in view and then
-without them (:class:`uno_env.learn.sb3.OracleFeatures`; the checkpoint is the actor at 0).
-
-**Reward shaping** (``shaping_coef``; any critic). The game's reward comes once, at the end
-(+1 for a win, else -1/(n-1)). With ``shaping_coef`` c > 0 every learner step also earns
-``gamma * phi(next) - phi(this)`` (potential-based shaping, Ng, Harada & Russell 1999, with
-the run's ``gamma``), where ``phi`` = c * (the smallest opponent hand - my hand) / the dealt
-hand size (``rules.hand_size``, 7), read from the observation (public counts;
-:func:`hand_potential`), and ``phi`` = 0 once a game is over (not when a step cap cuts it:
-its value is bootstrapped, so its potential stays). Over a finished game the shaped rewards
-sum, discounted, to the game's reward minus ``phi`` of the first state, so the best policy is
-the same with or without it; what changes is how soon a step that sheds or draws cards is
-told so (:class:`PotentialShaping`). The imitated critic learned the unshaped values, and PPO
-refits it. (In 4 players, 1M learner steps, it did not help: README.)
+(The hand-prediction loss, oracle guiding and reward shaping were options here; measured, none
+gained anything, and they were removed: docs/4p-experiments.md,
+:data:`uno_env.learn.configs.REMOVED_KEYS`.)
 
 **Stalling shows.** ``draw`` is always legal, so a policy can learn to draw forever. After
 every rollout, TensorBoard's ``play/*`` scalars (and a line at each evaluation) give the share
@@ -118,11 +102,12 @@ from dataclasses import dataclass
 
 import numpy as np
 import torch
+from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback
 from stable_baselines3.common.env_util import make_vec_env
 from stable_baselines3.common.logger import configure
 from stable_baselines3.common.utils import ConstantSchedule
-from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecEnvWrapper
+from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv
 from tqdm import tqdm
 
 import uno_env
@@ -131,8 +116,6 @@ from uno_env import _atomic, _files
 from uno_env.agents.policy import PolicyAgent
 from uno_env.envs.gym_env import UnoGymEnv
 from uno_env.game import actions as A
-from uno_env.game import cards as C
-from uno_env.game import observation as O
 from uno_env.game.global_state import GLOBAL_STATE_SIZE
 from uno_env.game.rules import make_rules
 from uno_env.learn import configs, run_dirs, sb3
@@ -163,17 +146,6 @@ class Config(configs.TrainingConfig):
     the value network also reads the global state (every hand; uno_env.learn.sb3.AsymmetricPolicy,
     the env appends the state to the observation), the policy only the observation. The
     checkpoint is the same either way (needs obs_features)"""
-    hand_loss_coef: float = 0.0
-    """critic: state only. > 0: an auxiliary head on the actor's last hidden layer predicts the
-    opponents' hands, and this times its squared error joins the PPO loss (uno_env.learn.sb3.
-    HandLossPPO); the head is not saved in the checkpoint. 0: plain MaskablePPO"""
-    oracle_fade: list[float] | None = None
-    """critic: state only. [start, end]: oracle guiding, the policy also reads the opponents'
-    hands times a factor 1 until start, linear to 0 at end, then 0 (fractions of the run;
-    uno_env.learn.sb3.OracleFeatures). The checkpoint is the actor at factor 0. null: off"""
-    shaping_coef: float = 0.0
-    """> 0: potential-based reward shaping on the hand sizes (PotentialShaping); 0: the game's
-    reward only"""
     n_steps: int = 256
     """steps per env per rollout (rollout = n_steps * n_envs)"""
     batch_size: int = 512
@@ -190,9 +162,6 @@ _CONFIG_CHECKS = {**configs.TRAINING_CHECKS,  # the keys train_rllib.py shares, 
     "vec_env": configs.choice("dummy", "subproc"),
     "max_learner_steps": configs.integer(1, optional=True),
     "critic": configs.choice("obs", "state"),
-    "hand_loss_coef": configs.real(0),
-    "oracle_fade": configs.window(optional=True),
-    "shaping_coef": configs.real(0),
     "n_steps": configs.integer(1),
     "batch_size": configs.integer(2),  # SB3 normalises advantages over a minibatch
     "n_epochs": configs.integer(1),
@@ -213,15 +182,6 @@ def load_config(path: str, overrides: dict | None = None) -> Config:
     if cfg.critic == "state" and not cfg.obs_features:
         raise ValueError(f"{path}: critic: state needs obs_features: true (the policy must not read "
                          f"the global state appended to its observations)")
-    if cfg.hand_loss_coef and cfg.critic != "state":
-        raise ValueError(f"{path}: hand_loss_coef: {cfg.hand_loss_coef} needs critic: state (the hand "
-                         f"head learns from the true hands, appended to the observations only then)")
-    if cfg.oracle_fade is not None and cfg.critic != "state":
-        raise ValueError(f"{path}: oracle_fade: {cfg.oracle_fade} needs critic: state (the hands the "
-                         f"policy reads are appended to the observations only then)")
-    if cfg.oracle_fade is not None and cfg.hand_loss_coef:
-        raise ValueError(f"{path}: oracle_fade and hand_loss_coef: {cfg.hand_loss_coef} together: the hand "
-                         f"head would predict hands the policy reads")
     try:
         make_rules(cfg.rules)
     except ValueError as e:
@@ -248,57 +208,6 @@ def check_machine(cfg: Config, source: str) -> None:
         f"eval_workers {cfg.eval_workers}": cfg.eval_workers * configs.PROCESS_BYTES,
     }
     configs.check_machine(cfg, source, needs)
-
-
-def oracle_keep(fade: list[float], progress: float) -> float:
-    """The factor of the oracle inputs at ``progress`` (a fraction of the run) for
-    ``oracle_fade: [start, end]``: 1 until start, linear to 0 at end, 0 after."""
-    start, end = fade
-    if progress <= start:
-        return 1.0
-    if progress >= end:
-        return 0.0
-    return (end - progress) / (end - start)
-
-
-def hand_potential(obs: np.ndarray, num_players: int, coef: float) -> np.ndarray:
-    """``coef`` * (smallest opponent hand - own hand) for each row of ``obs`` (observations,
-    or observations with the global state appended: only the first ``O.OBS_SIZE`` entries are
-    read). ``training/train.py`` passes ``shaping_coef / Rules.hand_size``. Both counts
-    are public: the own hand's card counts and the opponents' hand sizes."""
-    obs = np.asarray(obs, dtype=np.float64).reshape(-1, np.shape(obs)[-1])
-    own = obs[:, O.HAND:O.HAND + C.NUM_KINDS].sum(axis=1)
-    sizes = O.OPPONENTS + O.OPP_FIELDS * np.arange(num_players - 1) + O.OPP_HAND_SIZE
-    return coef * (obs[:, sizes].min(axis=1) - own)
-
-
-class PotentialShaping(VecEnvWrapper):
-    """Adds ``gamma * phi(s') - phi(s)`` (:func:`hand_potential`) to each env's reward; ``phi(s')``
-    is 0 when the game ended (terminated), the cut state's potential when a step cap truncated
-    it (SB3 bootstraps from that state's value). The potentials of the current observations are
-    kept between steps; a done env's is that of the next game's first observation."""
-
-    def __init__(self, venv, num_players: int, coef: float, gamma: float):
-        super().__init__(venv)
-        self.num_players, self.coef, self.gamma = num_players, coef, gamma
-        self.phi = np.zeros(venv.num_envs)
-
-    def reset(self):
-        obs = self.venv.reset()
-        self.phi = hand_potential(obs, self.num_players, self.coef)
-        return obs
-
-    def step_wait(self):
-        obs, rewards, dones, infos = self.venv.step_wait()
-        phi = hand_potential(obs, self.num_players, self.coef)
-        after = phi.copy()  # the potential of the state each step led to
-        for i in np.flatnonzero(dones):
-            cut = infos[i].get("TimeLimit.truncated", False)
-            after[i] = hand_potential(infos[i]["terminal_observation"], self.num_players,
-                                      self.coef)[0] if cut else 0.0
-        rewards = (rewards + self.gamma * after - self.phi).astype(np.float32)
-        self.phi = phi
-        return obs, rewards, dones, infos
 
 
 def split_overrides(sets: dict) -> tuple[dict, dict]:
@@ -589,18 +498,15 @@ def train(args: argparse.Namespace, cfg: Config, rules, initial, dirs: run_dirs.
         trained_critic = card.get("config", {}).get("critic", "obs")
         if trained_critic != cfg.critic:
             sys.exit(f"--resume: {run_dir} was trained with critic: {trained_critic}, the config says {cfg.critic}")
-        for key, default in (("hand_loss_coef", 0.0), ("oracle_fade", None), ("shaping_coef", 0.0)):
-            trained = card.get("config", {}).get(key, default)
-            if trained != getattr(cfg, key):
-                sys.exit(f"--resume: {run_dir} was trained with {key}: {trained}, "
-                         f"the config says {getattr(cfg, key)}")
+        try:  # a run trained with an option removed since (a card recording it off resumes)
+            configs.check_removed_in_card(card.get("config", {}), run_dir)
+        except ValueError as exc:
+            sys.exit(f"--resume: {exc}")
         wall_before, evaluation = float(card.get("wall_time_s", 0.0)), card.get("evaluation", {})
         seed = cfg.seed + int(card.get("total_steps", 0))  # new games, not a replay of the first ones
     else:
         seed = cfg.seed
     venv = make_vec_env(make_env, n_envs=cfg.n_envs, seed=seed, vec_env_cls=vec_cls)
-    if cfg.shaping_coef:  # on top of the Monitor wrappers: episode returns stay the game's
-        venv = PotentialShaping(venv, cfg.num_players, cfg.shaping_coef / rules.hand_size, cfg.gamma)
 
     # --- the model ---
     if args.resume:
@@ -612,14 +518,12 @@ def train(args: argparse.Namespace, cfg: Config, rules, initial, dirs: run_dirs.
         policy_kwargs = {"net_arch": list(cfg.net_arch), "activation_fn": activation}
         if cfg.critic == "state":  # the policy on ObsFeatures, the value net on CriticFeatures
             policy, policy_kwargs["num_players"] = sb3.AsymmetricPolicy, cfg.num_players
-            policy_kwargs["hand_loss_coef"] = cfg.hand_loss_coef
-            policy_kwargs["oracle"] = cfg.oracle_fade is not None
         else:
             policy = "MlpPolicy"
             if cfg.obs_features:
                 policy_kwargs.update(features_extractor_class=sb3.ObsFeatures,
                                      features_extractor_kwargs={"num_players": cfg.num_players})
-        model = sb3.HandLossPPO(  # MaskablePPO, plus the hand loss when hand_loss_coef > 0
+        model = MaskablePPO(
             policy, venv, learning_rate=cfg.learning_rate, n_steps=cfg.n_steps,
             batch_size=cfg.batch_size, n_epochs=cfg.n_epochs, gamma=cfg.gamma,
             gae_lambda=cfg.gae_lambda, clip_range=cfg.clip_range, ent_coef=cfg.ent_coef,
@@ -713,9 +617,6 @@ def train(args: argparse.Namespace, cfg: Config, rules, initial, dirs: run_dirs.
                 cfg.learning_rate + frac * (cfg.learning_rate_final - cfg.learning_rate))
         if cfg.ent_coef_final is not None:
             model.ent_coef = cfg.ent_coef + frac * (cfg.ent_coef_final - cfg.ent_coef)
-        if cfg.oracle_fade is not None:  # fixed for the rollout and the update on it
-            model.policy.oracle_keep = oracle_keep(cfg.oracle_fade, frac)
-            model.logger.record("train/oracle_keep", model.policy.oracle_keep)
         new_pool = league_pool(cfg, step, snapshots, frac)
         if new_pool != pool:
             pool = new_pool

@@ -51,6 +51,37 @@ def test_values_are_checked_exactly_and_named_with_their_source(tmp_path):
         load(tmp_path, "steps: 3\n", {"steps": 0})
 
 
+@pytest.mark.parametrize("key", sorted(configs.REMOVED_KEYS))
+def test_a_removed_option_is_refused_saying_where_its_study_is_written_up(tmp_path, key):
+    """A file, ``--set`` and a split of ``--set`` that name a removed option each fail with the
+    section of the research log that holds its study, and that section exists there."""
+    section = configs.REMOVED_KEYS[key][1]
+    said = f"config key {key!r} was removed: the option was measured and gave no gain " \
+           f"(docs/4p-experiments.md, \"{section}\"); leave it out"
+    with pytest.raises(ValueError) as exc:
+        load(tmp_path, f"{key}: 1\n")
+    assert str(exc.value) == f"{tmp_path / 'c.yaml'}: {said}"
+    with pytest.raises(ValueError) as exc:
+        load(tmp_path, "steps: 3\n", {key: 1})
+    assert str(exc.value) == f"--set: {said}"
+    with pytest.raises(ValueError) as exc:
+        configs.split_overrides(Example, {key: "0.5", "steps": 2})
+    assert str(exc.value) == f"--set: {said}"
+    with open(os.path.join(ROOT, configs.RESEARCH_LOG), encoding="utf-8") as f:
+        assert f"### {section}\n" in f.read()
+
+
+def test_a_card_recording_a_removed_option_switched_off_is_the_run_as_trained_now():
+    off = {key: value for key, (value, _) in configs.REMOVED_KEYS.items()}
+    configs.check_removed_in_card({"critic": "state", **off}, "runs/x")  # 0.5.5-0.5.13 cards
+    configs.check_removed_in_card({"critic": "obs"}, "runs/x")  # and those before
+    with pytest.raises(ValueError, match=r"^runs/x was trained with hand_loss_coef: 1.0, an option since "
+                                         r"removed \(docs/4p-experiments.md, \"An auxiliary"):
+        configs.check_removed_in_card({**off, "hand_loss_coef": 1.0}, "runs/x")
+    with pytest.raises(ValueError, match=r"oracle_fade: \[0.3, 0.7\], an option since removed"):
+        configs.check_removed_in_card({**off, "oracle_fade": [0.3, 0.7]}, "runs/x")
+
+
 @pytest.mark.parametrize("phases,message", [
     ([], "config key 'phases' must be a non-empty list"),
     ("random", "config key 'phases' must be a non-empty list"),

@@ -4,6 +4,7 @@ statistics that make a stalling policy visible."""
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from types import SimpleNamespace
@@ -17,11 +18,9 @@ import torch  # noqa: E402
 from sb3_contrib import MaskablePPO  # noqa: E402
 
 from uno_env.agents import checkpoint as ckpt  # noqa: E402
-from uno_env.agents import make_agent  # noqa: E402
 from uno_env.agents.policy import load_policy  # noqa: E402
 from uno_env.envs.gym_env import UnoGymEnv  # noqa: E402
 from uno_env.game import actions as A  # noqa: E402
-from uno_env.game import cards as C  # noqa: E402
 from uno_env.game import global_state as G  # noqa: E402
 from uno_env.game import observation as O  # noqa: E402
 from uno_env.game.rules import make_rules  # noqa: E402
@@ -113,6 +112,11 @@ def test_a_raw_input_actor_on_state_observations_is_not_exported():
         sb3.actor_tensors(model, 2)
 
 
+def write_card(directory: str, card: dict) -> None:
+    with open(os.path.join(directory, ckpt.CARD_FILE), "w", encoding="utf-8") as f:
+        json.dump(card, f)
+
+
 def test_critic_state_training_run_and_resume(tmp_path):
     args = ["--config", TEST_CONFIG, "--run", "asym", "--checkpoint-dir", str(tmp_path / "c"),
             "--runs-dir", str(tmp_path / "r"), "--no-progress", "--set", "critic=state"]
@@ -123,9 +127,18 @@ def test_critic_state_training_run_and_resume(tmp_path):
     assert type(model.policy).__name__ == "AsymmetricPolicy"
     with pytest.raises(SystemExit, match="critic: state"):  # resuming with the other critic
         train.main(args[:-1] + ["critic=obs", "--resume"])
+    # a card of 0.5.5-0.5.13 records the removed options, switched off: the run resumes
+    card["config"].update(hand_loss_coef=0.0, oracle_fade=None, shaping_coef=0.0)
+    write_card(str(tmp_path / "c" / "asym"), card)
     train.main(args[:-2] + ["--resume", "--total-steps", "768"])  # the run's critic=state goes with it
     card = ckpt.load_card(str(tmp_path / "c" / "asym"))
     assert card["total_steps"] == 768 and card["config"]["critic"] == "state"
+    card["config"].update(shaping_coef=0.5)  # one trained with one switched on: refused, named
+    write_card(str(tmp_path / "c" / "asym"), card)
+    with pytest.raises(SystemExit, match=r"--resume: .* was trained with shaping_coef: 0.5, an option since "
+                                         r"removed \(docs/4p-experiments.md, \"Reward shaping"):
+        train.main(args[:-2] + ["--resume", "--total-steps", "1024"])
+    assert load_policy(str(tmp_path / "c" / "asym"))[1]["config"]["shaping_coef"] == 0.5  # still plays
 
 
 def test_critic_state_needs_the_obs_features_input(tmp_path):
@@ -190,361 +203,37 @@ def test_forced_draws_are_not_stalling():
     assert "stalling" not in stats.summary()
 
 
-# ---------------------------------------------------------------------- the hand-prediction loss
-def hand_model(num_players: int = 2, coef: float = 1.0, algo=None) -> MaskablePPO:
-    env = UnoGymEnv("classic", num_players, opponents="random", critic_state="append")
-    return (algo or sb3.HandLossPPO)(
-        sb3.AsymmetricPolicy, env, n_steps=64, batch_size=32, n_epochs=2, seed=0, device="cpu",
-        policy_kwargs={"num_players": num_players, "net_arch": [16, 16], "hand_loss_coef": coef})
+# ---------------------------------------------------------------------- removed options
+def saved_with(tmp_path, **removed) -> str:
+    """A checkpoint of an asymmetric model whose ``model.zip`` records ``removed`` in its policy
+    kwargs, as models saved before the options went record them (0.0 / False)."""
+    import zipfile
 
-
-@pytest.mark.parametrize("num_players", [2, 4])
-def test_hand_loss_targets_are_the_opponents_hands_in_seat_order(num_players):
-    """A head that always answers the true hands of the seats 1..n-1 places to the learner's
-    left, card kind by kind and in that order, has zero loss; a head answering zeros, the
-    mean square of those hands."""
-    env = UnoGymEnv("classic", num_players, opponents="random", critic_state="append", seat=1)
-    obs, _ = env.reset(seed=5)
-    s = env.game_state
-    expected = np.concatenate([s.hands[(env.seat + j) % num_players] for j in range(1, num_players)])
-    policy = hand_model(num_players).policy
-    x = torch.as_tensor(obs[None])
-    with torch.no_grad():
-        policy.hand_net.weight.zero_()
-        policy.hand_net.bias.zero_()
-        assert policy.hand_loss(x).item() == pytest.approx(float(np.mean(expected.astype(np.float64) ** 2)))
-        policy.hand_net.bias.copy_(torch.as_tensor(expected, dtype=torch.float32))
-        assert policy.hand_loss(x).item() == 0.0
-
-
-def test_hand_loss_gradient_reaches_the_actor_layers_and_not_the_value_network():
-    policy = hand_model(4).policy
-    policy.optimizer.zero_grad()
-    policy.hand_loss(torch.as_tensor(appended_observations(4, games=1))).backward()
-    assert all(p.grad is not None and p.grad.abs().sum() > 0 for p in policy.mlp_extractor.policy_net.parameters())
-    assert all(p.grad is None for p in policy.mlp_extractor.value_net.parameters())
-    assert all(p.grad is None for p in [*policy.value_net.parameters(), *policy.action_net.parameters()])
-
-
-def test_one_pass_evaluation_is_evaluate_actions_and_the_hand_loss():
-    policy = hand_model(4).policy
-    x = torch.as_tensor(appended_observations(4, games=1))
-    actions = torch.full((len(x),), A.DRAW)  # no masks given: any action will do
-    with torch.no_grad():
-        ours = policy.evaluate_actions_and_hand_loss(x, actions)
-        theirs = (*policy.evaluate_actions(x, actions), policy.hand_loss(x))
-    for a, b in zip(ours, theirs):
-        torch.testing.assert_close(a, b)
-
-
-def test_actor_still_ignores_the_state_with_a_hand_head():
-    policy = hand_model(4).policy
-    x = torch.as_tensor(appended_observations(4, games=1))
-    other = x.clone()
-    other[:, O.OBS_SIZE:] = 3.0
-    with torch.no_grad():
-        torch.testing.assert_close(policy.get_distribution(x).distribution.logits,
-                                   policy.get_distribution(other).distribution.logits)
-
-
-def test_hand_loss_ppo_trains_the_head_and_logs_its_loss():
-    model = hand_model(2)
-    before = model.policy.hand_net.weight.detach().clone()
-    model.learn(128)
-    assert not torch.equal(before, model.policy.hand_net.weight)
-    assert model.logger.name_to_value["train/hand_loss"] > 0
-
-
-def test_hand_loss_ppo_with_coefficient_zero_is_maskable_ppo():
-    """No head, and the same updates as MaskablePPO's own train() from the same seed."""
-    plain = hand_model(2, coef=0.0, algo=MaskablePPO).learn(128)  # each seeds torch's global RNG
-    ours = hand_model(2, coef=0.0).learn(128)
-    assert not hasattr(ours.policy, "hand_net")
-    for a, b in zip(plain.policy.parameters(), ours.policy.parameters()):
-        torch.testing.assert_close(a, b)
-
-
-def test_hand_loss_ppo_update_is_maskable_ppo_plus_the_hand_term():
-    """With the hand term replaced by a constant 0, HandLossPPO's own loop makes exactly the
-    updates of MaskablePPO.train (which ignores the head) from the same seed."""
-    plain = hand_model(2, algo=MaskablePPO).learn(128)
-    ours = hand_model(2)
-    ours.policy.hand_loss = lambda observations, latent=None: torch.zeros(())
-    ours.learn(128)
-    for a, b in zip(plain.policy.parameters(), ours.policy.parameters()):
-        torch.testing.assert_close(a, b)
-
-
-def test_hand_head_is_not_in_the_checkpoint_and_the_coefficient_resumes(tmp_path):
-    model = hand_model(2)
+    model = asymmetric_model(2)
     card = ckpt.make_card(rules=make_rules("classic"), num_players=2, total_steps=0, wall_time_s=0.0)
     sb3.save_checkpoint(model, str(tmp_path), card)
-    policy, card = load_policy(str(tmp_path))
-    obs = appended_observations()[:, :O.OBS_SIZE]
-    np.testing.assert_allclose(policy.logits(obs), sb3.sb3_logits(model, obs), atol=1e-5)
-    resumed, _ = sb3.load_model(str(tmp_path))
-    assert type(resumed).__name__ == "HandLossPPO" and resumed.policy.hand_loss_coef == 1.0
-    torch.testing.assert_close(resumed.policy.hand_net.weight, model.policy.hand_net.weight)
+    path = tmp_path / ckpt.MODEL_FILE
+    with zipfile.ZipFile(path) as z:
+        files = {name: z.read(name) for name in z.namelist()}
+    data = json.loads(files["data"])
+    data["policy_kwargs"].update(removed)  # plain JSON: num_players, net_arch
+    files["data"] = json.dumps(data).encode()
+    with zipfile.ZipFile(path, "w") as z:
+        for name, content in files.items():
+            z.writestr(name, content)
+    return str(tmp_path)
 
 
-def test_hand_loss_coefficient_is_refused_without_the_state_or_below_zero():
-    with pytest.raises(ValueError, match="hand_loss_coef.*critic: state"):
-        train.load_config(TEST_CONFIG, {"hand_loss_coef": 0.5})
-    with pytest.raises(ValueError, match="hand_loss_coef"):
-        train.load_config(TEST_CONFIG, {"critic": "state", "hand_loss_coef": -1})
-    with pytest.raises(ValueError, match="hand_loss_coef must be >= 0"):
-        hand_model(2, coef=-0.5)
+def test_a_model_saved_with_the_removed_options_off_resumes(tmp_path):
+    model, _ = sb3.load_model(saved_with(tmp_path, hand_loss_coef=0.0, oracle=False))
+    assert type(model.policy).__name__ == "AsymmetricPolicy" and not hasattr(model.policy, "hand_net")
 
 
-def test_hand_loss_training_run_and_resume(tmp_path):
-    args = ["--config", TEST_CONFIG, "--run", "hands", "--checkpoint-dir", str(tmp_path / "c"),
-            "--runs-dir", str(tmp_path / "r"), "--no-progress", "--set", "critic=state",
-            "--set", "hand_loss_coef=0.5"]
-    train.main(args)
-    card = ckpt.load_card(str(tmp_path / "c" / "hands"))
-    assert card["config"]["hand_loss_coef"] == 0.5 and card["policy"]["input"] == "obs_features"
-    with pytest.raises(SystemExit, match="hand_loss_coef: 0.5"):  # resuming with another coefficient
-        train.main(args[:-1] + ["hand_loss_coef=0.25", "--resume", "--total-steps", "1024"])
-
-
-# ---------------------------------------------------------------------- oracle guiding
-def oracle_model(num_players: int = 4) -> MaskablePPO:
-    env = UnoGymEnv("classic", num_players, opponents="random", critic_state="append")
-    return sb3.HandLossPPO(sb3.AsymmetricPolicy, env, n_steps=64, batch_size=32, n_epochs=2, seed=0,
-                           device="cpu", policy_kwargs={"num_players": num_players, "net_arch": [16, 16],
-                                                        "oracle": True})
-
-
-def with_other_hands(x: torch.Tensor, num_players: int) -> torch.Tensor:
-    """``x`` with the appended state's opponents' hands (HANDS slots 1..n-1) changed."""
-    other = x.clone()
-    first = O.OBS_SIZE + G.HANDS + C.NUM_KINDS
-    other[:, first:first + (num_players - 1) * C.NUM_KINDS] += 2.0
-    return other
-
-
-def logits_of(policy, x: torch.Tensor) -> torch.Tensor:
-    with torch.no_grad():
-        return policy.get_distribution(x).distribution.logits
-
-
-@pytest.mark.parametrize("num_players", [2, 4])
-def test_oracle_inputs_are_the_opponents_hands_in_seat_order_times_the_keep_factor(num_players):
-    env = UnoGymEnv("classic", num_players, opponents="random", critic_state="append", seat=1)
-    obs, _ = env.reset(seed=5)
-    s = env.game_state
-    hands = np.concatenate([s.hands[(env.seat + j) % num_players] for j in range(1, num_players)])
-    policy = oracle_model(num_players).policy
-    fx = policy.pi_features_extractor
-    x = torch.as_tensor(obs[None])
-    for keep in (0.0, 0.5, 1.0):
-        policy.oracle_keep = keep
-        with torch.no_grad():
-            features = fx(x)[0].numpy()
-        keep_idx, scale = ckpt.obs_features_layout(num_players)
-        np.testing.assert_allclose(features[:fx.obs_dim], obs[keep_idx] * scale, rtol=1e-6)
-        np.testing.assert_allclose(features[fx.obs_dim:], keep * hands, rtol=1e-6)
-
-
-def test_oracle_policy_starts_blind_to_the_hands_and_loads_with_the_oracle_off():
-    """The oracle columns start at 0 (a fresh or cloned policy plays the same with the hands in
-    view), and a policy just built reads them at factor 0."""
-    model = oracle_model(4)
-    policy = model.policy
-    assert policy.oracle_keep == 0.0
-    x = torch.as_tensor(appended_observations(4, games=1))
-    policy.oracle_keep = 1.0
-    torch.testing.assert_close(logits_of(policy, x), logits_of(policy, with_other_hands(x, 4)))
-
-
-def test_oracle_guided_actor_reads_the_hands_only_while_the_factor_is_above_zero():
-    model = oracle_model(4)
-    model.policy.oracle_keep = 1.0
-    model.learn(256)  # PPO grows the oracle columns from 0
-    policy, x = model.policy, torch.as_tensor(appended_observations(4, games=1))
-    assert not torch.allclose(logits_of(policy, x), logits_of(policy, with_other_hands(x, 4)))
-    policy.oracle_keep = 0.0
-    torch.testing.assert_close(logits_of(policy, x), logits_of(policy, with_other_hands(x, 4)))
-
-
-def test_oracle_checkpoint_is_the_actor_with_the_oracle_off_and_the_option_resumes(tmp_path):
-    model = oracle_model(4)
-    model.policy.oracle_keep = 1.0
-    model.learn(256)
-    card = ckpt.make_card(rules=make_rules("classic"), num_players=4, total_steps=0, wall_time_s=0.0)
-    sb3.save_checkpoint(model, str(tmp_path), card)
-    policy, card = load_policy(str(tmp_path))
-    assert card["policy"]["input"] == "obs_features"
-    x = appended_observations(4, games=1)
-    p = model.policy
-    p.oracle_keep = 0.0  # the true hands in view, at factor 0
-    with torch.no_grad():
-        raw = p.action_net(p.mlp_extractor.forward_actor(p.pi_features_extractor(torch.as_tensor(x))))
-    np.testing.assert_allclose(policy.logits(x[:, :O.OBS_SIZE]), raw.numpy(), atol=1e-5)
-    resumed, _ = sb3.load_model(str(tmp_path))
-    assert resumed.policy.oracle and resumed.policy.oracle_keep == 0.0
-    torch.testing.assert_close(resumed.policy.mlp_extractor.policy_net[0].weight,
-                               model.policy.mlp_extractor.policy_net[0].weight)
-
-
-def test_a_checkpoints_actor_loads_into_an_oracle_model_with_its_oracle_columns_at_zero():
-    """``init_checkpoint`` on an oracle run: the checkpoint's actor goes into the obs_features
-    columns, and the oracle columns start at 0 as in a fresh policy."""
-    model = oracle_model(4)
-    model.policy.oracle_keep = 1.0
-    model.learn(256)  # oracle columns away from 0
-    obs_dim = model.policy.pi_features_extractor.obs_dim
-    assert model.policy.mlp_extractor.policy_net[0].weight[:, obs_dim:].any()
-    _, tensors = sb3.actor_tensors(oracle_model(4), 4)  # another actor, as a checkpoint holds it
-    sb3.set_actor(model, tensors, 4)
-    _, loaded = sb3.actor_tensors(model, 4)
-    assert all(np.array_equal(loaded[k], tensors[k]) for k in tensors)
-    assert not model.policy.mlp_extractor.policy_net[0].weight[:, obs_dim:].any()
-
-
-def test_oracle_keep_is_refused_out_of_range_or_without_the_oracle():
-    with pytest.raises(ValueError, match=r"oracle_keep must be in \[0, 1\]"):
-        oracle_model(2).policy.oracle_keep = 1.5
-    with pytest.raises(ValueError, match="without oracle=True"):
-        asymmetric_model(2).policy.oracle_keep = 1.0
-    with pytest.raises(ValueError, match="oracle and hand_loss_coef"):
-        env = UnoGymEnv("classic", 2, opponents="random", critic_state="append")
-        sb3.HandLossPPO(sb3.AsymmetricPolicy, env, device="cpu",
-                        policy_kwargs={"num_players": 2, "oracle": True, "hand_loss_coef": 1.0})
-
-
-@pytest.mark.parametrize("progress, keep", [(0.0, 1.0), (0.3, 1.0), (0.4, 0.75), (0.5, 0.5), (0.7, 0.0), (1.0, 0.0)])
-def test_oracle_fade_is_one_until_start_linear_to_zero_at_end(progress, keep):
-    assert train.oracle_keep([0.3, 0.7], progress) == pytest.approx(keep)
-
-
-def test_oracle_fade_ending_where_it_starts_is_a_step():
-    assert train.oracle_keep([0.5, 0.5], 0.5) == 1.0 and train.oracle_keep([0.5, 0.5], 0.51) == 0.0
-
-
-@pytest.mark.parametrize("sets, message", [
-    ({"oracle_fade": [0.2, 0.6]}, "oracle_fade.*needs critic: state"),
-    ({"critic": "state", "oracle_fade": [0.6, 0.2]}, "oracle_fade.*start <= end"),
-    ({"critic": "state", "oracle_fade": [0.2, 1.5]}, "oracle_fade.*start <= end"),
-    ({"critic": "state", "oracle_fade": 0.5}, "oracle_fade.*start <= end"),
-    ({"critic": "state", "oracle_fade": [0.2]}, "oracle_fade.*start <= end"),
-    ({"critic": "state", "oracle_fade": [0.2, 0.6], "hand_loss_coef": 1.0}, "oracle_fade and hand_loss_coef"),
-])
-def test_oracle_fade_config_is_checked(sets, message):
-    with pytest.raises(ValueError, match=message):
-        train.load_config(TEST_CONFIG, sets)
-
-
-def tensorboard_scalars(log_dir, tag: str) -> list:
-    """The events of one scalar of a run's TensorBoard logs, in step order."""
-    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
-    events = EventAccumulator(str(log_dir))
-    events.Reload()
-    return sorted(events.Scalars(tag), key=lambda e: e.step)
-
-
-def test_oracle_training_run_fades_to_zero_and_resumes_only_with_the_same_fade(tmp_path):
-    args = ["--config", TEST_CONFIG, "--run", "oracle", "--checkpoint-dir", str(tmp_path / "c"),
-            "--runs-dir", str(tmp_path / "r"), "--no-progress", "--set", "critic=state",
-            "--set", "oracle_fade=[0.2, 0.5]"]  # 2 rollouts: at progress 0 and 0.5
-    train.main(args)
-    run_dir = str(tmp_path / "c" / "oracle")
-    card = ckpt.load_card(run_dir)
-    assert card["config"]["oracle_fade"] == [0.2, 0.5] and card["policy"]["input"] == "obs_features"
-    model, _ = sb3.load_model(run_dir)
-    weight = model.policy.mlp_extractor.policy_net[0].weight
-    assert weight[:, model.policy.pi_features_extractor.obs_dim:].abs().sum() > 0  # the oracle was used
-    assert card["policy"]["sizes"][0] == model.policy.pi_features_extractor.obs_dim
-    keep = [e.value for e in tensorboard_scalars(tmp_path / "r" / "oracle" / "tb", "train/oracle_keep")]
-    assert keep == [1.0, 0.0]  # the oracle in view for the first rollout, gone for the last
-    with pytest.raises(SystemExit, match=r"oracle_fade: \[0.2, 0.5\]"):
-        train.main(args[:-1] + ["oracle_fade=[0.1, 0.5]", "--resume", "--total-steps", "1024"])
-
-
-# ---------------------------------------------------------------------- reward shaping
-def shaped_venv(num_players: int, coef: float, gamma: float, n_envs: int = 3, **env_kwargs):
-    from stable_baselines3.common.env_util import make_vec_env
-    venv = make_vec_env(lambda: UnoGymEnv("classic", num_players, opponents="random", **env_kwargs),
-                        n_envs=n_envs, seed=5)
-    return train.PotentialShaping(venv, num_players, coef, gamma)
-
-
-@pytest.mark.parametrize("num_players", [2, 4])
-def test_hand_potential_is_the_smallest_opponent_hand_minus_mine_from_the_engine(num_players):
-    env = UnoGymEnv("classic", num_players, opponents="random", critic_state="append")
-    rng = np.random.default_rng(1)
-    checked = 0
-    for game in range(3):
-        obs, info = env.reset(seed=game)
-        done = False
-        while not done:
-            sizes = env.game_state.hand_size
-            me = env.seat
-            others = [sizes[(me + j) % num_players] for j in range(1, num_players)]
-            expected = 0.5 * (min(others) - sizes[me])
-            assert train.hand_potential(obs, num_players, 0.5)[0] == pytest.approx(expected)
-            assert train.hand_potential(obs[:O.OBS_SIZE], num_players, 0.5)[0] == pytest.approx(expected)
-            checked += 1
-            obs, _, term, trunc, info = env.step(int(rng.choice(np.flatnonzero(info["action_mask"]))))
-            done = term or trunc
-    assert checked > 20
-
-
-@pytest.mark.parametrize("num_players", [2, 4])
-def test_shaped_rewards_of_a_finished_game_sum_to_its_reward_minus_the_first_potential(num_players):
-    coef, gamma = 0.3, 0.9
-    venv = shaped_venv(num_players, coef, gamma)
-    obs = venv.reset()
-    first = train.hand_potential(obs, num_players, coef)
-    returns, discounts = np.zeros(venv.num_envs), np.ones(venv.num_envs)
-    rng = np.random.default_rng(2)
-    finished, nonzero = 0, 0
-    while finished < 12:
-        masks = np.stack(venv.env_method("action_masks"))
-        actions = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
-        obs, rewards, dones, infos = venv.step(actions)
-        nonzero += int(np.count_nonzero(rewards[~dones]))
-        returns += discounts * rewards
-        for i in np.flatnonzero(dones):
-            assert not infos[i].get("TimeLimit.truncated", False)
-            game = infos[i]["episode"]["r"]  # Monitor, under the shaping: the game's own reward
-            assert game in (1.0, pytest.approx(-1 / (num_players - 1)))
-            # sum of gamma^t (r_t + gamma phi_t+1 - phi_t) = gamma^T-1 * reward - phi_0
-            assert returns[i] == pytest.approx(discounts[i] * game - first[i], abs=1e-5)
-            first[i] = train.hand_potential(obs[i], num_players, coef)[0]
-            returns[i], discounts[i] = 0.0, 1.0 / gamma
-            finished += 1
-        discounts *= gamma
-    assert nonzero > 0  # the shaping did add rewards between the ends
-
-
-def test_a_truncated_game_keeps_the_potential_of_the_state_it_was_cut_in():
-    coef, gamma = 0.3, 0.9
-    venv = shaped_venv(2, coef, gamma, n_envs=1, max_learner_steps=2)
-    obs = venv.reset()
-    phi = train.hand_potential(obs, 2, coef)[0]
-    rng = np.random.default_rng(4)
-    for _ in range(200):
-        mask = venv.env_method("action_masks")[0]
-        obs, rewards, dones, infos = venv.step(np.array([rng.choice(np.flatnonzero(mask))]))
-        if dones[0] and infos[0].get("TimeLimit.truncated"):
-            cut = train.hand_potential(infos[0]["terminal_observation"], 2, coef)[0]
-            assert rewards[0] == pytest.approx(gamma * cut - phi, abs=1e-6)
-            return
-        phi = train.hand_potential(obs, 2, coef)[0]
-    pytest.fail("no game was cut by max_learner_steps")
-
-
-def test_shaping_coefficient_is_checked():
-    with pytest.raises(ValueError, match="shaping_coef"):
-        train.load_config(TEST_CONFIG, {"shaping_coef": -0.1})
-
-
-def test_shaped_training_run_logs_the_games_own_returns_and_resumes_only_with_the_same_coef(tmp_path):
-    args = ["--config", TEST_CONFIG, "--run", "shaped", "--checkpoint-dir", str(tmp_path / "c"),
-            "--runs-dir", str(tmp_path / "r"), "--no-progress", "--set", "shaping_coef=0.5"]
-    train.main(args)
-    run_dir = str(tmp_path / "c" / "shaped")
-    assert ckpt.load_card(run_dir)["config"]["shaping_coef"] == 0.5
-    with pytest.raises(SystemExit, match="shaping_coef: 0.5"):
-        train.main(args[:-1] + ["shaping_coef=0.2", "--resume", "--total-steps", "1024"])
+@pytest.mark.parametrize("removed, named", [({"hand_loss_coef": 1.0}, "An auxiliary hand-prediction loss"),
+                                            ({"oracle": True}, "Oracle guiding")])
+def test_a_model_trained_with_a_removed_option_is_refused_naming_it(tmp_path, removed, named):
+    directory = saved_with(tmp_path, **removed)
+    with pytest.raises(ckpt.CheckpointError, match=rf"option '{next(iter(removed))}' was removed: .*"
+                                                   rf"docs/4p-experiments.md, \"{named}.*still plays"):
+        sb3.load_model(directory)
+    assert load_policy(directory)[0] is not None  # its safe checkpoint still plays

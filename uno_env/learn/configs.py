@@ -12,8 +12,10 @@ the same way:
 :func:`split_overrides`    ``--set`` values -> (config keys, rule options of ``Rules``)
 :class:`Check`             one key's test and its description for the error message;
                            built by :func:`integer`, :func:`real`, :func:`choice`,
-                           :func:`boolean`, :func:`layer_sizes`, :func:`specs`, :func:`window`,
-                           :func:`phases`
+                           :func:`boolean`, :func:`layer_sizes`, :func:`specs`, :func:`phases`
+:data:`REMOVED_KEYS`       the options that were measured, gave nothing and were removed: a
+                           config or ``--set`` that names one is an error saying where the
+                           study is written up; a card that records one switched off loads
 :func:`league_entries`     the league entries of ``phases`` (weight > 0)
 :func:`check_agent_specs`  builds every agent spec of a league or ``eval_opponents`` once, so
                            that a bad one stops a run before it spends anything
@@ -34,6 +36,12 @@ Decisions:
   deeply, holds an integer too long to read, or is not a mapping of string keys is named as such.
 * The checks are exact: ``true`` is not an integer, ``1.5`` is not an integer, ``.nan`` is not
   a number; a key whose value may be absent says ``or null``.
+* **Research leaves the product.** An option kept only because a study once needed it is
+  removed once the study is written up (docs/4p-experiments.md): :data:`REMOVED_KEYS` names
+  it and its section there. A config, ``--set`` or resumed run's stored overrides that name
+  one fail with that pointer; a checkpoint card that records one at its "off" value (all the
+  shipped cards of 0.5.5-0.5.13 do) still loads, plays and resumes
+  (:func:`check_removed_in_card`).
 * ``phases`` (the league's curriculum, shared by both scripts) is checked entry by entry and
   the message names the entry (``phases[0].until must be ...``).
 * What a checkpoint can hold is checked with the config (``net_arch``: 1..16 layers of
@@ -125,13 +133,6 @@ def specs() -> Check:
 def text(optional: bool = False) -> Check:
     return Check(lambda v: (optional and v is None) or (isinstance(v, str) and bool(v)),
                  "a non-empty string" + (" or null" if optional else ""))
-
-
-def window(optional: bool = False) -> Check:
-    """Two fractions of a run ``[start, end]``, 0 <= start <= end <= 1 (a schedule's ramp)."""
-    return Check(lambda v: (optional and v is None) or (
-        isinstance(v, list) and len(v) == 2 and all(is_number(x, 0, 1) for x in v) and v[0] <= v[1]),
-        "[start, end], fractions of the run with 0 <= start <= end <= 1" + (", or null" if optional else ""))
 
 
 def phase_problems(value: Any) -> list[str]:
@@ -389,8 +390,45 @@ def read_mapping(path: str) -> dict[str, Any]:
     return data
 
 
+RESEARCH_LOG = "docs/4p-experiments.md"
+REMOVED_KEYS: dict[str, tuple[Any, str]] = {
+    "hand_loss_coef": (0.0, "An auxiliary hand-prediction loss (0.5.5)"),
+    "oracle_fade": (None, "Oracle guiding (0.5.6)"),
+    "shaping_coef": (0.0, "Reward shaping (0.5.7)"),
+}
+"""Training options that were measured, gave no gain and were removed (``training/train.py``'s):
+key -> (the value that switched it off, the section of :data:`RESEARCH_LOG` with the study)."""
+
+
+def where_written_up(key: str) -> str:
+    """Where the study of ``key`` (one of :data:`REMOVED_KEYS`) is written up."""
+    return f"{RESEARCH_LOG}, \"{REMOVED_KEYS[key][1]}\""
+
+
+def _check_not_removed(keys: Any, source: str) -> None:
+    removed = sorted(str(k) for k in keys if k in REMOVED_KEYS)
+    if removed:
+        key = removed[0]
+        raise ValueError(f"{source}: config key {key!r} was removed: the option was measured and gave "
+                         f"no gain ({where_written_up(key)}); leave it out")
+
+
+def check_removed_in_card(config: Mapping[str, Any], where: str) -> None:
+    """``ValueError`` naming ``where`` if a checkpoint card's ``config`` records a removed option
+    (:data:`REMOVED_KEYS`) switched on: such a run cannot be resumed as it was trained. The
+    option at its off value (``hand_loss_coef: 0.0``, as every card of 0.5.5-0.5.13 records)
+    is the run as this uno_env trains it."""
+    for key, (off, _) in REMOVED_KEYS.items():
+        if key in config and config[key] != off:
+            raise ValueError(f"{where} was trained with {key}: {show_value(config[key])}, an option "
+                             f"since removed ({where_written_up(key)}): it cannot be resumed as it "
+                             f"was trained (its checkpoint still plays)")
+
+
 def check_values(cls: type, checks: Mapping[str, Check], values: Mapping[str, Any], source: str) -> None:
-    """``ValueError`` naming ``source`` and the first unknown key or bad value of ``values``."""
+    """``ValueError`` naming ``source`` and the first removed or unknown key, or bad value, of
+    ``values``."""
+    _check_not_removed(values, source)
     known = {f.name for f in dataclasses.fields(cls)}
     unknown = sorted(str(k) for k in values if k not in known)
     if unknown:
@@ -414,6 +452,7 @@ def load_config(cls: type, checks: Mapping[str, Check], path: str,
 def split_overrides(cls: type, sets: Mapping[str, Any]) -> tuple[dict, dict]:
     """``--set`` values split into (keys of the config ``cls``, rule options of ``Rules``);
     ``ValueError`` naming a key that is neither. No key is both (tested)."""
+    _check_not_removed(sets, "--set")
     config_keys = {f.name for f in dataclasses.fields(cls)}
     rule_keys = {f.name for f in dataclasses.fields(Rules)}
     unknown = sorted(k for k in sets if k not in config_keys and k not in rule_keys)

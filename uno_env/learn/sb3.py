@@ -8,12 +8,7 @@ of :class:`ObsFeatures`), so importing this module costs nothing.
                             ``obs_features`` input, :func:`uno_env.agents.checkpoint.obs_features_layout`)
 :class:`AsymmetricPolicy`   the asymmetric actor-critic of ``critic: state``: the policy reads
                             :class:`ObsFeatures` (the observation only), the value network
-                            :class:`CriticFeatures` (the observation and the global state);
-                            with ``oracle=True`` the policy reads :class:`OracleFeatures`
-:class:`OracleFeatures`     oracle guiding: :class:`ObsFeatures`, then the opponents' hands
-                            times ``oracle_keep`` (faded to 0 by ``training/train.py``)
-:class:`HandLossPPO`        MaskablePPO with the asymmetric policy's auxiliary hand-prediction
-                            loss added (``hand_loss_coef``; MaskablePPO itself when it is 0)
+                            :class:`CriticFeatures` (the observation and the global state)
 :func:`actor_tensors`       the actor of a MaskablePPO model as a card's ``policy`` description
                             and its tensors (an MLP on the raw or ``obs_features`` input)
 :func:`masked_policy`       that actor as a numpy :class:`~uno_env.agents.policy.MaskedPolicy`
@@ -41,32 +36,11 @@ checkpoint saves, is the same MLP on the same ``obs_features`` input as with a s
 critic and acts without the state; the hidden cards reach only the value estimates (the
 baseline of the advantages), as in PerfectDou and Suphx.
 
-**The hand-prediction loss** (``AsymmetricPolicy(hand_loss_coef=c)``, ``c`` > 0, trained by
-:class:`HandLossPPO`). A linear head on the actor's last hidden layer predicts how many of each
-card kind every opponent holds; ``c`` times its squared error against the true hands (the
-appended state) joins the PPO loss. It is an auxiliary task (as UNREAL's, or the oracle
-guiding of Suphx and PerfectDou): its gradient shapes the actor's hidden layers towards what
-the observation says about the hidden hands, but the actor still reads only the observation,
-and the head is not part of the checkpoint, which is the same actor as without it.
-
-**Oracle guiding** (``AsymmetricPolicy(oracle=True)``; Suphx's oracle guiding, as
-PerfectDou's perfect-information distillation). The actor's input is :class:`OracleFeatures`:
-the ``obs_features`` entries, then every opponent's hand (the appended state's HANDS slots
-1..n-1, card counts) times a number ``oracle_keep``. ``training/train.py`` (``oracle_fade``)
-sets it per rollout, 1 at first, fading linearly to 0, and 0 for the rest of the run: the
-policy first learns with the hidden cards in view, then learns to do without them. Decisions:
-
-* The fade scales the oracle inputs by one number rather than dropping each one with a
-  probability (Suphx's dropout): the input must be the same when PPO collects a step and when
-  it updates on it, or the probability ratio is off by the dropout's noise; a number fixed per
-  rollout keeps the two the same.
-* The oracle columns of the actor's first layer start at 0, so a fresh (or imitated) policy is
-  the same with and without the oracle; behaviour cloning leaves them at 0 (``oracle_keep`` is
-  0 outside a training loop, and a loaded model's is 0).
-* What a checkpoint saves (:func:`actor_tensors`) is the actor at ``oracle_keep`` 0: the first
-  layer without its oracle columns, an ``obs_features`` MLP like any other. A run's final
-  checkpoint is taken after the fade; one taken during it (a periodic checkpoint, a league
-  snapshot) is the actor with the oracle inputs at 0, so it plays weaker than the policy did.
+**Removed options.** The auxiliary hand-prediction loss (``hand_loss_coef``, ``HandLossPPO``)
+and oracle guiding (``oracle``, ``OracleFeatures``) were measured, gave no gain and were
+removed (docs/4p-experiments.md). A ``model.zip`` of an asymmetric policy saved before records
+them switched off (``hand_loss_coef=0.0``, ``oracle=False``) and loads as it was; one trained
+with either switched on is refused, naming it (its safe checkpoint still plays).
 
 A ``model.zip`` pickles the input layer as ``uno_env.learn.sb3.ObsFeatures`` (the names
 below are how pickles find the classes). Models saved by uno_env 0.1-0.2 named
@@ -92,6 +66,7 @@ from uno_env.game import cards as C
 from uno_env.game import global_state as G
 from uno_env.game import observation as O
 from uno_env.game.rules import Rules, make_rules
+from uno_env.learn import configs
 from uno_env.learn.imitation import fit_policy
 
 VERIFY_GAMES = 20
@@ -123,16 +98,16 @@ def _build_obs_features():
     return ObsFeatures
 
 
+REMOVED_OPTIONS = {"hand_loss_coef": (0.0, "hand_loss_coef"), "oracle": (False, "oracle_fade")}
+""":class:`AsymmetricPolicy` options that were measured, gave no gain and were removed: option ->
+(the value that switched it off, which a ``model.zip`` saved before records; the training
+config's key, :data:`uno_env.learn.configs.REMOVED_KEYS`, which says where the study is)"""
+
+
+class RemovedOptionError(ValueError):
+    """A model asks for an option of :data:`REMOVED_OPTIONS` switched on."""
 CRITIC_INPUT_SIZE = O.OBS_SIZE + G.GLOBAL_STATE_SIZE  # an observation with the state appended
 OBSERVATION_SHAPES = ((O.OBS_SIZE,), (CRITIC_INPUT_SIZE,))  # of the models this module saves
-
-
-def opponent_hand_slots(num_players: int) -> np.ndarray:
-    """Indices, in an observation with the state appended, of the opponents' hands: the global
-    state's HANDS slots 1..n-1 (slot 1 the opponent on the left), a card count of each kind
-    each. The one source of what the hand loss predicts and what the oracle reads."""
-    first = O.OBS_SIZE + G.HANDS + C.NUM_KINDS  # slot 0 is the observer's own hand
-    return np.arange(first, first + (num_players - 1) * C.NUM_KINDS)
 
 
 def critic_features_layout(num_players: int) -> tuple[np.ndarray, np.ndarray]:
@@ -156,91 +131,6 @@ def critic_features_layout(num_players: int) -> tuple[np.ndarray, np.ndarray]:
     return keep, np.r_[obs_scale, scale[state_keep]].astype(np.float32)
 
 
-def _build_hand_loss_ppo() -> type:
-    import torch as th
-    from sb3_contrib import MaskablePPO
-    from stable_baselines3.common.utils import explained_variance
-    from torch.nn import functional as F
-
-    class HandLossPPO(MaskablePPO):
-        """MaskablePPO whose loss also holds the policy's auxiliary hand-prediction loss,
-        ``policy.hand_loss_coef * policy.hand_loss(observations)`` on every minibatch
-        (:class:`AsymmetricPolicy` with ``hand_loss_coef`` > 0). With any other policy, or a
-        coefficient of 0, it is MaskablePPO unchanged. ``train`` is sb3-contrib 2.9's
-        ``MaskablePPO.train`` with that one term (and its ``train/hand_loss`` record) added, the
-        policy's outputs and the term from one pass through the actor
-        (:meth:`AsymmetricPolicy.evaluate_actions_and_hand_loss`); checkpoints load with it
-        whatever their coefficient (:func:`load_model`)."""
-
-        def train(self) -> None:
-            coef = float(getattr(self.policy, "hand_loss_coef", 0.0))
-            if coef == 0.0:
-                return super().train()
-            self.policy.set_training_mode(True)
-            self._update_learning_rate(self.policy.optimizer)
-            clip_range = self.clip_range(self._current_progress_remaining)
-            if self.clip_range_vf is not None:
-                clip_range_vf = self.clip_range_vf(self._current_progress_remaining)
-            entropy_losses, pg_losses, value_losses, hand_losses, clip_fractions = [], [], [], [], []
-            continue_training = True
-            for epoch in range(self.n_epochs):
-                approx_kl_divs = []
-                for rollout_data in self.rollout_buffer.get(self.batch_size):
-                    actions = rollout_data.actions.long().flatten()  # Discrete(195), as everywhere here
-                    values, log_prob, entropy, hand_loss = self.policy.evaluate_actions_and_hand_loss(
-                        rollout_data.observations, actions, action_masks=rollout_data.action_masks)
-                    values = values.flatten()
-                    advantages = rollout_data.advantages
-                    if self.normalize_advantage:
-                        advantages = (advantages - advantages.mean()) / (advantages.std() + 1e-8)
-                    ratio = th.exp(log_prob - rollout_data.old_log_prob)
-                    policy_loss_1 = advantages * ratio
-                    policy_loss_2 = advantages * th.clamp(ratio, 1 - clip_range, 1 + clip_range)
-                    policy_loss = -th.min(policy_loss_1, policy_loss_2).mean()
-                    pg_losses.append(policy_loss.item())
-                    clip_fractions.append(th.mean((th.abs(ratio - 1) > clip_range).float()).item())
-                    if self.clip_range_vf is None:
-                        values_pred = values
-                    else:
-                        values_pred = rollout_data.old_values + th.clamp(
-                            values - rollout_data.old_values, -clip_range_vf, clip_range_vf)
-                    value_loss = F.mse_loss(rollout_data.returns, values_pred)
-                    value_losses.append(value_loss.item())
-                    entropy_loss = -th.mean(-log_prob) if entropy is None else -th.mean(entropy)
-                    entropy_losses.append(entropy_loss.item())
-                    hand_losses.append(hand_loss.item())  # the added term
-                    loss = (policy_loss + self.ent_coef * entropy_loss + self.vf_coef * value_loss
-                            + coef * hand_loss)
-                    with th.no_grad():
-                        log_ratio = log_prob - rollout_data.old_log_prob
-                        approx_kl_div = th.mean((th.exp(log_ratio) - 1) - log_ratio).cpu().numpy()
-                        approx_kl_divs.append(approx_kl_div)
-                    if self.target_kl is not None and approx_kl_div > 1.5 * self.target_kl:
-                        continue_training = False
-                        break
-                    self.policy.optimizer.zero_grad()
-                    loss.backward()
-                    th.nn.utils.clip_grad_norm_(self.policy.parameters(), self.max_grad_norm)
-                    self.policy.optimizer.step()
-                self._n_updates += 1
-                if not continue_training:
-                    break
-            explained_var = explained_variance(self.rollout_buffer.values.flatten(),
-                                               self.rollout_buffer.returns.flatten())
-            for key, values_ in (("entropy_loss", entropy_losses), ("policy_gradient_loss", pg_losses),
-                                 ("value_loss", value_losses), ("hand_loss", hand_losses),
-                                 ("approx_kl", approx_kl_divs), ("clip_fraction", clip_fractions)):
-                self.logger.record(f"train/{key}", np.mean(values_))
-            self.logger.record("train/loss", loss.item())
-            self.logger.record("train/explained_variance", explained_var)
-            self.logger.record("train/n_updates", self._n_updates, exclude="tensorboard")
-            self.logger.record("train/clip_range", clip_range)
-            if self.clip_range_vf is not None:
-                self.logger.record("train/clip_range_vf", clip_range_vf)
-
-    return HandLossPPO
-
-
 def _build_asymmetric() -> dict[str, type]:
     import torch
     import torch.nn as nn
@@ -262,23 +152,6 @@ def _build_asymmetric() -> dict[str, type]:
         def forward(self, observations):
             return observations.index_select(1, self.keep) * self.scale
 
-    class OracleFeatures(obs_features):
-        """The actor's input under oracle guiding: :class:`ObsFeatures`, then the card counts of
-        the opponents' hands (the appended state's HANDS slots 1..n-1, seat order) times
-        ``oracle_keep`` (a number, 0 unless a training loop sets it)."""
-
-        def __init__(self, observation_space, num_players: int):
-            super().__init__(observation_space, num_players)
-            self.obs_dim = self._features_dim
-            slots = torch.as_tensor(opponent_hand_slots(num_players))
-            self.register_buffer("oracle_slots", slots, persistent=False)
-            self._features_dim = self.obs_dim + len(slots)
-            self.oracle_keep = 0.0
-
-        def forward(self, observations):
-            hands = observations.index_select(1, self.oracle_slots) * self.oracle_keep
-            return torch.cat([super().forward(observations), hands], dim=1)
-
     class AsymmetricMlpExtractor(MlpExtractor):
         """SB3's separate policy and value MLPs, the value MLP on an input of its own size."""
 
@@ -295,89 +168,36 @@ def _build_asymmetric() -> dict[str, type]:
     class AsymmetricPolicy(MaskableActorCriticPolicy):
         """MaskablePPO's policy with the policy on :class:`ObsFeatures` (the observation
         only) and the value network on :class:`CriticFeatures` (observation + global state).
-        ``policy_kwargs``: ``num_players``, ``hand_loss_coef`` (> 0: a ``hand_net`` head and
-        :meth:`hand_loss`, for :class:`HandLossPPO`), ``oracle`` (True: the policy reads
-        :class:`OracleFeatures`, see :attr:`oracle_keep`) and SB3's own (``net_arch``,
-        ``activation_fn`` ...); the features extractors are fixed."""
+        ``policy_kwargs``: ``num_players`` and SB3's own (``net_arch``, ``activation_fn`` ...);
+        the features extractors are fixed. The removed options (:data:`REMOVED_OPTIONS`) are
+        accepted switched off, as models saved before record them."""
 
         def __init__(self, observation_space, action_space, lr_schedule, *args, num_players: int = 2,
-                     hand_loss_coef: float = 0.0, oracle: bool = False, **kwargs):
+                     **kwargs):
             if observation_space.shape != (CRITIC_INPUT_SIZE,):
                 raise ValueError(f"AsymmetricPolicy needs observations with the global state appended "
                                  f"(UnoGymEnv(critic_state='append'), shape ({CRITIC_INPUT_SIZE},)), "
                                  f"got shape {observation_space.shape}")
-            if not hand_loss_coef >= 0.0:
-                raise ValueError(f"hand_loss_coef must be >= 0, got {hand_loss_coef}")
-            if oracle and hand_loss_coef:
-                raise ValueError("oracle and hand_loss_coef > 0 together: the hand head would "
-                                 "predict hands the actor reads")
-            self.num_players, self.hand_loss_coef, self.oracle = num_players, float(hand_loss_coef), bool(oracle)
-            kwargs.update(share_features_extractor=False,
-                          features_extractor_class=OracleFeatures if oracle else obs_features,
+            for key, (off, config_key) in REMOVED_OPTIONS.items():
+                if kwargs.pop(key, off) != off:
+                    raise RemovedOptionError(f"AsymmetricPolicy option {key!r} was removed: measured, it "
+                                             f"gave no gain ({configs.where_written_up(config_key)})")
+            self.num_players = num_players
+            kwargs.update(share_features_extractor=False, features_extractor_class=obs_features,
                           features_extractor_kwargs={"num_players": num_players})
             super().__init__(observation_space, action_space, lr_schedule, *args, **kwargs)
-
-        def _build(self, lr_schedule) -> None:
-            super()._build(lr_schedule)
-            if self.oracle:  # the oracle columns start at 0: the policy is the same without them
-                first = [*self.mlp_extractor.policy_net, self.action_net][0]
-                with torch.no_grad():
-                    first.weight[:, self.pi_features_extractor.obs_dim:] = 0.0
-
-        @property
-        def oracle_keep(self) -> float:
-            """The factor of the oracle inputs (``oracle=True``; 0 otherwise, and on a model
-            just built or loaded): 1 shows the opponents' hands, 0 hides them."""
-            return self.pi_features_extractor.oracle_keep if self.oracle else 0.0
-
-        @oracle_keep.setter
-        def oracle_keep(self, value: float) -> None:
-            if not self.oracle:
-                raise ValueError("oracle_keep: this policy was built without oracle=True")
-            if not 0.0 <= value <= 1.0:
-                raise ValueError(f"oracle_keep must be in [0, 1], got {value}")
-            self.pi_features_extractor.oracle_keep = float(value)
 
         def _build_mlp_extractor(self) -> None:
             self.vf_features_extractor = CriticFeatures(self.observation_space, self.num_players)
             self.mlp_extractor = AsymmetricMlpExtractor(
                 self.features_dim, self.vf_features_extractor.features_dim, self.net_arch,
                 self.activation_fn, self.device)
-            if self.hand_loss_coef > 0:  # built here, so the optimizer made next trains it too
-                self.hand_net = nn.Linear(self.mlp_extractor.latent_dim_pi,
-                                          (self.num_players - 1) * C.NUM_KINDS).to(self.device)
-
-        def hand_loss(self, observations, latent=None):
-            """The auxiliary loss: squared error of the hand head's count of each card kind in
-            each opponent's hand, read off the actor's last hidden layer (``latent``, computed
-            if not given), against the true counts (the global state's HANDS slots 1..n-1),
-            averaged over entries. Its gradient reaches the actor's layers but no hidden card
-            reaches the actor's input."""
-            if latent is None:
-                latent = self.mlp_extractor.forward_actor(self.pi_features_extractor(observations))
-            slots = opponent_hand_slots(self.num_players)
-            target = observations[:, slots[0]:slots[-1] + 1]
-            return torch.nn.functional.mse_loss(self.hand_net(latent), target)
-
-        def evaluate_actions_and_hand_loss(self, obs, actions, action_masks=None):
-            """``evaluate_actions``'s ``(values, log_prob, entropy)`` and :meth:`hand_loss`,
-            from one pass through the actor (the update of :class:`HandLossPPO`)."""
-            pi_features, vf_features = self.extract_features(obs)
-            latent_pi = self.mlp_extractor.forward_actor(pi_features)
-            distribution = self._get_action_dist_from_latent(latent_pi)
-            if action_masks is not None:
-                distribution.apply_masking(action_masks)
-            values = self.value_net(self.mlp_extractor.forward_critic(vf_features))
-            return (values, distribution.log_prob(actions), distribution.entropy(),
-                    self.hand_loss(obs, latent_pi))
 
         def _get_constructor_parameters(self) -> dict[str, Any]:
-            return dict(super()._get_constructor_parameters(), num_players=self.num_players,
-                        hand_loss_coef=self.hand_loss_coef, oracle=self.oracle)
+            return dict(super()._get_constructor_parameters(), num_players=self.num_players)
 
-    built = {"CriticFeatures": CriticFeatures, "OracleFeatures": OracleFeatures,
-             "AsymmetricMlpExtractor": AsymmetricMlpExtractor,
-             "AsymmetricPolicy": AsymmetricPolicy, "HandLossPPO": _build_hand_loss_ppo()}
+    built = {"CriticFeatures": CriticFeatures, "AsymmetricMlpExtractor": AsymmetricMlpExtractor,
+             "AsymmetricPolicy": AsymmetricPolicy}
     for name, cls in built.items():
         cls.__module__, cls.__qualname__ = __name__, name
     return built
@@ -389,7 +209,7 @@ def __getattr__(name: str):
     if name == "ObsFeatures":
         cls = globals()["ObsFeatures"] = _build_obs_features()
         return cls
-    if name in ("CriticFeatures", "OracleFeatures", "AsymmetricMlpExtractor", "AsymmetricPolicy", "HandLossPPO"):
+    if name in ("CriticFeatures", "AsymmetricMlpExtractor", "AsymmetricPolicy"):
         globals().update(_build_asymmetric())
         return globals()[name]
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -419,11 +239,10 @@ def actor_tensors(model: Any, num_players: int) -> tuple[dict[str, Any], dict[st
                          f"and {A.NUM_ACTIONS}")
     policy = model.policy
     fx = policy.pi_features_extractor
-    oracle = type(fx).__name__ == "OracleFeatures"  # its actor is saved at oracle_keep 0
-    if shape != (O.OBS_SIZE,) and type(fx).__name__ != "ObsFeatures" and not oracle:
+    if shape != (O.OBS_SIZE,) and type(fx).__name__ != "ObsFeatures":
         raise ValueError("the model's observations hold the global state and its actor does not "
                          "read them through ObsFeatures: it may have seen hidden cards")
-    if type(fx).__name__ == "ObsFeatures" or oracle:
+    if type(fx).__name__ == "ObsFeatures":
         keep, scale = ckpt.obs_features_layout(num_players)
         if not (np.array_equal(fx.keep.cpu().numpy(), keep)
                 and np.array_equal(fx.scale.cpu().numpy(), scale)):
@@ -450,8 +269,6 @@ def actor_tensors(model: Any, num_players: int) -> tuple[dict[str, Any], dict[st
     for i, m in enumerate(linears):
         tensors[f"actor.{i}.weight"] = m.weight.detach().cpu().numpy().astype(np.float32)
         tensors[f"actor.{i}.bias"] = m.bias.detach().cpu().numpy().astype(np.float32)
-    if oracle:  # the oracle inputs at 0: their columns of the first layer drop out
-        tensors["actor.0.weight"] = tensors["actor.0.weight"][:, :fx.obs_dim]
     shapes = ckpt.tensor_shapes(description)
     wrong = [k for k, s in shapes.items() if tensors[k].shape != s]
     if wrong:
@@ -475,10 +292,7 @@ def set_actor(model: Any, tensors: Mapping[str, np.ndarray], num_players: int) -
     linears = _actor_modules(model.policy)[0::2]
     with torch.no_grad():
         for i, layer in enumerate(linears):
-            weight = torch.as_tensor(np.asarray(tensors[f"actor.{i}.weight"]))
-            if layer.weight.shape != weight.shape:  # OracleFeatures: its oracle columns start at 0
-                layer.weight.zero_()
-            layer.weight[:, :weight.shape[1]].copy_(weight)
+            layer.weight.copy_(torch.as_tensor(np.asarray(tensors[f"actor.{i}.weight"])))
             layer.bias.copy_(torch.as_tensor(np.asarray(tensors[f"actor.{i}.bias"])))
 
 
@@ -567,8 +381,13 @@ def load_model(path: str, rules: Rules | None = None, num_players: int | None = 
 def _load_zip(model_path: str, env: Any = None, device: str = "cpu") -> Any:
     if not os.path.isfile(model_path):
         raise ckpt.CheckpointNotFoundError(f"checkpoint model {model_path!r} not found")
+    from sb3_contrib import MaskablePPO
+
     try:
-        model = _lazy("HandLossPPO").load(model_path, env=env, device=device)
+        model = MaskablePPO.load(model_path, env=env, device=device)
+    except RemovedOptionError as e:  # trained with an option since removed
+        raise ckpt.CheckpointError(f"checkpoint model {model_path!r}: {e}; its safe checkpoint still plays "
+                                   f"(checkpoint:<dir>)") from None
     except Exception as e:  # zipfile.BadZipFile, KeyError, pickle errors, torch errors ...
         raise ckpt.CheckpointError(f"checkpoint model {model_path!r} is corrupt or not a MaskablePPO "
                                    f"model: {type(e).__name__}: {e}") from None
