@@ -312,7 +312,7 @@ def test_every_module_of_the_package_is_checked():
     names = {module_name(ROOT, os.path.join(d, f)) for d, _, fs in os.walk(os.path.join(ROOT, PACKAGE))
              for f in fs if f.endswith(".py")}
     assert {"uno_env", "uno_env.game.engine", "uno_env.agents.heuristic", "uno_env.envs.aec_env",
-            "uno_env.tools.evaluate", "uno_env.learn.configs", "uno_env.learn.sb3"} <= names
+            "uno_env.tools.evaluate", "uno_env.learn.configs", "uno_env.learn.sb3.policy"} <= names
     assert {layer_of(m) for m in names if m.startswith("uno_env.learn")} == {"learn"}
 
 

@@ -16,19 +16,19 @@ the learning curve ``curve.png``.
 **Imitation first** (``imitate_decisions`` > 0, a new run only): before PPO, the policy is
 fitted to ``imitate_decisions`` decisions of ``imitate_teacher`` playing every seat (masked
 cross-entropy, ``imitate_epochs`` passes at ``imitate_learning_rate``) and the value network to
-their outcomes (:mod:`uno_env.learn.imitation`, :func:`uno_env.learn.sb3.imitate`); its time
+their outcomes (:mod:`uno_env.learn.imitation`, :func:`uno_env.learn.sb3.imitate.imitate`); its time
 counts in the run's wall time and time limit. PPO then fine-tunes the clone (the shipped
 configs use small steps: lr 1e-4, clip 0.1).
 
 **Or a checkpoint's policy first** (``init_checkpoint: <dir>``, a new run only): the actor
-starts as that checkpoint's (its safetensors weights copied exactly, :func:`uno_env.learn.sb3.set_actor`;
+starts as that checkpoint's (its safetensors weights copied exactly, :func:`uno_env.learn.sb3.actor.set_actor`;
 rules, players and network must be the run's, checked before anything is spent), and the
 imitation above, if any, fits only the value network (``imitate_teacher: checkpoint:<dir>``
 fits it to the policy's own games). A shipped agent can so be trained further without its
 ``model.zip``.
 
 **The critic** (``critic``). ``obs``: SB3's policy and value networks both read the
-observation. ``state``: an asymmetric actor-critic (:class:`uno_env.learn.sb3.AsymmetricPolicy`):
+observation. ``state``: an asymmetric actor-critic (:class:`uno_env.learn.sb3.policy.AsymmetricPolicy`):
 the env appends the global state seen from the learner (every hand, the DRAW pile's contents:
 ``UnoGymEnv(critic_state="append")``) and only the value network reads it; the policy, the part
 the checkpoint saves, reads the observation alone, so the checkpoint is the same kind either way.
@@ -118,9 +118,14 @@ from uno_env.envs.gym_env import UnoGymEnv
 from uno_env.game import actions as A
 from uno_env.game.global_state import GLOBAL_STATE_SIZE
 from uno_env.game.rules import make_rules
-from uno_env.learn import configs, run_dirs, sb3
+from uno_env.learn import configs, run_dirs
 from uno_env.learn.demo_store import demonstrations
 from uno_env.learn.imitation import summary as imitation_summary
+from uno_env.learn.sb3.actor import masked_policy, set_actor
+from uno_env.learn.sb3.convert import convert_checkpoint
+from uno_env.learn.sb3.imitate import imitate
+from uno_env.learn.sb3.policy import AsymmetricPolicy, ObsFeatures
+from uno_env.learn.sb3.save import load_model, save_checkpoint
 from uno_env.learn.stop_signals import Interrupted, StopSignals
 from uno_env.tools.evaluate import evaluate_vs
 
@@ -143,7 +148,7 @@ class Config(configs.TrainingConfig):
     # --- MaskablePPO ---
     critic: str = "obs"
     """obs: the value network reads what the policy reads; state: an asymmetric actor-critic,
-    the value network also reads the global state (every hand; uno_env.learn.sb3.AsymmetricPolicy,
+    the value network also reads the global state (every hand; uno_env.learn.sb3.policy.AsymmetricPolicy,
     the env appends the state to the observation), the policy only the observation. The
     checkpoint is the same either way (needs obs_features)"""
     n_steps: int = 256
@@ -305,7 +310,7 @@ def sync_outputs(eval_csv: str, snap_dir: str, step: int) -> list[str]:
             shutil.rmtree(path, ignore_errors=True)
             continue
         if ckpt.load_card(path, require_policy=False)["format"] == ckpt.LEGACY_CARD_FORMAT:
-            sb3.convert_checkpoint(path, verify_games=0)
+            convert_checkpoint(path, verify_games=0)
         snapshots.append(path)
     return snapshots
 
@@ -510,18 +515,18 @@ def train(args: argparse.Namespace, cfg: Config, rules, initial, dirs: run_dirs.
 
     # --- the model ---
     if args.resume:
-        model, _ = sb3.load_model(run_dir, rules, cfg.num_players, env=venv)  # our own run: trusted
+        model, _ = load_model(run_dir, rules, cfg.num_players, env=venv)  # our own run: trusted
         print(f"resumed at {model.num_timesteps} steps ({wall_before:.0f} s of training so far)")
         stop.saved(model.num_timesteps)
     else:
         activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[cfg.activation]
         policy_kwargs = {"net_arch": list(cfg.net_arch), "activation_fn": activation}
         if cfg.critic == "state":  # the policy on ObsFeatures, the value net on CriticFeatures
-            policy, policy_kwargs["num_players"] = sb3.AsymmetricPolicy, cfg.num_players
+            policy, policy_kwargs["num_players"] = AsymmetricPolicy, cfg.num_players
         else:
             policy = "MlpPolicy"
             if cfg.obs_features:
-                policy_kwargs.update(features_extractor_class=sb3.ObsFeatures,
+                policy_kwargs.update(features_extractor_class=ObsFeatures,
                                      features_extractor_kwargs={"num_players": cfg.num_players})
         model = MaskablePPO(
             policy, venv, learning_rate=cfg.learning_rate, n_steps=cfg.n_steps,
@@ -536,7 +541,7 @@ def train(args: argparse.Namespace, cfg: Config, rules, initial, dirs: run_dirs.
     started_from = card.get("started_from") if args.resume else None  # kept in the card
     if initial is not None:
         started_from, tensors = initial
-        sb3.set_actor(model, tensors, cfg.num_players)
+        set_actor(model, tensors, cfg.num_players)
         print(configs.started_from_line(started_from))
 
     # --- behaviour cloning warm start (a new run only; only the critic after init_checkpoint) ---
@@ -545,7 +550,7 @@ def train(args: argparse.Namespace, cfg: Config, rules, initial, dirs: run_dirs.
         demos, loaded = demonstrations(rules, cfg.num_players, cfg.imitate_decisions, seed=cfg.seed,
                                        teacher=cfg.imitate_teacher, critic_state=cfg.critic == "state",
                                        workers=cfg.imitate_workers, cache=cfg.imitate_cache)
-        fit = sb3.imitate(model, demos, epochs=cfg.imitate_epochs, learning_rate=cfg.imitate_learning_rate,
+        fit = imitate(model, demos, epochs=cfg.imitate_epochs, learning_rate=cfg.imitate_learning_rate,
                           seed=cfg.seed, fit_actor=initial is None)
         wall_before += time.time() - began  # part of the run's wall time
         for key, value in fit.items():
@@ -568,7 +573,7 @@ def train(args: argparse.Namespace, cfg: Config, rules, initial, dirs: run_dirs.
         if final:  # the checkpoint as users load it, in worker processes
             me, workers = f"checkpoint:{run_dir}", cfg.eval_workers
         else:
-            me, workers = PolicyAgent(sb3.masked_policy(model, cfg.num_players), rules,
+            me, workers = PolicyAgent(masked_policy(model, cfg.num_players), rules,
                                       cfg.num_players, name=args.run), 1
         rows, results = [], {}
         for opponent in cfg.eval_opponents:
@@ -627,7 +632,7 @@ def train(args: argparse.Namespace, cfg: Config, rules, initial, dirs: run_dirs.
         if step >= next_snapshot and not done and not stop.requested:
             path = os.path.join(snap_dir, f"step_{step:010d}")
             with stop.protected():
-                sb3.save_checkpoint(model, path, card_for(step, wall()), resumable=False)
+                save_checkpoint(model, path, card_for(step, wall()), resumable=False)
                 snapshots.append(path)
                 for old in snapshots[:-cfg.snapshot_keep]:
                     shutil.rmtree(old, ignore_errors=True)
@@ -643,7 +648,7 @@ def train(args: argparse.Namespace, cfg: Config, rules, initial, dirs: run_dirs.
                 next_eval = (step // cfg.eval_every + 1) * cfg.eval_every
         if step >= next_ckpt or done or stop.requested:
             with stop.protected():
-                sb3.save_checkpoint(model, run_dir, card_for(step, wall()))
+                save_checkpoint(model, run_dir, card_for(step, wall()))
             stop.saved(step)
             next_ckpt = (step // cfg.checkpoint_every + 1) * cfg.checkpoint_every
         if stop.requested:
@@ -661,7 +666,7 @@ def train(args: argparse.Namespace, cfg: Config, rules, initial, dirs: run_dirs.
     venv.close()
     run_eval(cfg.final_eval_games, model.num_timesteps, trained_wall, final=True)
     with stop.protected():
-        sb3.save_checkpoint(model, run_dir, card_for(model.num_timesteps, trained_wall))
+        save_checkpoint(model, run_dir, card_for(model.num_timesteps, trained_wall))
     write_curve(eval_csv, os.path.join(run_dir, "curve.png"), f"{args.run}: {rules.name}, "
                 f"{cfg.num_players} players")
     print_table(args.run, evaluation, cfg.eval_opponents)

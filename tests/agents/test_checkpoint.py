@@ -453,7 +453,7 @@ def test_shipped_checkpoint_is_safe_and_plays_without_torch(name):
         ["card.json", card["policy"]["weights"]])
     lineup = [f"checkpoint:checkpoints/{name}"] + ["random"] * (card["num_players"] - 1)
     code = ("import sys, numpy as np, uno_env\n"
-            "import uno_env.learn.sb3  # the SB3 side imports torch only when used\n"
+            "import uno_env.learn.sb3.convert  # the SB3 side imports torch only when used\n"
             "from uno_env.tools.evaluate import evaluate\n"
             f"r = evaluate({lineup!r}, num_players={card['num_players']}, games=4, seed=0)\n"
             "print(r['games'], [m for m in ('torch', 'stable_baselines3', 'sb3_contrib', 'ray') if m in sys.modules])\n")

@@ -1,5 +1,5 @@
 """Demonstrations (:mod:`uno_env.learn.imitation`) and the behaviour-cloning warm start
-(:func:`uno_env.learn.sb3.imitate`, ``training/train.py``'s ``imitate_*`` keys)."""
+(:func:`uno_env.learn.imitate`, ``training/train.py``'s ``imitate_*`` keys)."""
 
 from __future__ import annotations
 
@@ -108,12 +108,12 @@ def small_model_and_demos():
     pytest.importorskip("sb3_contrib")
     from sb3_contrib import MaskablePPO
 
-    from uno_env.learn import sb3
     from uno_env.envs.gym_env import UnoGymEnv
+    from uno_env.learn.sb3.policy import ObsFeatures
 
     rules = make_rules("classic")
     model = MaskablePPO("MlpPolicy", UnoGymEnv(rules, 2, opponents="random"), seed=0, device="cpu",
-                        policy_kwargs={"net_arch": [64], "features_extractor_class": sb3.ObsFeatures,
+                        policy_kwargs={"net_arch": [64], "features_extractor_class": ObsFeatures,
                                        "features_extractor_kwargs": {"num_players": 2}})
     return model, collect_demonstrations(rules, 2, 3000, seed=0)
 
@@ -122,22 +122,23 @@ def test_imitation_makes_the_policy_pick_the_teachers_moves():
     model, demos = small_model_and_demos()  # skips without sb3-contrib
     from sb3_contrib import MaskablePPO
 
-    from uno_env.learn import sb3
     from uno_env.envs.gym_env import UnoGymEnv
+    from uno_env.learn.sb3.imitate import imitate
+    from uno_env.learn.sb3.policy import AsymmetricPolicy
 
     rules = make_rules("classic")
-    before = sb3.imitate(model, demos, epochs=1, learning_rate=1e-9)["agreement"]  # ~ untrained
-    after = sb3.imitate(model, demos, epochs=8, learning_rate=3e-3)
+    before = imitate(model, demos, epochs=1, learning_rate=1e-9)["agreement"]  # ~ untrained
+    after = imitate(model, demos, epochs=8, learning_rate=3e-3)
     assert after["agreement"] > max(0.7, before + 0.2)
     env = UnoGymEnv(rules, 2, opponents="random", critic_state="append")
-    asym = MaskablePPO(sb3.AsymmetricPolicy, env, device="cpu", seed=0,
+    asym = MaskablePPO(AsymmetricPolicy, env, device="cpu", seed=0,
                        policy_kwargs={"num_players": 2, "net_arch": [64]})
     with pytest.raises(ValueError, match="critic_state=True"):
-        sb3.imitate(asym, demos)
+        imitate(asym, demos)
     # the asymmetric critic reads the global state beside the observation (joined per minibatch)
     with_states = collect_demonstrations(rules, 2, 3000, seed=0, critic_state=True)
     assert with_states.states.shape == (len(with_states), GLOBAL_STATE_SIZE)
-    fit = sb3.imitate(asym, with_states, epochs=8, learning_rate=3e-3)
+    fit = imitate(asym, with_states, epochs=8, learning_rate=3e-3)
     assert fit["agreement"] > 0.7 and fit["value_loss"] < 1.0
 
 
@@ -145,11 +146,12 @@ def test_fitting_the_critic_alone_leaves_the_actor_as_it_was():
     """``fit_actor=False`` (a run that starts from a checkpoint's policy): the value network
     learns the returns, the actor's weights do not move, and its agreement is still measured."""
     model, demos = small_model_and_demos()
-    from uno_env.learn import sb3
+    from uno_env.learn.sb3.actor import actor_tensors
+    from uno_env.learn.sb3.imitate import imitate
 
-    _, actor = sb3.actor_tensors(model, 2)
-    first = sb3.imitate(model, demos, epochs=1, learning_rate=3e-3, fit_actor=False)
-    last = sb3.imitate(model, demos, epochs=6, learning_rate=3e-3, fit_actor=False)
-    _, after = sb3.actor_tensors(model, 2)
+    _, actor = actor_tensors(model, 2)
+    first = imitate(model, demos, epochs=1, learning_rate=3e-3, fit_actor=False)
+    last = imitate(model, demos, epochs=6, learning_rate=3e-3, fit_actor=False)
+    _, after = actor_tensors(model, 2)
     assert all(np.array_equal(actor[k], after[k]) for k in actor)
     assert last["value_loss"] < first["value_loss"] and last["agreement"] == first["agreement"] < 0.7

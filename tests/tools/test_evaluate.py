@@ -512,7 +512,7 @@ def test_a_folder_option_naming_a_file_is_a_one_line_error_before_any_game(monke
 
 
 def test_convert_checkpoint_out_naming_a_file_is_a_one_line_error(capsys, tmp_path):
-    from uno_env.learn.sb3 import main as convert_main
+    from uno_env.learn.sb3.convert import main as convert_main
 
     path = tmp_path / "a-file"
     path.write_text("mine")

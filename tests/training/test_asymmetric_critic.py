@@ -24,7 +24,9 @@ from uno_env.game import actions as A  # noqa: E402
 from uno_env.game import global_state as G  # noqa: E402
 from uno_env.game import observation as O  # noqa: E402
 from uno_env.game.rules import make_rules  # noqa: E402
-from uno_env.learn import sb3  # noqa: E402
+from uno_env.learn.sb3.actor import actor_tensors, sb3_logits  # noqa: E402
+from uno_env.learn.sb3.policy import AsymmetricPolicy, ObsFeatures, critic_features_layout  # noqa: E402
+from uno_env.learn.sb3.save import load_model, save_checkpoint  # noqa: E402
 from uno_env.tools.evaluate import evaluate  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -36,7 +38,7 @@ TEST_CONFIG = os.path.join(ROOT, "configs", "train", "test.yaml")
 
 def asymmetric_model(num_players: int = 2) -> MaskablePPO:
     env = UnoGymEnv("classic", num_players, opponents="random", critic_state="append")
-    return MaskablePPO(sb3.AsymmetricPolicy, env, n_steps=32, batch_size=32, seed=0, device="cpu",
+    return MaskablePPO(AsymmetricPolicy, env, n_steps=32, batch_size=32, seed=0, device="cpu",
                        policy_kwargs={"num_players": num_players, "net_arch": [16, 16]})
 
 
@@ -70,7 +72,7 @@ def test_actor_output_does_not_change_when_only_the_global_state_changes(num_pla
 
 
 def test_critic_reads_every_hand_and_the_policy_none_of_the_state():
-    keep, scale = sb3.critic_features_layout(2)
+    keep, scale = critic_features_layout(2)
     obs_keep, _ = ckpt.obs_features_layout(2)
     policy = asymmetric_model().policy
     assert np.array_equal(policy.pi_features_extractor.keep.numpy(), obs_keep)
@@ -87,20 +89,20 @@ def test_saved_policy_acts_without_the_state(tmp_path):
     from observations alone, with the SB3 actor's logits."""
     model = asymmetric_model()
     card = ckpt.make_card(rules=make_rules("classic"), num_players=2, total_steps=0, wall_time_s=0.0)
-    sb3.save_checkpoint(model, str(tmp_path), card)
+    save_checkpoint(model, str(tmp_path), card)
     policy, card = load_policy(str(tmp_path))
     assert card["policy"]["input"] == "obs_features" and card["policy"]["sizes"][0] == 361
     obs = appended_observations()[:, :O.OBS_SIZE]  # what a player sees, nothing more
-    np.testing.assert_allclose(policy.logits(obs), sb3.sb3_logits(model, obs), atol=1e-5)
+    np.testing.assert_allclose(policy.logits(obs), sb3_logits(model, obs), atol=1e-5)
     result = evaluate([f"checkpoint:{tmp_path}", "random"], num_players=2, games=4, seed=1)
     assert result["games"] == 4
-    resumed, _ = sb3.load_model(str(tmp_path))  # model.zip with the asymmetric policy resumes
+    resumed, _ = load_model(str(tmp_path))  # model.zip with the asymmetric policy resumes
     assert type(resumed.policy).__name__ == "AsymmetricPolicy"
 
 
 def test_asymmetric_policy_refuses_observations_without_the_state():
     with pytest.raises(ValueError, match="global state appended"):
-        MaskablePPO(sb3.AsymmetricPolicy, UnoGymEnv("classic", 2, opponents="random"),
+        MaskablePPO(AsymmetricPolicy, UnoGymEnv("classic", 2, opponents="random"),
                     policy_kwargs={"num_players": 2})
 
 
@@ -109,7 +111,7 @@ def test_a_raw_input_actor_on_state_observations_is_not_exported():
     model = MaskablePPO("MlpPolicy", env, n_steps=32, batch_size=32, device="cpu",
                         policy_kwargs={"net_arch": [8]})
     with pytest.raises(ValueError, match="hidden cards"):
-        sb3.actor_tensors(model, 2)
+        actor_tensors(model, 2)
 
 
 def write_card(directory: str, card: dict) -> None:
@@ -123,7 +125,7 @@ def test_critic_state_training_run_and_resume(tmp_path):
     train.main(args)
     card = ckpt.load_card(str(tmp_path / "c" / "asym"))
     assert card["config"]["critic"] == "state" and card["policy"]["input"] == "obs_features"
-    model, _ = sb3.load_model(str(tmp_path / "c" / "asym"))
+    model, _ = load_model(str(tmp_path / "c" / "asym"))
     assert type(model.policy).__name__ == "AsymmetricPolicy"
     with pytest.raises(SystemExit, match="critic: state"):  # resuming with the other critic
         train.main(args[:-1] + ["critic=obs", "--resume"])
@@ -211,7 +213,7 @@ def saved_with(tmp_path, **removed) -> str:
 
     model = asymmetric_model(2)
     card = ckpt.make_card(rules=make_rules("classic"), num_players=2, total_steps=0, wall_time_s=0.0)
-    sb3.save_checkpoint(model, str(tmp_path), card)
+    save_checkpoint(model, str(tmp_path), card)
     path = tmp_path / ckpt.MODEL_FILE
     with zipfile.ZipFile(path) as z:
         files = {name: z.read(name) for name in z.namelist()}
@@ -225,7 +227,7 @@ def saved_with(tmp_path, **removed) -> str:
 
 
 def test_a_model_saved_with_the_removed_options_off_resumes(tmp_path):
-    model, _ = sb3.load_model(saved_with(tmp_path, hand_loss_coef=0.0, oracle=False))
+    model, _ = load_model(saved_with(tmp_path, hand_loss_coef=0.0, oracle=False))
     assert type(model.policy).__name__ == "AsymmetricPolicy" and not hasattr(model.policy, "hand_net")
 
 
@@ -235,5 +237,38 @@ def test_a_model_trained_with_a_removed_option_is_refused_naming_it(tmp_path, re
     directory = saved_with(tmp_path, **removed)
     with pytest.raises(ckpt.CheckpointError, match=rf"option '{next(iter(removed))}' was removed: .*"
                                                    rf"docs/4p-experiments.md, \"{named}.*still plays"):
-        sb3.load_model(directory)
+        load_model(directory)
     assert load_policy(directory)[0] is not None  # its safe checkpoint still plays
+
+
+@pytest.mark.parametrize("critic", ["obs", "state"])
+def test_a_model_saved_under_the_modules_former_name_still_resumes(tmp_path, monkeypatch, critic):
+    """A ``model.zip`` of 0.3-0.5 pickled ``ObsFeatures`` (in the policy kwargs) and
+    ``AsymmetricPolicy`` (the policy class) as ``uno_env.agents.sb3.<name>``: it loads as this
+    release's classes, and the old name is gone again afterwards."""
+    import zipfile
+
+    from uno_env.learn.sb3 import policy as sb3_policy
+
+    if critic == "state":
+        model = asymmetric_model(2)
+    else:
+        model = MaskablePPO("MlpPolicy", UnoGymEnv("classic", 2, opponents="random"), n_steps=32, batch_size=32,
+                            device="cpu", policy_kwargs={"net_arch": [16], "features_extractor_class": ObsFeatures,
+                                                         "features_extractor_kwargs": {"num_players": 2}})
+    with monkeypatch.context() as m:  # saved as 0.5 did: the classes named in uno_env.agents.sb3
+        m.setitem(sys.modules, "uno_env.agents.sb3", sb3_policy)
+        for name in ("ObsFeatures", "AsymmetricPolicy"):
+            m.setattr(getattr(sb3_policy, name), "__module__", "uno_env.agents.sb3")
+        card = ckpt.make_card(rules=make_rules("classic"), num_players=2, total_steps=0, wall_time_s=0.0)
+        save_checkpoint(model, str(tmp_path), card)
+    assert "uno_env.agents.sb3" not in sys.modules
+    with zipfile.ZipFile(tmp_path / ckpt.MODEL_FILE) as z:
+        data = z.read("data").decode()
+    assert "uno_env.agents.sb3" in data or "dW5vX2Vudi5hZ2VudHMuc2Iz" in data  # (base64 of the pickle)
+    resumed, _ = load_model(str(tmp_path))
+    assert type(resumed.policy.pi_features_extractor) is ObsFeatures
+    assert type(resumed.policy) is (AsymmetricPolicy if critic == "state" else type(model.policy))
+    assert "uno_env.agents.sb3" not in sys.modules
+    obs = appended_observations()[:, :O.OBS_SIZE]
+    np.testing.assert_allclose(sb3_logits(resumed, obs), sb3_logits(model, obs), atol=1e-6)

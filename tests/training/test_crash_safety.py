@@ -19,7 +19,8 @@ import yaml
 pytest.importorskip("sb3_contrib")
 
 from uno_env.agents import checkpoint as ckpt  # noqa: E402
-from uno_env.learn import sb3  # noqa: E402
+from uno_env.learn.sb3.actor import sb3_logits  # noqa: E402
+from uno_env.learn.sb3.save import load_model, save_checkpoint  # noqa: E402
 from uno_env.agents.policy import load_policy  # noqa: E402
 from uno_env.envs.gym_env import UnoGymEnv  # noqa: E402
 
@@ -85,7 +86,7 @@ DRIVER = textwrap.dedent("""
 
     point, run_dir, argv = sys.argv[1], sys.argv[2], sys.argv[3:]
     evaluating = []
-    real_evaluate, real_save = train.evaluate_vs, train.sb3.save_checkpoint
+    real_evaluate, real_save = train.evaluate_vs, train.save_checkpoint
 
     def evaluate_vs(agent, opponent, *args, **kwargs):
         if point == "during-eval" and opponent == "greedy":  # the first evaluation, half done
@@ -98,7 +99,7 @@ DRIVER = textwrap.dedent("""
             os.kill(os.getpid(), signal.SIGKILL)
         return real_save(model, directory, card, resumable)
 
-    train.evaluate_vs, train.sb3.save_checkpoint = evaluate_vs, save_checkpoint
+    train.evaluate_vs, train.save_checkpoint = evaluate_vs, save_checkpoint
     train.main(argv)
 """)
 
@@ -119,7 +120,7 @@ def crash_config(tmp_path_factory):
 def check_whole(run_dir: str, snap_dir: str) -> tuple[int, list[dict]]:
     """Every output file whole and the checkpoint consistent; returns (model step, eval rows)."""
     card, _ = ckpt.load_checkpoint(run_dir)  # the card validates and matches its weights
-    model, _ = sb3.load_model(run_dir)
+    model, _ = load_model(run_dir)
     assert card["total_steps"] == model.num_timesteps
     eval_csv = os.path.join(run_dir, "eval.csv")
     rows = read_csv_strict(eval_csv) if os.path.exists(eval_csv) else []
@@ -160,8 +161,8 @@ def test_killed_run_resumes_with_consistent_outputs(tmp_path, crash_config, poin
         png = fh.read()
     assert png.startswith(b"\x89PNG\r\n\x1a\n") and png.endswith(b"IEND\xaeB`\x82")
     # the card's policy is the model's actor
-    model, _ = sb3.load_model(run_dir)
+    model, _ = load_model(run_dir)
     policy, _ = load_policy(run_dir)
     env_ = UnoGymEnv(opponents="random")
     obs, _ = env_.reset(seed=0)
-    np.testing.assert_allclose(policy.logits(obs), sb3.sb3_logits(model, obs), atol=1e-4)
+    np.testing.assert_allclose(policy.logits(obs), sb3_logits(model, obs), atol=1e-4)

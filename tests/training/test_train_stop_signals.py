@@ -18,7 +18,8 @@ import pytest
 pytest.importorskip("sb3_contrib")
 
 from uno_env.agents import checkpoint as ckpt  # noqa: E402
-from uno_env.learn import sb3  # noqa: E402
+from uno_env.learn.sb3.actor import sb3_logits  # noqa: E402
+from uno_env.learn.sb3.save import load_model  # noqa: E402
 from uno_env.agents.policy import load_policy  # noqa: E402
 from uno_env.envs.gym_env import UnoGymEnv  # noqa: E402
 
@@ -55,11 +56,11 @@ def test_a_stop_signal_mid_run_saves_a_checkpoint_that_resumes_and_exits_cleanly
     assert name == signal.Signals(signum).name and where == str(run_dir) and step >= 256
 
     card, _ = ckpt.load_checkpoint(str(run_dir))  # validated: the card names these weights, hashes match
-    model, _ = sb3.load_model(str(run_dir))
+    model, _ = load_model(str(run_dir))
     assert card["total_steps"] == model.num_timesteps == step
     policy, _ = load_policy(str(run_dir))
     obs, _ = UnoGymEnv(opponents="random").reset(seed=0)
-    np.testing.assert_allclose(policy.logits(obs), sb3.sb3_logits(model, obs), atol=1e-4)  # the model's actor
+    np.testing.assert_allclose(policy.logits(obs), sb3_logits(model, obs), atol=1e-4)  # the model's actor
     with open(run_dir / "eval.csv", newline="") as fh:
         rows = list(csv.DictReader(fh))
     steps = [int(r["steps"]) for r in rows]

@@ -18,7 +18,9 @@ pytest.importorskip("sb3_contrib")
 from uno_env import _atomic  # noqa: E402
 from uno_env.agents import checkpoint as ckpt  # noqa: E402
 from uno_env.agents import make_agent  # noqa: E402
-from uno_env.learn import sb3  # noqa: E402
+from uno_env.learn.sb3.actor import masked_policy, sb3_logits  # noqa: E402
+from uno_env.learn.sb3.convert import main as convert_main  # noqa: E402
+from uno_env.learn.sb3.save import load_model  # noqa: E402
 from uno_env.agents.policy import load_policy  # noqa: E402
 from uno_env.tools.evaluate import evaluate  # noqa: E402
 from uno_env.envs.gym_env import UnoGymEnv  # noqa: E402
@@ -64,7 +66,7 @@ def test_smoke_run_writes_checkpoint_and_card(trained):
     result = card["evaluation"]["random"]
     assert result["games"] == 20 and 0 <= result["ci95"][0] <= result["win_rate"] <= result["ci95"][1]
     assert trained["evaluation"]["random"]["games"] == 20
-    model, card2 = sb3.load_model(d, make_rules("classic"), 2)
+    model, card2 = load_model(d, make_rules("classic"), 2)
     assert model.num_timesteps == 512 and card2 == card
     snap_root = trained["base"] / "runs" / "smoke" / "snapshots"
     assert os.listdir(snap_root) == ["step_0000000256"]
@@ -121,7 +123,7 @@ def test_resume_continues_from_saved_steps(trained, tmp_path):
             "--runs-dir", str(base / "runs"), "--no-progress", "--resume", "--total-steps", "768"]
     train.main(args)
     d = str(base / "checkpoints" / "smoke")
-    model, card = sb3.load_model(d, make_rules("classic"), 2)
+    model, card = load_model(d, make_rules("classic"), 2)
     assert model.num_timesteps == 768 and card["total_steps"] == 768
     weights = [f for f in os.listdir(d) if f.endswith(".safetensors")]  # the card's, and the one before it
     assert card["policy"]["weights"] in weights and len(weights) <= 2
@@ -187,9 +189,9 @@ def test_league_pool_curriculum():
 def test_mismatched_rules_and_players_rejected(trained):
     d = trained["dir"]
     with pytest.raises(ValueError, match=r"rules .*stacking=False \(env: True\)"):
-        sb3.load_model(d, make_rules("classic", stacking=True), 2)
+        load_model(d, make_rules("classic", stacking=True), 2)
     with pytest.raises(ValueError, match=r"num_players 2 \(the env has 3\)"):
-        sb3.load_model(d, make_rules("classic"), 3)
+        load_model(d, make_rules("classic"), 3)
     with pytest.raises(ValueError, match="stacking"):
         make_agent(f"checkpoint:{d}", make_rules("classic", stacking=True), 2)
     with pytest.raises(ValueError, match="num_players"):
@@ -201,10 +203,10 @@ def test_missing_and_corrupt_model_zip_named(trained, tmp_path):
     with open(os.path.join(path, "model.zip"), "wb") as fh:
         fh.write(b"not a zip file")
     with pytest.raises(ValueError, match=r"model.zip.* corrupt"):
-        sb3.load_model(path)
+        load_model(path)
     os.remove(os.path.join(path, "model.zip"))
     with pytest.raises(FileNotFoundError, match="model.zip"):
-        sb3.load_model(path)
+        load_model(path)
     make_agent(f"checkpoint:{path}", make_rules("classic"), 2)  # playing never needs model.zip
 
 
@@ -260,19 +262,19 @@ def real_observations(n_games: int = 20, seed: int = 2) -> tuple[np.ndarray, np.
 def test_safe_policy_plays_like_the_sb3_model(trained):
     """The numpy actor rebuilt from card + weights gives the SB3 model's logits and actions."""
     policy, card = load_policy(trained["dir"])
-    model, _ = sb3.load_model(trained["dir"])
+    model, _ = load_model(trained["dir"])
     obs, masks = real_observations()
-    np.testing.assert_allclose(policy.logits(obs), sb3.sb3_logits(model, obs), atol=1e-4)
+    np.testing.assert_allclose(policy.logits(obs), sb3_logits(model, obs), atol=1e-4)
     theirs, _ = model.predict(obs, action_masks=masks, deterministic=True)
     assert np.array_equal(policy.act(obs, masks), theirs)
 
 
 def test_periodic_evaluation_policy_is_the_saved_one(trained):
     """train.py evaluates the in-memory model through the same numpy actor it saves."""
-    model, _ = sb3.load_model(trained["dir"])
+    model, _ = load_model(trained["dir"])
     obs, _ = real_observations(3)
     saved, _ = load_policy(trained["dir"])
-    np.testing.assert_array_equal(sb3.masked_policy(model, 2).logits(obs), saved.logits(obs))
+    np.testing.assert_array_equal(masked_policy(model, 2).logits(obs), saved.logits(obs))
 
 
 # ---------------------------------------------------------------------- conversion, old runs
@@ -280,7 +282,7 @@ def legacy_run(trained, tmp_path) -> str:
     """The trained run in the format before safe checkpoints (uno_env 0.2): a format-1 card
     and a model.zip, no safe weights."""
     path = copy_run(trained, tmp_path)
-    _, card = sb3.load_model(path)
+    _, card = load_model(path)
     os.remove(os.path.join(path, card["policy"]["weights"]))
     card = dict(card, format=ckpt.LEGACY_CARD_FORMAT, policy={"net_arch": [32, 32], "activation": "tanh"})
     with open(os.path.join(path, "card.json"), "w") as fh:
@@ -292,10 +294,10 @@ def test_legacy_checkpoint_refused_then_converted(trained, tmp_path):
     path = legacy_run(trained, tmp_path)
     with pytest.raises(ValueError, match="uno-convert-checkpoint"):
         make_agent(f"checkpoint:{path}", make_rules("classic"), 2)
-    assert sb3.main([path, "--verify-games", "5"]) == 0
+    assert convert_main([path, "--verify-games", "5"]) == 0
     card = ckpt.load_card(path)
     assert card["format"] == ckpt.CARD_FORMAT and card["total_steps"] == 512
-    model, _ = sb3.load_model(path)
+    model, _ = load_model(path)
     obs, masks = real_observations(5)
     policy, _ = load_policy(path, make_rules("classic"), 2)
     theirs, _ = model.predict(obs, action_masks=masks, deterministic=True)
@@ -303,7 +305,7 @@ def test_legacy_checkpoint_refused_then_converted(trained, tmp_path):
 
 
 def test_converter_errors_are_one_line(tmp_path, capsys):
-    assert sb3.main([str(tmp_path / "none")]) == 2
+    assert convert_main([str(tmp_path / "none")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "not found" in err and "Traceback" not in err
 

@@ -35,7 +35,7 @@ Every problem is a :class:`CheckpointError` (a ``ValueError``; a missing file is
 :class:`CheckpointNotFoundError`, also a ``FileNotFoundError``) naming the file and what is wrong.
 The SB3 ``model.zip`` is a pickle: whoever loads it runs the code it holds. It is kept only to
 resume one's own training run (trusted input); ``uno-convert-checkpoint DIR``
-(:mod:`uno_env.learn.sb3`) turns a zip one trusts into this format.
+(:mod:`uno_env.learn.sb3.convert`) turns a zip one trusts into this format.
 
 **Why safetensors** (rather than numpy ``.npz`` with ``allow_pickle=False``): it is the format
 the field uses for weights from strangers (no code path to unpickling, a strict layout with no
@@ -202,7 +202,7 @@ def make_card(*, rules: Rules, num_players: int, total_steps: int, wall_time_s: 
               policy: Mapping[str, Any] | None = None, evaluation: dict | None = None,
               config: dict | None = None, extra: dict | None = None) -> dict[str, Any]:
     """A format-2 card; ``policy`` (:func:`policy_spec`) may be left for the saver to fill in
-    (:func:`uno_env.learn.sb3.save_checkpoint` describes the model's actor)."""
+    (:func:`uno_env.learn.sb3.save.save_checkpoint` describes the model's actor)."""
     import uno_env
 
     card = {

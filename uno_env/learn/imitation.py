@@ -14,7 +14,7 @@ collection holds at least ``decisions`` rows (the last game is not cut).
 ``training/train.py`` and ``training/train_rllib.py`` (``imitate_decisions``) fit the policy
 to the actions (masked cross-entropy) and the value network to the returns before PPO starts:
 the learner begins as a copy of the teacher instead of at random. :func:`fit_policy` is that
-fit, for any torch policy; :func:`uno_env.learn.sb3.imitate` (a MaskablePPO model) and
+fit, for any torch policy; :func:`uno_env.learn.sb3.imitate.imitate` (a MaskablePPO model) and
 :func:`uno_env.integrations.rllib.imitate` (an RLlib module) call it.
 
 Determinism: the deals come from ``np.random.default_rng(seed)``, each teacher's own
