@@ -20,7 +20,7 @@ pytest.importorskip("sb3_contrib")
 
 from uno_env.agents import checkpoint as ckpt  # noqa: E402
 from uno_env.learn.sb3.actor import sb3_logits  # noqa: E402
-from uno_env.learn.sb3.save import load_model, save_checkpoint  # noqa: E402
+from uno_env.learn.sb3.save import load_model  # noqa: E402
 from uno_env.agents.policy import load_policy  # noqa: E402
 from uno_env.envs.gym_env import UnoGymEnv  # noqa: E402
 
