@@ -31,7 +31,12 @@ import torch
 from ray.rllib.algorithms.ppo import PPOConfig
 
 from uno_env.agents import checkpoint as ckpt
-from uno_env.integrations import rllib as ur
+from uno_env.integrations.rllib.bots import env_to_module
+from uno_env.integrations.rllib.league import LeagueMapping
+from uno_env.integrations.rllib.modules import model_config
+from uno_env.integrations.rllib.multi_agent_env import UnoMultiAgentEnv
+from uno_env.integrations.rllib.specs import LEARNER, module_id_for, multi_module_spec
+from uno_env.integrations.rllib.weights import export_checkpoint, module_state
 from uno_env.tools.evaluate import evaluate
 from uno_env.game.rules import make_rules
 
@@ -56,21 +61,21 @@ def main(argv=None) -> dict:
 
     n = args.num_players
     env_config = {"rules": args.rules, "num_players": n}
-    bot = ur.module_id_for(args.opponent)
+    bot = module_id_for(args.opponent)
     # 1 seat in 2 (at least one per game) is the learner, the others the bot
-    mapping = ur.LeagueMapping(n, {ur.LEARNER: 0.5, bot: 0.5}, seed=args.seed)
+    mapping = LeagueMapping(n, {LEARNER: 0.5, bot: 0.5}, seed=args.seed)
     config = (
         PPOConfig()
-        .environment(ur.UnoMultiAgentEnv, env_config=env_config)
+        .environment(UnoMultiAgentEnv, env_config=env_config)
         .env_runners(num_env_runners=args.num_env_runners, num_envs_per_env_runner=8,
-                     env_to_module_connector=ur.env_to_module)
+                     env_to_module_connector=env_to_module)
         .training(train_batch_size_per_learner=args.batch, minibatch_size=min(1024, args.batch),
                   num_epochs=4, lr=3e-4, gamma=0.995, lambda_=0.95, entropy_coeff=0.01,
                   use_kl_loss=False)
-        .multi_agent(policies={ur.LEARNER, bot}, policy_mapping_fn=mapping,
-                     policies_to_train=[ur.LEARNER])
-        .rl_module(rl_module_spec=ur.multi_module_spec(
-            env_config, ur.model_config(n, hidden=[256, 256]), opponents={bot: args.opponent}))
+        .multi_agent(policies={LEARNER, bot}, policy_mapping_fn=mapping,
+                     policies_to_train=[LEARNER])
+        .rl_module(rl_module_spec=multi_module_spec(
+            env_config, model_config(n, hidden=[256, 256]), opponents={bot: args.opponent}))
         .debugging(seed=args.seed)
     )
     algo = config.build_algo()
@@ -78,8 +83,8 @@ def main(argv=None) -> dict:
         result = algo.train()
         runners = result["env_runners"]
         print(f"iteration {i + 1}: {runners['num_env_steps_sampled_lifetime']:.0f} env steps, "
-              f"learner return {runners['module_episode_returns_mean'].get(ur.LEARNER, float('nan')):+.3f}, "
-              f"entropy {result['learners'][ur.LEARNER]['entropy']:.3f}")
+              f"learner return {runners['module_episode_returns_mean'].get(LEARNER, float('nan')):+.3f}, "
+              f"entropy {result['learners'][LEARNER]['entropy']:.3f}")
 
     # export the learner's actor as card.json + safetensors: checkpoint:<out> plays it anywhere
     out = args.out or tempfile.mkdtemp(prefix="uno-rllib-")
@@ -88,7 +93,7 @@ def main(argv=None) -> dict:
     card = ckpt.make_card(rules=rules, num_players=n, total_steps=steps, wall_time_s=0.0,
                           extra={"algorithm": "PPO (Ray RLlib)", "trained_with": {"library": "ray[rllib]",
                                                                                   "version": ray.__version__}})
-    ur.export_checkpoint(ur.module_state(algo), ur.model_config(n, hidden=[256, 256]), out, card)
+    export_checkpoint(module_state(algo), model_config(n, hidden=[256, 256]), out, card)
     algo.stop()
     if started:
         ray.shutdown()

@@ -36,9 +36,9 @@ evaluations up to it) and exits with 130 (SIGINT) or 143 (SIGTERM) and one line 
 step; ``--resume`` continues. Before the loop and in the final evaluation a signal stops the
 run at once, saving nothing new; a second signal in the loop too (a save is never cut).
 
-**What it trains.** PPO (RLlib's new API stack) on :class:`~uno_env.integrations.rllib.UnoMultiAgentEnv`:
+**What it trains.** PPO (RLlib's new API stack) on :class:`~uno_env.integrations.rllib.multi_agent_env.UnoMultiAgentEnv`:
 every decision of every seat is a step. One learner module (``shared``: a masked MLP actor and
-critic, :class:`~uno_env.integrations.rllib.MaskedPPOModule`) plays at least one seat of every
+critic, :class:`~uno_env.integrations.rllib.modules.MaskedPPOModule`) plays at least one seat of every
 game and learns from all of them (parameter sharing); the other seats draw per game from the
 league mixture of the current phase (``phases``, as in ``configs/train``): ``self`` (the learner
 again: self-play), ``snapshots`` (frozen copies of the learner, refreshed every
@@ -49,12 +49,12 @@ seats, the bots' included.
 **Imitation first** (``imitate_decisions`` > 0, a new run only): before PPO the learner is
 fitted to ``imitate_decisions`` decisions of ``imitate_teacher`` playing every seat (masked
 cross-entropy for the actor, the outcomes for the critic; ``imitate_epochs`` passes at
-``imitate_learning_rate``), as in ``training/train.py``: :func:`uno_env.integrations.rllib.imitate`.
+``imitate_learning_rate``), as in ``training/train.py``: :func:`uno_env.integrations.rllib.imitate.imitate`.
 It runs in the driver; its time counts in the run's wall time and its result goes in the card.
 
 **Or a checkpoint's policy first** (``init_checkpoint: <dir>``, a new run only): the learner's
 actor starts as that checkpoint's, its safetensors weights copied exactly
-(:func:`uno_env.integrations.rllib.set_actor`; rules, players and network must be the run's,
+(:func:`uno_env.integrations.rllib.weights.set_actor`; rules, players and network must be the run's,
 checked before Ray starts), and the imitation above, if any, fits only the critic
 (``imitate_teacher: checkpoint:<dir>`` fits it to the policy's own games). The card records it
 (``started_from``: the directory, its weights' SHA-256, its steps). The RLlib checkpoint of a
@@ -239,15 +239,15 @@ def check_league(cfg: Config, rules: Rules) -> None:
 
 def league_modules(cfg: Config) -> tuple[dict[str, str], int, list[dict]]:
     """``(opponent module id -> agent spec, snapshot slots, phases in module ids)``."""
-    from uno_env.integrations import rllib as ur
+    from uno_env.integrations.rllib import league, specs
 
     opponents: dict[str, str] = {}
-    ids = {SELF: ur.LEARNER, SNAPSHOTS: ur.SNAPSHOTS}
+    ids = {SELF: specs.LEARNER, SNAPSHOTS: league.SNAPSHOTS}
     for entry in league_entries(cfg):
         if entry in ids:
             continue
-        mid = ur.module_id_for(entry)
-        while mid in opponents or mid == ur.LEARNER or mid.startswith(ur.SNAPSHOT_PREFIX):
+        mid = specs.module_id_for(entry)
+        while mid in opponents or mid == specs.LEARNER or mid.startswith(specs.SNAPSHOT_PREFIX):
             mid += "_"
         opponents[mid] = entry
         ids[entry] = mid
@@ -261,24 +261,24 @@ def league_modules(cfg: Config) -> tuple[dict[str, str], int, list[dict]]:
 def build_algo(cfg: Config, rules: Rules, opponents: dict[str, str], snapshots: int, phases: list):
     from ray.rllib.algorithms.ppo import PPOConfig
 
-    from uno_env.integrations import rllib as ur
+    from uno_env.integrations.rllib import bots, league, modules, multi_agent_env, specs
 
     env_config = {"rules": rules.to_dict(), "num_players": cfg.num_players}
-    module = ur.model_config(cfg.num_players, cfg.net_arch, cfg.activation, cfg.policy_input)
-    spec = ur.multi_module_spec(env_config, module, opponents=opponents, snapshots=snapshots,
-                                seed=cfg.seed)
-    mapping = ur.LeagueMapping(cfg.num_players, phases, seed=cfg.seed)
+    module = modules.model_config(cfg.num_players, cfg.net_arch, cfg.activation, cfg.policy_input)
+    spec = specs.multi_module_spec(env_config, module, opponents=opponents, snapshots=snapshots,
+                                   seed=cfg.seed)
+    mapping = league.LeagueMapping(cfg.num_players, phases, seed=cfg.seed)
 
     def schedule(start: float, final: float | None) -> Any:
         return start if final is None else [[0, start], [cfg.total_steps, final]]
 
     config = (
         PPOConfig()
-        .environment(ur.UnoMultiAgentEnv, env_config=env_config)
+        .environment(multi_agent_env.UnoMultiAgentEnv, env_config=env_config)
         .env_runners(num_env_runners=cfg.num_env_runners,
                      num_envs_per_env_runner=cfg.num_envs_per_env_runner,
                      num_cpus_per_env_runner=cfg.num_cpus_per_env_runner,
-                     env_to_module_connector=ur.env_to_module)
+                     env_to_module_connector=bots.env_to_module)
         .learners(num_learners=cfg.num_learners)
         .training(lr=schedule(cfg.learning_rate, cfg.learning_rate_final),
                   entropy_coeff=schedule(cfg.ent_coef, cfg.ent_coef_final),
@@ -288,7 +288,7 @@ def build_algo(cfg: Config, rules: Rules, opponents: dict[str, str], snapshots: 
                   grad_clip=cfg.max_grad_norm, grad_clip_by="global_norm",
                   use_kl_loss=cfg.kl_coef > 0, kl_coeff=cfg.kl_coef)
         .multi_agent(policies=set(spec.rl_module_specs), policy_mapping_fn=mapping,
-                     policies_to_train=[ur.LEARNER])
+                     policies_to_train=[specs.LEARNER])
         .rl_module(rl_module_spec=spec)
         .debugging(seed=cfg.seed)
     )
@@ -448,7 +448,7 @@ def train(args: argparse.Namespace, cfg: Config, rules: Rules, initial: Any, dir
     from tensorboardX import SummaryWriter
 
     from uno_env.integrations import ray_cluster
-    from uno_env.integrations import rllib as ur
+    from uno_env.integrations.rllib import imitate, league, specs, weights
 
     run_dir, log_dir = dirs.run_dir, dirs.log_dir
     rllib_dir = os.path.abspath(os.path.join(run_dir, RLLIB_DIR))
@@ -473,19 +473,19 @@ def train(args: argparse.Namespace, cfg: Config, rules: Rules, initial: Any, dir
         if args.resume:
             algo.restore_from_path(rllib_dir)
         evaluation = trainer.get("evaluation", {})
-        module_config = algo.config.rl_module_spec.rl_module_specs[ur.LEARNER].model_config
+        module_config = algo.config.rl_module_spec.rl_module_specs[specs.LEARNER].model_config
         module_config = {k: module_config[k] for k in ("num_players", "hidden", "activation", "input")}
         writer = SummaryWriter(os.path.join(log_dir, "tb"))
         if initial is not None:  # a checkpoint's policy as the start: the actor's weights, exactly
             trainer["started_from"], tensors = initial
-            ur.set_actor(algo, tensors)
+            weights.set_actor(algo, tensors)
             print(configs.started_from_line(trainer["started_from"]))
         if cfg.imitate_decisions and not args.resume:  # behaviour cloning warm start (the critic alone after init_checkpoint)
             began = time.time()
             demos, loaded = demonstrations(rules, cfg.num_players, cfg.imitate_decisions, seed=cfg.seed,
                                            teacher=cfg.imitate_teacher, workers=cfg.imitate_workers,
                                            cache=cfg.imitate_cache)
-            fit = ur.imitate_learner(algo, demos, epochs=cfg.imitate_epochs,
+            fit = imitate.imitate_learner(algo, demos, epochs=cfg.imitate_epochs,
                                      learning_rate=cfg.imitate_learning_rate, seed=cfg.seed,
                                      fit_actor=initial is None)
             for key, value in fit.items():
@@ -531,7 +531,7 @@ def train(args: argparse.Namespace, cfg: Config, rules: Rules, initial: Any, dir
             commit point of a resumable save); never cut by a signal."""
             with stop.protected():
                 algo.save_to_path(rllib_dir)
-                ur.export_checkpoint(ur.module_state(algo), module_config, run_dir, card_for(total, wall()))
+                weights.export_checkpoint(weights.module_state(algo), module_config, run_dir, card_for(total, wall()))
                 state = {"wall_time_s": round(wall(), 1), "snapshots_taken": taken, "env_steps": total,
                          "learner_steps": learner_steps, "evaluation": evaluation,
                          **{k: trainer[k] for k in ("imitation", "started_from") if k in trainer}}
@@ -544,7 +544,7 @@ def train(args: argparse.Namespace, cfg: Config, rules: Rules, initial: Any, dir
             if final:  # the exported checkpoint, as users load it
                 me, workers = f"checkpoint:{run_dir}", cfg.eval_workers
             else:
-                me = PolicyAgent(ur.masked_policy(ur.module_state(algo), module_config), rules,
+                me = PolicyAgent(weights.masked_policy(weights.module_state(algo), module_config), rules,
                                  cfg.num_players, name=args.run)
                 workers = 1
             results = {o: dict(evaluate_vs(me, o, rules, cfg.num_players, games, seed=total, workers=workers),
@@ -577,14 +577,14 @@ def train(args: argparse.Namespace, cfg: Config, rules: Rules, initial: Any, dir
               + (f" or {cfg.time_limit_min} min" if cfg.time_limit_min else ""), flush=True)
         stop.defer()  # from here a first signal ends the loop after the iteration, with a checkpoint
         while progress() < 1.0:
-            ur.update_league(algo, progress(), steps, min(taken, n_snapshots))
+            league.update_league(algo, progress(), steps, min(taken, n_snapshots))
             result = algo.train()
             steps = int(_get(result, "env_runners", "num_env_steps_sampled_lifetime", default=steps))
-            learner_steps = int(_get(result, "env_runners", "num_module_steps_sampled_lifetime", ur.LEARNER,
+            learner_steps = int(_get(result, "env_runners", "num_module_steps_sampled_lifetime", specs.LEARNER,
                                      default=learner_steps))
             done = progress() >= 1.0
             sps = (steps - start_steps) / max(1e-9, time.time() - start_time)
-            learn = _get(result, "learners", ur.LEARNER, default={}) or {}
+            learn = _get(result, "learners", specs.LEARNER, default={}) or {}
             health = ray_cluster.runner_health(algo)  # (healthy, total) env runners; None: the driver samples
             scalars = {"perf/env_steps_per_s": sps,
                        "env/episode_len_mean": _get(result, "env_runners", "episode_len_mean"),
@@ -620,7 +620,7 @@ def train(args: argparse.Namespace, cfg: Config, rules: Rules, initial: Any, dir
                 continue
             lost_since = None
             if n_snapshots and steps >= next_snapshot and not done and not stop.requested:
-                ur.copy_module(algo, ur.LEARNER, f"{ur.SNAPSHOT_PREFIX}{taken % n_snapshots}")
+                weights.copy_module(algo, specs.LEARNER, f"{specs.SNAPSHOT_PREFIX}{taken % n_snapshots}")
                 taken += 1
                 next_snapshot = (steps // cfg.snapshot_every + 1) * cfg.snapshot_every
             if steps >= next_eval and not done and not stop.requested:

@@ -33,7 +33,17 @@ from uno_env.game.engine import Engine  # noqa: E402
 from uno_env.game.observation import ObservationEncoder  # noqa: E402
 from uno_env.game.rules import make_rules  # noqa: E402
 from uno_env.integrations import ray_cluster  # noqa: E402
-from uno_env.integrations import rllib as ur  # noqa: E402
+from uno_env.integrations.rllib import league as rllib_league  # noqa: E402
+from uno_env.integrations.rllib.bots import env_to_module  # noqa: E402
+from uno_env.integrations.rllib.imitate import imitate, imitate_learner  # noqa: E402
+from uno_env.integrations.rllib.league import LeagueMapping, SNAPSHOTS  # noqa: E402
+from uno_env.integrations.rllib.modules import model_config  # noqa: E402
+from uno_env.integrations.rllib.multi_agent_env import (  # noqa: E402
+    action_space, agent_id, MASK_KEY, OBS_KEY, observation_space, UnoMultiAgentEnv)
+from uno_env.integrations.rllib.specs import (  # noqa: E402
+    LEARNER, learner_module_spec, multi_module_spec, opponent_module_spec)
+from uno_env.integrations.rllib.weights import (  # noqa: E402
+    actor_tensors, copy_module, export_checkpoint, masked_policy, module_state, set_actor, with_actor)
 
 from helpers import WatchedProcess  # noqa: E402
 
@@ -47,7 +57,7 @@ def play(env, rng, max_decisions=100_000):
     obs, _ = env.reset(seed=int(rng.integers(2 ** 31)))
     for _ in range(max_decisions):
         (agent, o), = obs.items()
-        action = int(rng.choice(np.flatnonzero(o[ur.MASK_KEY])))
+        action = int(rng.choice(np.flatnonzero(o[MASK_KEY])))
         result = env.step({agent: action})
         yield obs, {agent: action}, result
         obs, _, terminateds, truncateds, _ = result
@@ -58,18 +68,18 @@ def play(env, rng, max_decisions=100_000):
 # ---------------------------------------------------------------------- the env
 @pytest.mark.parametrize("rules,n", [("classic", 2), ("classic", 4), ("house", 3), ("tmnt", 4)])
 def test_only_the_deciding_seat_observes_with_the_legal_actions_as_its_mask(rules, n):
-    env = ur.UnoMultiAgentEnv({"rules": rules, "num_players": n})
+    env = UnoMultiAgentEnv({"rules": rules, "num_players": n})
     rng = np.random.default_rng(1)
     decisions = 0
     for obs, _, (nxt, rewards, terminateds, truncateds, _) in play(env, rng):
         s = env.state
         if terminateds["__all__"] or truncateds["__all__"]:
             break
-        assert list(nxt) == [ur.agent_id(s.actor)]  # the next decider only
-        o = nxt[ur.agent_id(s.actor)]
-        assert np.array_equal(np.flatnonzero(o[ur.MASK_KEY]), sorted(env.engine.legal_actions(s)))
-        assert np.array_equal(o[ur.OBS_KEY], env.encoder.encode(s, s.actor))
-        assert o[ur.MASK_KEY].dtype == np.float32 and env.observation_spaces["player_0"].contains(o)
+        assert list(nxt) == [agent_id(s.actor)]  # the next decider only
+        o = nxt[agent_id(s.actor)]
+        assert np.array_equal(np.flatnonzero(o[MASK_KEY]), sorted(env.engine.legal_actions(s)))
+        assert np.array_equal(o[OBS_KEY], env.encoder.encode(s, s.actor))
+        assert o[MASK_KEY].dtype == np.float32 and env.observation_spaces["player_0"].contains(o)
         assert set(rewards.values()) == {0.0}
         decisions += 1
     assert decisions > 5
@@ -77,21 +87,21 @@ def test_only_the_deciding_seat_observes_with_the_legal_actions_as_its_mask(rule
 
 @pytest.mark.parametrize("n", [2, 4])
 def test_at_the_end_every_seat_gets_its_reward_last_observation_and_termination(n):
-    env = ur.UnoMultiAgentEnv({"rules": "classic", "num_players": n})
+    env = UnoMultiAgentEnv({"rules": "classic", "num_players": n})
     *_, (_, _, (obs, rewards, terminateds, truncateds, infos)) = play(env, np.random.default_rng(n))
     agents = env.possible_agents
     winner = env.state.winner
     assert set(obs) == set(rewards) == set(agents)
     assert rewards == {a: (1.0 if i == winner else -1.0 / (n - 1)) for i, a in enumerate(agents)}
     assert all(terminateds[a] for a in agents) and terminateds["__all__"] and not truncateds["__all__"]
-    assert all(not o[ur.MASK_KEY].any() for o in obs.values())  # nobody decides any more
+    assert all(not o[MASK_KEY].any() for o in obs.values())  # nobody decides any more
     assert all(info["winner"] == winner for info in infos.values())
     with pytest.raises(ValueError, match="after the episode ended"):
         env.step({agents[0]: 0})
 
 
 def test_an_episode_is_truncated_at_max_steps_with_reward_zero_for_everyone():
-    env = ur.UnoMultiAgentEnv({"rules": "classic", "num_players": 3, "max_steps": 5})
+    env = UnoMultiAgentEnv({"rules": "classic", "num_players": 3, "max_steps": 5})
     steps = list(play(env, np.random.default_rng(0)))
     obs, rewards, terminateds, truncateds, _ = steps[-1][2]
     assert len(steps) == 5
@@ -100,10 +110,10 @@ def test_an_episode_is_truncated_at_max_steps_with_reward_zero_for_everyone():
 
 
 def test_an_illegal_action_ends_the_episode_with_minus_one_for_the_seat_that_made_it():
-    env = ur.UnoMultiAgentEnv({"rules": "classic", "num_players": 3})
+    env = UnoMultiAgentEnv({"rules": "classic", "num_players": 3})
     obs, _ = env.reset(seed=3)
     (agent, o), = obs.items()
-    illegal = int(np.flatnonzero(o[ur.MASK_KEY] == 0)[0])
+    illegal = int(np.flatnonzero(o[MASK_KEY] == 0)[0])
     _, rewards, terminateds, _, infos = env.step({agent: illegal})
     assert rewards[agent] == -1.0 and sum(rewards.values()) == -1.0
     assert terminateds["__all__"] and infos[agent]["illegal"]
@@ -111,10 +121,10 @@ def test_an_illegal_action_ends_the_episode_with_minus_one_for_the_seat_that_mad
 
 
 def test_on_illegal_raise_names_the_action_and_keeps_the_state():
-    env = ur.UnoMultiAgentEnv({"rules": "classic", "num_players": 2, "on_illegal": "raise"})
+    env = UnoMultiAgentEnv({"rules": "classic", "num_players": 2, "on_illegal": "raise"})
     obs, _ = env.reset(seed=3)
     (agent, o), = obs.items()
-    illegal = int(np.flatnonzero(o[ur.MASK_KEY] == 0)[0])
+    illegal = int(np.flatnonzero(o[MASK_KEY] == 0)[0])
     steps = env.state.steps
     with pytest.raises(ValueError, match="illegal action"):
         env.step({agent: illegal})
@@ -122,7 +132,7 @@ def test_on_illegal_raise_names_the_action_and_keeps_the_state():
 
 
 def test_an_action_for_a_seat_that_is_not_deciding_is_a_value_error():
-    env = ur.UnoMultiAgentEnv({"rules": "classic", "num_players": 2})
+    env = UnoMultiAgentEnv({"rules": "classic", "num_players": 2})
     obs, _ = env.reset(seed=0)
     (agent,) = obs
     other = next(a for a in env.possible_agents if a != agent)
@@ -134,14 +144,14 @@ def test_an_action_for_a_seat_that_is_not_deciding_is_a_value_error():
                                           ({"num_players": 2, "on_illegal": "ignore"}, "on_illegal")])
 def test_a_bad_env_config_is_a_value_error_naming_it(config, match):
     with pytest.raises(ValueError, match=match):
-        ur.UnoMultiAgentEnv(config)
+        UnoMultiAgentEnv(config)
 
 
 def test_the_same_seed_plays_the_same_deal():
     def first_obs(seed):
-        env = ur.UnoMultiAgentEnv({"rules": "classic", "num_players": 4})
+        env = UnoMultiAgentEnv({"rules": "classic", "num_players": 4})
         obs, _ = env.reset(seed=seed)
-        return next(iter(obs.values()))[ur.OBS_KEY]
+        return next(iter(obs.values()))[OBS_KEY]
 
     assert np.array_equal(first_obs(7), first_obs(7)) and not np.array_equal(first_obs(7), first_obs(8))
 
@@ -149,20 +159,20 @@ def test_the_same_seed_plays_the_same_deal():
 def test_rllibs_own_env_checker_accepts_the_env():
     from ray.rllib.utils.pre_checks.env import check_multiagent_environments
 
-    check_multiagent_environments(ur.UnoMultiAgentEnv({"rules": "house", "num_players": 4}))
+    check_multiagent_environments(UnoMultiAgentEnv({"rules": "house", "num_players": 4}))
 
 
 # ---------------------------------------------------------------------- modules
 def batch_of(env_config, count, seed=0):
-    env = ur.UnoMultiAgentEnv(env_config)
+    env = UnoMultiAgentEnv(env_config)
     rng = np.random.default_rng(seed)
     observations = []
     while len(observations) < count:
         for obs, _, _ in play(env, rng):
             observations.append(next(iter(obs.values())))
     observations = observations[:count]
-    return {ur.OBS_KEY: np.stack([o[ur.OBS_KEY] for o in observations]),
-            ur.MASK_KEY: np.stack([o[ur.MASK_KEY] for o in observations])}
+    return {OBS_KEY: np.stack([o[OBS_KEY] for o in observations]),
+            MASK_KEY: np.stack([o[MASK_KEY] for o in observations])}
 
 
 def torch_batch(batch):
@@ -170,10 +180,10 @@ def torch_batch(batch):
 
 
 def test_the_masked_module_gives_illegal_actions_float_min_logits_and_samples_only_legal_ones():
-    module = ur.learner_module_spec(ur.model_config(4, [32])).build()
+    module = learner_module_spec(model_config(4, [32])).build()
     batch = batch_of({"num_players": 4}, 64)
     logits = module.forward_exploration(torch_batch(batch))[Columns.ACTION_DIST_INPUTS]
-    legal = batch[ur.MASK_KEY] > 0
+    legal = batch[MASK_KEY] > 0
     assert (logits.numpy()[~legal] == FLOAT_MIN).all() and (logits.numpy()[legal] > -1e3).all()
     dist = module.get_exploration_action_dist_cls().from_logits(logits)
     for _ in range(5):
@@ -187,19 +197,19 @@ def test_rllibs_action_masking_example_module_runs_on_the_env_unchanged():
     from ray.rllib.core.rl_module.rl_module import RLModuleSpec
     from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
 
-    module = RLModuleSpec(module_class=ActionMaskingTorchRLModule, observation_space=ur.observation_space(),
-                          action_space=ur.action_space(), model_config={"head_fcnet_hiddens": [16]}).build()
+    module = RLModuleSpec(module_class=ActionMaskingTorchRLModule, observation_space=observation_space(),
+                          action_space=action_space(), model_config={"head_fcnet_hiddens": [16]}).build()
     batch = batch_of({"num_players": 2}, 16)
     logits = module.forward_inference(torch_batch(batch))[Columns.ACTION_DIST_INPUTS].numpy()
-    assert (logits.argmax(axis=1) == np.where(batch[ur.MASK_KEY] > 0, logits, -np.inf).argmax(axis=1)).all()
+    assert (logits.argmax(axis=1) == np.where(batch[MASK_KEY] > 0, logits, -np.inf).argmax(axis=1)).all()
 
 
 def exported(tmp_path, n=4, hidden=(32, 16), input_kind="obs_features"):
-    config = ur.model_config(n, hidden, "relu", input_kind)
-    module = ur.learner_module_spec(config).build()
+    config = model_config(n, hidden, "relu", input_kind)
+    module = learner_module_spec(config).build()
     card = ckpt.make_card(rules=make_rules("classic"), num_players=n, total_steps=1, wall_time_s=0.0,
                           extra={"algorithm": "PPO (Ray RLlib)"})
-    ur.export_checkpoint(module.get_state(), config, str(tmp_path), card)
+    export_checkpoint(module.get_state(), config, str(tmp_path), card)
     return module, str(tmp_path)
 
 
@@ -211,45 +221,45 @@ def test_an_exported_checkpoint_plays_the_modules_greedy_actions_as_checkpoint_a
     agent = make_agent(f"checkpoint:{path}", make_rules("classic"), 4)
     batch = batch_of({"num_players": 4}, 50, seed=1)
     logits = module.forward_inference(torch_batch(batch))[Columns.ACTION_DIST_INPUTS].numpy()
-    ours = [agent.act(o, m.astype(np.int8)) for o, m in zip(batch[ur.OBS_KEY], batch[ur.MASK_KEY])]
+    ours = [agent.act(o, m.astype(np.int8)) for o, m in zip(batch[OBS_KEY], batch[MASK_KEY])]
     assert ours == list(logits.argmax(axis=1))
 
 
 def test_a_checkpoint_opponent_module_is_read_on_the_driver_and_plays_greedily(tmp_path):
     _, path = exported(tmp_path)
-    spec = ur.opponent_module_spec(f"checkpoint:{path}", make_rules("classic"), 4)
+    spec = opponent_module_spec(f"checkpoint:{path}", make_rules("classic"), 4)
     assert "tensors" in spec.model_config  # travels as data: workers never read the directory
     module = spec.build()
     batch = batch_of({"num_players": 4}, 30, seed=2)
     actions = module.forward_inference(torch_batch(batch))[Columns.ACTIONS]
     agent = make_agent(f"checkpoint:{path}", make_rules("classic"), 4)
     assert list(actions) == [agent.act(o, m.astype(np.int8))
-                             for o, m in zip(batch[ur.OBS_KEY], batch[ur.MASK_KEY])]
+                             for o, m in zip(batch[OBS_KEY], batch[MASK_KEY])]
     with pytest.raises(ValueError, match="num_players"):
-        ur.opponent_module_spec(f"checkpoint:{path}", make_rules("classic"), 3)
+        opponent_module_spec(f"checkpoint:{path}", make_rules("classic"), 3)
 
 
 def test_the_shipped_layout_0_checkpoint_plays_as_an_opponent_module():
     """A checkpoint of observation layout 0 (the shipped classic-2p-layout0) reads the layout-0
     prefix of the observations and picks what its checkpoint agent picks."""
     path = os.path.join(ROOT, "checkpoints", "classic-2p-layout0")
-    spec = ur.opponent_module_spec(f"checkpoint:{path}", make_rules("classic"), 2)
+    spec = opponent_module_spec(f"checkpoint:{path}", make_rules("classic"), 2)
     assert spec.model_config["layout_version"] == 0
     module = spec.build()
     batch = batch_of({"num_players": 2}, 30, seed=3)
     actions = module.forward_inference(torch_batch(batch))[Columns.ACTIONS]
     agent = make_agent(f"checkpoint:{path}", make_rules("classic"), 2)
     assert list(actions) == [agent.act(o, m.astype(np.int8))
-                             for o, m in zip(batch[ur.OBS_KEY], batch[ur.MASK_KEY])]
+                             for o, m in zip(batch[OBS_KEY], batch[MASK_KEY])]
 
 
 def test_a_bad_opponent_spec_fails_on_the_driver_naming_it():
     with pytest.raises(ValueError, match="nonsense"):
-        ur.opponent_module_spec("nonsense", make_rules("classic"), 2)
+        opponent_module_spec("nonsense", make_rules("classic"), 2)
 
 
 def test_a_bot_module_without_the_seat_connector_says_what_to_add():
-    module = ur.opponent_module_spec("heuristic", make_rules("classic"), 2).build()
+    module = opponent_module_spec("heuristic", make_rules("classic"), 2).build()
     with pytest.raises(RuntimeError, match="env_to_module"):
         module.forward_inference(torch_batch(batch_of({"num_players": 2}, 3)))
 
@@ -261,24 +271,24 @@ class FakeEpisode:
 
 
 def test_the_league_puts_the_learner_in_one_seat_at_least_and_keeps_a_table_per_episode():
-    mapping = ur.LeagueMapping(4, {"heuristic": 1.0}, seed=0)
+    mapping = LeagueMapping(4, {"heuristic": 1.0}, seed=0)
     for e in range(50):
         episode = FakeEpisode(f"e{e}")
-        table = [mapping(ur.agent_id(s), episode) for s in (3, 0, 1, 2)]
-        assert table.count(ur.LEARNER) == 1 and table.count("heuristic") == 3
-        assert [mapping(ur.agent_id(s), episode) for s in (3, 0, 1, 2)] == table
+        table = [mapping(agent_id(s), episode) for s in (3, 0, 1, 2)]
+        assert table.count(LEARNER) == 1 and table.count("heuristic") == 3
+        assert [mapping(agent_id(s), episode) for s in (3, 0, 1, 2)] == table
 
 
 def test_league_phases_follow_progress_and_snapshots_join_once_filled():
     phases = [{"until": 0.5, "opponents": {"random": 1.0}},
-              {"until": None, "opponents": {ur.SNAPSHOTS: 1.0}}]
-    mapping = ur.LeagueMapping(2, phases, seed=0)
+              {"until": None, "opponents": {SNAPSHOTS: 1.0}}]
+    mapping = LeagueMapping(2, phases, seed=0)
     assert mapping.mixture() == [("random", 1.0)]
     mapping.update(0.6, 600, snapshots=0)
-    assert mapping.mixture() == [(ur.LEARNER, 1.0)]  # no snapshot yet: self-play
+    assert mapping.mixture() == [(LEARNER, 1.0)]  # no snapshot yet: self-play
     mapping.update(0.6, 600, snapshots=2)
     assert mapping.mixture() == [("snapshot_0", 0.5), ("snapshot_1", 0.5)]
-    steps = ur.LeagueMapping(2, [{"until": 1000, "opponents": {"random": 1.0}},
+    steps = LeagueMapping(2, [{"until": 1000, "opponents": {"random": 1.0}},
                                  {"until": None, "opponents": {"greedy": 1.0}}])
     steps.update(0.99, 999, 0)
     assert steps.mixture() == [("random", 1.0)]
@@ -301,14 +311,14 @@ def tiny_ppo(num_players, mixture, module=None, opponents=None, snapshots=0, env
     from ray.rllib.algorithms.ppo import PPOConfig
 
     env_config = {"rules": "classic", "num_players": num_players}
-    spec = ur.multi_module_spec(env_config, module or ur.model_config(num_players, [16]),
+    spec = multi_module_spec(env_config, module or model_config(num_players, [16]),
                                 opponents=opponents, snapshots=snapshots)
     config = (PPOConfig()
-              .environment(ur.UnoMultiAgentEnv, env_config=env_config)
-              .env_runners(num_env_runners=0, num_envs_per_env_runner=envs, env_to_module_connector=ur.env_to_module)
+              .environment(UnoMultiAgentEnv, env_config=env_config)
+              .env_runners(num_env_runners=0, num_envs_per_env_runner=envs, env_to_module_connector=env_to_module)
               .training(train_batch_size_per_learner=batch, minibatch_size=batch // 2, num_epochs=1)
-              .multi_agent(policies=set(spec.rl_module_specs), policy_mapping_fn=ur.LeagueMapping(num_players, mixture),
-                           policies_to_train=[ur.LEARNER])
+              .multi_agent(policies=set(spec.rl_module_specs), policy_mapping_fn=LeagueMapping(num_players, mixture),
+                           policies_to_train=[LEARNER])
               .rl_module(rl_module_spec=spec))
     return config.build_algo()
 
@@ -329,8 +339,8 @@ register_agent("recorder", lambda spec, rules, n, seed: Recorder(rules, n, seed)
 def seat_observations(sa_episode):
     obs = sa_episode.get_observations(slice(0, len(sa_episode)))
     if isinstance(obs, dict):
-        return list(np.asarray(obs[ur.OBS_KEY]))
-    return [o[ur.OBS_KEY] for o in obs]
+        return list(np.asarray(obs[OBS_KEY]))
+    return [o[OBS_KEY] for o in obs]
 
 
 def test_a_bot_module_keeps_one_agent_per_episode_and_seat_that_sees_exactly_that_seats_decisions(local_ray):
@@ -361,13 +371,13 @@ def test_a_bot_module_keeps_one_agent_per_episode_and_seat_that_sees_exactly_tha
 
 
 def test_a_snapshot_takes_the_learners_weights_on_the_learner_and_the_env_runner(local_ray):
-    algo = tiny_ppo(2, {ur.LEARNER: 1.0}, snapshots=1)
+    algo = tiny_ppo(2, {LEARNER: 1.0}, snapshots=1)
     try:
         algo.train()
-        learner = ur.module_state(algo, ur.LEARNER)
-        assert not np.array_equal(learner["pi.0.weight"], ur.module_state(algo, "snapshot_0")["pi.0.weight"])
-        ur.copy_module(algo, ur.LEARNER, "snapshot_0")
-        snapshot = ur.module_state(algo, "snapshot_0")
+        learner = module_state(algo, LEARNER)
+        assert not np.array_equal(learner["pi.0.weight"], module_state(algo, "snapshot_0")["pi.0.weight"])
+        copy_module(algo, LEARNER, "snapshot_0")
+        snapshot = module_state(algo, "snapshot_0")
         assert set(snapshot) == {k for k in learner if k.startswith("pi.")}  # the actor only
         assert all(np.array_equal(snapshot[k], learner[k]) for k in snapshot)
         runner = algo.env_runner.module["snapshot_0"].get_state()
@@ -379,23 +389,23 @@ def test_a_snapshot_takes_the_learners_weights_on_the_learner_and_the_env_runner
 def test_imitation_makes_the_learner_play_the_teachers_moves_on_the_learner_and_the_env_runner(local_ray):
     from uno_env.learn.imitation import collect_demonstrations
 
-    algo = tiny_ppo(3, {ur.LEARNER: 1.0}, module=ur.model_config(3, [64]))
+    algo = tiny_ppo(3, {LEARNER: 1.0}, module=model_config(3, [64]))
     try:
         demos = collect_demonstrations(make_rules("classic"), 3, 3000, seed=0)
-        before = ur.module_state(algo)
-        untrained = ur.masked_policy(before, ur.model_config(3, [64]))
-        fit = ur.imitate_learner(algo, demos, epochs=8, learning_rate=3e-3, seed=0)
-        after = ur.module_state(algo)
+        before = module_state(algo)
+        untrained = masked_policy(before, model_config(3, [64]))
+        fit = imitate_learner(algo, demos, epochs=8, learning_rate=3e-3, seed=0)
+        after = module_state(algo)
         assert not np.array_equal(before["vf.0.weight"], after["vf.0.weight"])  # the critic learned too
-        trained = ur.masked_policy(after, ur.model_config(3, [64]))
+        trained = masked_policy(after, model_config(3, [64]))
         greedy = [(p.act(demos.observations, demos.masks) == demos.actions).mean() for p in (untrained, trained)]
         assert greedy[1] == pytest.approx(fit["agreement"], abs=0.01) and greedy[1] > max(0.7, greedy[0] + 0.2)
-        runner = algo.env_runner.module[ur.LEARNER].get_state()
+        runner = algo.env_runner.module[LEARNER].get_state()
         assert all(np.array_equal(runner[k], after[k]) for k in after if k.startswith("pi."))
-        spec = ur.learner_module_spec(ur.model_config(3, [8]))
+        spec = learner_module_spec(model_config(3, [8]))
         spec.inference_only = True  # as on remote env runners: no critic
         with pytest.raises(ValueError, match="critic"):
-            ur.imitate(spec.build(), demos)
+            imitate(spec.build(), demos)
     finally:
         algo.stop()
 
@@ -403,25 +413,25 @@ def test_imitation_makes_the_learner_play_the_teachers_moves_on_the_learner_and_
 def test_a_checkpoints_actor_loads_into_the_learner_and_the_env_runner_and_the_critic_is_fitted_alone(local_ray):
     from uno_env.learn.imitation import collect_demonstrations
 
-    config = ur.model_config(3, [64])
-    algo = tiny_ppo(3, {ur.LEARNER: 1.0}, module=config)
+    config = model_config(3, [64])
+    algo = tiny_ppo(3, {LEARNER: 1.0}, module=config)
     try:
-        other = ur.learner_module_spec(config).build()  # another initialisation: the checkpoint's actor
-        _, tensors = ur.actor_tensors({k: v.detach().numpy() for k, v in other.state_dict().items()}, config)
-        before = ur.module_state(algo)
-        ur.set_actor(algo, tensors)
-        loaded = ur.module_state(algo)
-        assert all(np.array_equal(ur.actor_tensors(loaded, config)[1][k], tensors[k]) for k in tensors)
+        other = learner_module_spec(config).build()  # another initialisation: the checkpoint's actor
+        _, tensors = actor_tensors({k: v.detach().numpy() for k, v in other.state_dict().items()}, config)
+        before = module_state(algo)
+        set_actor(algo, tensors)
+        loaded = module_state(algo)
+        assert all(np.array_equal(actor_tensors(loaded, config)[1][k], tensors[k]) for k in tensors)
         assert all(np.array_equal(loaded[k], before[k]) for k in before if k.startswith("vf."))
-        runner = algo.env_runner.module[ur.LEARNER].get_state()
+        runner = algo.env_runner.module[LEARNER].get_state()
         assert all(np.array_equal(runner[k], loaded[k]) for k in loaded if k.startswith("pi."))
         demos = collect_demonstrations(make_rules("classic"), 3, 2000, seed=0)
-        ur.imitate_learner(algo, demos, epochs=2, learning_rate=3e-3, seed=0, fit_actor=False)
-        fitted = ur.module_state(algo)
+        imitate_learner(algo, demos, epochs=2, learning_rate=3e-3, seed=0, fit_actor=False)
+        fitted = module_state(algo)
         assert all(np.array_equal(fitted[k], loaded[k]) for k in loaded if k.startswith("pi."))
         assert not np.array_equal(fitted["vf.0.weight"], loaded["vf.0.weight"])
         with pytest.raises(ValueError, match=r"tensors \['actor.0.weight'\]"):
-            ur.with_actor(loaded, dict(tensors, **{"actor.0.weight": tensors["actor.0.weight"][:, 1:]}))
+            with_actor(loaded, dict(tensors, **{"actor.0.weight": tensors["actor.0.weight"][:, 1:]}))
     finally:
         algo.stop()
 
@@ -608,7 +618,7 @@ def test_a_lost_node_shows_as_fewer_healthy_runners_the_run_goes_on_and_resume_w
             "--checkpoint-dir", str(tmp_path / "checkpoints"), "--runs-dir", str(tmp_path / "runs"),
             "--address", two_node_cluster.address]
     iterations = []
-    real_update = ur.update_league
+    real_update = rllib_league.update_league
 
     def update_league(*a, **kw):  # called before every iteration
         iterations.append(1)
@@ -616,7 +626,7 @@ def test_a_lost_node_shows_as_fewer_healthy_runners_the_run_goes_on_and_resume_w
             two_node_cluster.remove_node(next(iter(two_node_cluster.worker_nodes)))
         return real_update(*a, **kw)
 
-    monkeypatch.setattr(ur, "update_league", update_league)
+    monkeypatch.setattr(rllib_league, "update_league", update_league)
     train.main(args + ["--set", "num_env_runners=2", "--total-steps", "1024"])
     out = capsys.readouterr().out
     health = re.findall(r"^step [\d,]+/.* env runners (\d)/(\d) healthy", out, flags=re.M)
@@ -625,7 +635,7 @@ def test_a_lost_node_shows_as_fewer_healthy_runners_the_run_goes_on_and_resume_w
     assert ckpt.load_card(str(run))["total_steps"] >= 1024  # the run went on with the runner left
     healthy = tensorboard_scalars(tmp_path / "runs" / "lost" / "tb", "ray/env_runners_healthy")
     assert healthy[0][1] == 2 and healthy[-1][1] == 1
-    monkeypatch.setattr(ur, "update_league", real_update)
+    monkeypatch.setattr(rllib_league, "update_league", real_update)
 
     with pytest.raises(SystemExit) as exc:  # one node of 1 CPU left; the run's 2 runners need 2
         train.main(args + ["--resume", "--total-steps", "1536", "--set", "resources_wait_s=1"])
