@@ -8,12 +8,23 @@ reads hidden state (other hands, DRAW order).
     agent.reset(seed)                       # once per episode (optional)
     action = agent.act(observation, mask)   # a legal action id
 
-Agent specs are strings, everywhere (CLI, configs): ``random``, ``greedy``, ``heuristic``,
-``checkpoint:<path>``.
+Agent specs are strings, everywhere (CLI, configs, the web API): ``random``, ``greedy``,
+``heuristic``, ``search``, ``pretrained:<name>`` (an agent shipped in the package,
+:mod:`.shipped`), ``checkpoint:<dir>`` (a checkpoint directory, :mod:`.policy`). Their grammar,
+read by :func:`parse_spec` (the one parser every tool uses)::
+
+    kind[:argument][#sample]
+
+``kind`` names a registered factory (:func:`register_agent`). ``argument`` is what follows the
+first ``:``: a path, a name, or ``key=value`` options separated by commas
+(:meth:`AgentSpec.options`: ``heuristic:w_color=2``, ``search:simulations=400``).
+``#sample`` (policy kinds only: ``checkpoint``, ``pretrained``) samples from the policy
+instead of playing its most likely action.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
 import numpy as np
@@ -45,20 +56,93 @@ class Agent:
 
 AgentFactory = Callable[[str, Rules, int, "int | None"], Agent]
 _REGISTRY: dict[str, AgentFactory] = {}
+_POLICY_DIRS: dict[str, Callable[[str], str]] = {}  # policy kinds: argument -> checkpoint directory
+SAMPLE_SUFFIX = "#sample"
 
 
-def register_agent(prefix: str, factory: AgentFactory) -> None:
-    """Register ``factory(spec, rules, num_players, seed)`` for specs ``prefix`` or ``prefix:...``."""
+@dataclass(frozen=True)
+class AgentSpec:
+    """An agent spec string, read: ``kind[:argument][#sample]`` (module docstring)."""
+
+    text: str  # the spec as given
+    kind: str  # the registered factory's prefix
+    argument: str  # after the first ":" ("" without one), #sample removed
+    sample: bool = False
+
+    @property
+    def is_policy(self) -> bool:
+        """A stateless policy of a checkpoint (``checkpoint``, ``pretrained``): one agent may
+        serve every seat and env, it plays batched and takes ``#sample``."""
+        return self.kind in _POLICY_DIRS
+
+    def checkpoint_dir(self) -> str:
+        """The checkpoint directory a policy spec plays (``pretrained:<name>``: its folder in
+        the package); ``ValueError`` for another kind."""
+        if not self.is_policy:
+            raise ValueError(f"agent spec {self.text!r} is no checkpoint policy")
+        return _POLICY_DIRS[self.kind](self.argument)
+
+    def options(self, what: str = "option") -> dict[str, str]:
+        """The ``key=value`` pairs of the argument (comma-separated, blanks around them ignored),
+        values as text; ``ValueError`` naming a pair without a value or a key given twice
+        (``what`` names the options in messages, e.g. ``"search option"``)."""
+        out: dict[str, str] = {}
+        for item in self.argument.split(","):
+            if not item.strip():
+                continue
+            key, eq, text = item.partition("=")
+            key, text = key.strip(), text.strip()
+            if not eq or not text:
+                raise ValueError(f"{what} {key!r} has no value in {self.text!r} (key=value)")
+            if key in out:
+                raise ValueError(f"{what} {key!r} is given twice in {self.text!r}")
+            out[key] = text
+        return out
+
+
+def register_agent(prefix: str, factory: AgentFactory,
+                   checkpoint_dir: Callable[[str], str] | None = None) -> None:
+    """Register ``factory(spec, rules, num_players, seed)`` for specs ``prefix`` or ``prefix:...``.
+    ``checkpoint_dir(argument)``: given for a kind whose agents are stateless checkpoint
+    policies (:attr:`AgentSpec.is_policy`), the directory a spec's argument names."""
     _REGISTRY[prefix] = factory
+    _POLICY_DIRS.pop(prefix, None)
+    if checkpoint_dir is not None:
+        _POLICY_DIRS[prefix] = checkpoint_dir
 
 
 def agent_specs() -> list[str]:
     return sorted(_REGISTRY)
 
 
+def parse_spec(spec: str) -> AgentSpec:
+    """The :class:`AgentSpec` of a spec string; ``ValueError`` for an unknown kind, a
+    ``#sample`` on a kind that does not sample, or a policy kind without its argument."""
+    if not isinstance(spec, str):
+        raise ValueError(f"an agent spec is a string, got {type(spec).__name__} {spec!r}")
+    kind, _, argument = spec.partition(":")
+    sample = False
+    if spec.endswith(SAMPLE_SUFFIX):
+        sample = True
+        if argument:
+            argument = argument[:-len(SAMPLE_SUFFIX)]
+        else:
+            kind = kind[:-len(SAMPLE_SUFFIX)]
+    if kind not in _REGISTRY:
+        raise ValueError(f"unknown agent spec {spec!r}; known: {agent_specs()} "
+                         f"(pretrained:<name> or checkpoint:<dir> for trained agents)")
+    if sample and kind not in _POLICY_DIRS:
+        raise ValueError(f"agent spec {spec!r}: {SAMPLE_SUFFIX} samples a policy "
+                         f"({', '.join(k + ':...' for k in sorted(_POLICY_DIRS))}); {kind} does not sample")
+    if kind in _POLICY_DIRS and not argument:
+        what = "a name: pretrained:<name>" if kind == "pretrained" else f"a path: {kind}:<dir>"
+        raise ValueError(f"agent spec {spec!r} needs {what}")
+    return AgentSpec(spec, kind, argument, sample)
+
+
 def make_agent(spec: str, rules: "Rules | str | Mapping[str, Any]", num_players: int,
                seed: int | None = None) -> Agent:
-    """An agent from its spec string, e.g. ``heuristic`` or ``checkpoint:checkpoints/classic-2p``.
+    """An agent from its spec string, e.g. ``heuristic`` or ``pretrained:classic-2p``.
 
     ``rules``: a :class:`Rules`, a preset name, a YAML path or a mapping of rule options, as
     the envs take them (:func:`uno_env.game.rules.make_rules`: ``make_agent("heuristic",
@@ -66,7 +150,4 @@ def make_agent(spec: str, rules: "Rules | str | Mapping[str, Any]", num_players:
     if isinstance(spec, Agent):
         return spec
     rules = make_rules(rules)
-    prefix = spec.split(":", 1)[0]
-    if prefix not in _REGISTRY:
-        raise ValueError(f"unknown agent spec {spec!r}; known: {agent_specs()} (checkpoint:<path> for models)")
-    return _REGISTRY[prefix](spec, rules, num_players, seed)
+    return _REGISTRY[parse_spec(spec).kind](spec, rules, num_players, seed)

@@ -23,11 +23,10 @@ from typing import Any, Mapping
 import numpy as np
 
 from uno_env.agents import checkpoint as ckpt
-from uno_env.agents.base import Agent, register_agent
+from uno_env.agents.base import SAMPLE_SUFFIX, Agent, parse_spec, register_agent
 from uno_env.game import observation as O
 from uno_env.game.rules import Rules
 
-SAMPLE_SUFFIX = "#sample"
 MAX_CACHED_POLICIES = 16
 
 
@@ -140,21 +139,17 @@ class CheckpointAgent(PolicyAgent):
     """The policy of a checkpoint directory (weights loaded once per process)."""
 
     def __init__(self, path: str, rules: Rules, num_players: int, seed: int | None = None,
-                 deterministic: bool = True):
+                 deterministic: bool = True, name: str | None = None):
         policy, self.card = load_policy(path, rules, num_players)
-        name = f"checkpoint:{path}" + ("" if deterministic else SAMPLE_SUFFIX)
-        super().__init__(policy, rules, num_players, seed, deterministic, name)
+        name = name or f"checkpoint:{path}"
+        super().__init__(policy, rules, num_players, seed, deterministic,
+                         name + ("" if deterministic else SAMPLE_SUFFIX))
         self.path = path
 
 
 def _make_checkpoint_agent(spec: str, rules: Rules, num_players: int, seed: int | None) -> Agent:
-    path = spec.split(":", 1)[1] if ":" in spec else ""
-    deterministic = True
-    if path.endswith(SAMPLE_SUFFIX):
-        path, deterministic = path[:-len(SAMPLE_SUFFIX)], False
-    if not path:
-        raise ValueError(f"agent spec {spec!r} needs a path: checkpoint:<dir>")
-    return CheckpointAgent(path, rules, num_players, seed, deterministic)
+    parsed = parse_spec(spec)
+    return CheckpointAgent(parsed.checkpoint_dir(), rules, num_players, seed, not parsed.sample)
 
 
-register_agent("checkpoint", _make_checkpoint_agent)
+register_agent("checkpoint", _make_checkpoint_agent, checkpoint_dir=str)
