@@ -354,6 +354,8 @@ def test_bad_action_requests_get_4xx_and_leave_the_game_unchanged(make_request, 
     ({"opponents": [7]}, "agent spec"),
     ({"opponents": []}, "1..9"),
     ({"opponents": ["checkpoint:/etc"]}, "checkpoint root"),
+    ({"opponents": ["module:os:system"]}, "would import and run code; a client cannot name one"),
+    ({"opponents": ["heuristic#sample"]}, "heuristic does not sample"),
     ({"opponents": ["checkpoint:checkpoints/../../etc"]}, "checkpoint root"),
     ({"num_players": 4, "opponents": ["random"]}, "needs 3 opponents"),
     ({"num_players": 11}, "2..10"),
@@ -570,6 +572,29 @@ def test_meta_lists_presets_options_agents_and_shipped_checkpoint():
     assert "checkpoint:" + os.path.join(ROOT, "checkpoints", "classic-2p") in meta["checkpoints"] or \
         "checkpoint:checkpoints/classic-2p" in meta["checkpoints"]
     assert {o["name"] for o in meta["options"]} >= {"stacking", "jump_in", "uno_call", "hand_size"}
+
+
+def test_meta_lists_the_pretrained_agents_and_the_operators_agents():
+    meta = client(agents=["module:uno_env.agents.bots:GreedyAgent"]).get("/api/meta").json()
+    assert {"pretrained:classic-2p", "pretrained:classic-4p", "module:uno_env.agents.bots:GreedyAgent"} <= \
+        set(meta["agents"])
+    assert not {"pretrained", "module", "checkpoint"} & set(meta["agents"])
+
+
+def test_a_module_agent_the_server_named_plays_and_no_other_does():
+    c = client(agents=["module:uno_env.agents.bots:GreedyAgent"])
+    r = c.post("/api/games", json={"rules": "classic", "opponents": ["module:uno_env.agents.bots:GreedyAgent"],
+                                   "seed": 0})
+    assert r.status_code == 201, r.text
+    r = c.post("/api/games", json={"rules": "classic", "opponents": ["module:uno_env.agents.bots:RandomAgent"],
+                                   "seed": 0})
+    assert r.status_code == 400 and "would import and run code" in r.json()["error"]
+
+
+def test_a_pretrained_opponent_plays_without_a_checkpoint_root():
+    c = client(checkpoint_roots=[])
+    r = c.post("/api/games", json={"rules": "classic", "opponents": ["pretrained:classic-2p"], "seed": 0})
+    assert r.status_code == 201, r.text
 
 
 def test_checkpoint_opponent_under_the_root_plays():

@@ -20,10 +20,23 @@ first ``:``: a path, a name, or ``key=value`` options separated by commas
 (:meth:`AgentSpec.options`: ``heuristic:w_color=2``, ``search:simulations=400``).
 ``#sample`` (policy kinds only: ``checkpoint``, ``pretrained``) samples from the policy
 instead of playing its most likely action.
+
+**A user's own agent**: ``module:<package.module>:<Class>`` imports ``package.module`` and
+builds ``Class(rules, num_players, seed=seed)``, a subclass of :class:`Agent`, e.g.
+``uno-evaluate --agents module:my_bots.uno:MyBot heuristic``. **It runs that module's code**
+(importing it), so it is taken only from the user's own command line, config or program:
+``uno-evaluate`` (and its ladder), ``uno-play``, ``uno-serve --agent`` (the operator's
+command line), the Gymnasium and vector envs' opponents, training configs (the league) and
+the worker processes they start (which import it too: the module must be importable there,
+installed or on ``PYTHONPATH``). The web API refuses it from a client
+(:mod:`uno_env.tools.web.validate`: only a spec ``uno-serve --agent`` named), and nothing
+builds an agent from the specs in a file a stranger supplies (game logs, checkpoint cards).
+:attr:`AgentSpec.runs_code` says whether a spec is one.
 """
 
 from __future__ import annotations
 
+import importlib
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
@@ -58,6 +71,7 @@ AgentFactory = Callable[[str, Rules, int, "int | None"], Agent]
 _REGISTRY: dict[str, AgentFactory] = {}
 _POLICY_DIRS: dict[str, Callable[[str], str]] = {}  # policy kinds: argument -> checkpoint directory
 SAMPLE_SUFFIX = "#sample"
+CODE_PREFIX = "module"  # module:<package.module>:<Class>, a user's own agent class
 
 
 @dataclass(frozen=True)
@@ -74,6 +88,11 @@ class AgentSpec:
         """A stateless policy of a checkpoint (``checkpoint``, ``pretrained``): one agent may
         serve every seat and env, it plays batched and takes ``#sample``."""
         return self.kind in _POLICY_DIRS
+
+    @property
+    def runs_code(self) -> bool:
+        """Building it imports code the spec names (``module:``): the user's own input only."""
+        return self.kind == CODE_PREFIX
 
     def checkpoint_dir(self) -> str:
         """The checkpoint directory a policy spec plays (``pretrained:<name>``: its folder in
@@ -151,3 +170,33 @@ def make_agent(spec: str, rules: "Rules | str | Mapping[str, Any]", num_players:
         return spec
     rules = make_rules(rules)
     return _REGISTRY[parse_spec(spec).kind](spec, rules, num_players, seed)
+
+
+def _make_module_agent(spec: str, rules: Rules, num_players: int, seed: int | None) -> Agent:
+    """``module:<package.module>:<Class>``: import the module, build ``Class(rules, num_players,
+    seed=seed)``."""
+    module_name, _, attribute = parse_spec(spec).argument.partition(":")
+    if not module_name or not attribute:
+        raise ValueError(f"agent spec {spec!r} needs a module and a class: {CODE_PREFIX}:<package.module>:<Class>")
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as exc:
+        if exc.name is None or not (module_name == exc.name or module_name.startswith(exc.name + ".")):
+            raise  # the user's module imports something missing: their traceback
+        raise ValueError(f"agent spec {spec!r}: no module {exc.name!r} (it must be importable: installed, "
+                         f"or on PYTHONPATH)") from None
+    cls: Any = module
+    for part in attribute.split("."):
+        if not hasattr(cls, part):
+            raise ValueError(f"agent spec {spec!r}: module {module_name!r} has no {attribute!r}")
+        cls = getattr(cls, part)
+    if not (isinstance(cls, type) and issubclass(cls, Agent)):
+        raise ValueError(f"agent spec {spec!r}: {module_name}:{attribute} is not an Agent subclass "
+                         f"(uno_env.agents.Agent), got {cls!r}")
+    agent = cls(rules, num_players, seed=seed)
+    if type(agent).name == Agent.name:  # a class that names itself keeps its name
+        agent.name = spec
+    return agent
+
+
+register_agent(CODE_PREFIX, _make_module_agent)

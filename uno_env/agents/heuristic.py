@@ -22,7 +22,7 @@ import numpy as np
 
 from uno_env.game import actions as A
 from uno_env.game import cards as C
-from uno_env.agents.base import register_agent
+from uno_env.agents.base import parse_spec, register_agent
 from uno_env.agents.beliefs import Beliefs
 from uno_env.agents.bots import PyRngAgent, color_counts, playable
 from uno_env.agents.view import View, decode
@@ -97,21 +97,13 @@ class HeuristicWeights:
         if ":" not in spec:
             return _DEFAULTS
         values: dict[str, float] = {}
-        for item in spec.split(":", 1)[1].split(","):
-            if not item.strip():
-                continue
-            key, eq, text = item.partition("=")
-            key = key.strip()
+        for key, text in parse_spec(spec).options("heuristic parameter").items():
             if key not in FIELD_NAMES:
                 raise ValueError(f"unknown heuristic parameter {key!r} in {spec!r}; known: {sorted(FIELD_NAMES)}")
-            if not eq or not text.strip():
-                raise ValueError(f"heuristic parameter {key!r} has no value in {spec!r} (key=value)")
-            if key in values:
-                raise ValueError(f"heuristic parameter {key!r} is given twice in {spec!r}")
             try:
                 value = float(text)
             except ValueError:
-                raise ValueError(f"heuristic parameter {key!r} must be a number, got {text.strip()!r} "
+                raise ValueError(f"heuristic parameter {key!r} must be a number, got {text!r} "
                                  f"in {spec!r}") from None
             values[key] = value
         return cls(**values)

@@ -31,7 +31,8 @@ the episode with -1 and ``info["illegal"]``. Only the official rules (see
 ``"random"``
     the ``random`` bot, as a compiled kernel over the batch (same choice distribution as
     :class:`~uno_env.agents.bots.RandomAgent`, its own per-game stream);
-``"checkpoint:<dir>"`` (``#sample`` to sample) or a :class:`~uno_env.agents.checkpoint.PolicyAgent`
+``"checkpoint:<dir>"``, ``"pretrained:<name>"`` (``#sample`` to sample) or a
+:class:`~uno_env.agents.checkpoint.PolicyAgent`
     the policy, evaluated once per batch on the observations and masks of every game
     where that seat decides (a checkpoint of observation layout 0 only: one that reads
     layout 1 is a ``ValueError``);
@@ -57,7 +58,7 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector.utils import batch_space
 
-from uno_env.agents.base import Agent, make_agent
+from uno_env.agents.base import Agent, make_agent, parse_spec
 from uno_env.envs import checks
 from uno_env.game import actions as A
 from uno_env.game.batched import BatchedEngine, rng_words
@@ -134,7 +135,7 @@ class UnoVectorEnv(gym.vector.VectorEnv):
         made: dict[Any, int] = {}
         for j, spec in enumerate(opponents, start=1):
             key = spec if isinstance(spec, str) else id(spec)
-            if isinstance(spec, str) and spec not in ("random",) and not spec.startswith("checkpoint:"):
+            if isinstance(spec, str) and spec not in ("random",) and not parse_spec(spec).is_policy:
                 key = (spec, j)  # scripted bots remember what they saw: one per seat (and game)
             if key not in made:
                 made[key] = len(self.controllers)
@@ -147,7 +148,7 @@ class UnoVectorEnv(gym.vector.VectorEnv):
         if isinstance(spec, str):
             if spec == "random":
                 return (_RANDOM, None)
-            if spec.startswith("checkpoint:"):
+            if parse_spec(spec).is_policy:
                 agent = make_agent(spec, self.rules, self.n)
                 return (_BATCHED, self._policy_fn(agent))
             make_agent(spec, self.rules, self.n)  # ValueError for an unknown spec, now

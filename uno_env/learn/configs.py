@@ -475,16 +475,16 @@ def league_entries(phases: list) -> list[str]:
 
 def check_agent_specs(specs: list[str], rules: Rules, num_players: int, what: str) -> None:
     """``ValueError`` naming the first of ``specs`` (``what``: which config key they come from)
-    that is no agent spec, or a ``checkpoint:<dir>[#sample]`` whose card does not load for these
-    rules and players. A training script calls it before it spends anything on the run (Ray,
+    that is no agent spec, or a checkpoint policy (``checkpoint:<dir>``, ``pretrained:<name>``)
+    whose card does not load for these rules and players. A training script calls it before it spends anything on the run (Ray,
     an imitation of many minutes), so that a typo in a league costs nothing."""
-    from uno_env.agents.base import make_agent
+    from uno_env.agents.base import make_agent, parse_spec
 
     for spec in specs:
         try:
-            kind, _, path = spec.partition(":")
-            if kind == "checkpoint":
-                path = path[:-len("#sample")] if path.endswith("#sample") else path
+            parsed = parse_spec(spec)
+            if parsed.is_policy:
+                path = parsed.checkpoint_dir()
                 ckpt.check_card(ckpt.load_card(path), rules, num_players, where=f"checkpoint {path!r}")
             else:
                 make_agent(spec, rules, num_players, seed=0)

@@ -16,7 +16,7 @@ Command line::
 game. Per round of decisions, every game where the agent decides is answered by one call of
 the agent (a checkpoint's policy runs once on all those observations and masks), every game
 where an opponent decides likewise. Agents: ``random`` (the ``random`` bot as a compiled
-kernel), ``checkpoint:<dir>`` (``#sample`` samples; observation layout 0 only: the batched
+kernel), ``checkpoint:<dir>`` or ``pretrained:<name>`` (``#sample`` samples; observation layout 0 only: the batched
 engine does not keep the public history of layout 1, and a layout-1 checkpoint is a
 ``ValueError``), or a callable ``f(observations (M, 1254), masks) -> actions``.
 
@@ -51,9 +51,9 @@ def _actor(spec: Any, rules, n: int, seed: int) -> tuple[str, Callable | None]:
     """``("random", None)`` or ``("policy", f(obs, masks) -> actions)`` for an agent spec."""
     if isinstance(spec, str) and spec == "random":
         return "random", None
-    if isinstance(spec, str) and spec.startswith("checkpoint:"):
-        from uno_env.agents.base import make_agent
+    from uno_env.agents.base import make_agent, parse_spec
 
+    if isinstance(spec, str) and parse_spec(spec).is_policy:
         from uno_env.envs.vector_env import check_batched_policy
 
         agent = make_agent(spec, rules, n, seed)
@@ -62,7 +62,8 @@ def _actor(spec: Any, rules, n: int, seed: int) -> tuple[str, Callable | None]:
         return "policy", lambda obs, masks: policy.act(obs, masks, det, rng)
     if callable(spec):
         return "policy", spec
-    raise ValueError(f"agent must be 'random', 'checkpoint:<dir>' or a callable f(obs, masks), got {spec!r}")
+    raise ValueError(f"agent must be 'random', a checkpoint policy (checkpoint:<dir>, pretrained:<name>) "
+                     f"or a callable f(obs, masks), got {spec!r}")
 
 
 def evaluate_batched(agent: Any, opponent: Any = "random", rules: Any = "classic", num_players: int = 2,

@@ -52,7 +52,8 @@ def build_parser() -> argparse.ArgumentParser:
                     "PNG with --out).")
     who = p.add_mutually_exclusive_group(required=True)
     who.add_argument("--agents", nargs="+", metavar="SPEC",
-                     help="the line-up: random, greedy, heuristic, checkpoint:<path> (one per seat)")
+                     help="the line-up: random, greedy, heuristic, search, pretrained:<name>, checkpoint:<dir>, "
+                          "module:<package.module>:<Class> (one per seat)")
     who.add_argument("--pool", nargs="+", metavar="SPEC",
                      help="round robin among these agents, with ratings and head-to-head rates")
     who.add_argument("--paired", nargs="+", metavar="SPEC",

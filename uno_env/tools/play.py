@@ -5,7 +5,8 @@
     uno-play --rules tmnt --set uno_call=explicit --set episode=game --opponents heuristic
 
 One human seat (``--seat``, default 0) and one seat per ``--opponents`` spec (any agent
-spec: ``random``, ``greedy``, ``heuristic``, ``checkpoint:<dir>``), so the player count is
+spec: ``random``, ``greedy``, ``heuristic``, ``pretrained:<name>``, ``checkpoint:<dir>``,
+``module:<package.module>:<Class>``: :mod:`uno_env.agents.base`), so the player count is
 1 + the number of opponents. ``--rules`` is a preset (``classic``, ``tmnt``, ``house``) or a
 YAML file; ``--set key=value`` (repeatable) overrides single rule options (values are read as
 YAML: ``true``, ``3``, ``explicit``; :mod:`uno_env.tools.overrides`, the parser of every CLI).
@@ -393,8 +394,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="override one rule option (repeatable; values read as YAML), "
                          "e.g. --set uno_call=explicit")
     ap.add_argument("--opponents", nargs="+", default=None, metavar="SPEC",
-                    help="agent spec of each opponent: random, greedy, heuristic, checkpoint:<dir> "
-                         "(default: heuristic)")
+                    help="agent spec of each opponent: random, greedy, heuristic, pretrained:<name>, "
+                         "checkpoint:<dir>, module:<package.module>:<Class> (default: heuristic)")
     ap.add_argument("--seat", type=int, default=0, help="your seat, 0..players-1 (default 0)")
     ap.add_argument("--seed", type=_seed, default=None, help=f"game seed, 0..{MAX_SEED} (default: random)")
     ap.add_argument("--log", default=None, metavar="PATH", help="write a JSON Lines game log")

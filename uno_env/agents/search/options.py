@@ -40,6 +40,8 @@ import math
 import numbers
 from typing import Any, Mapping
 
+from uno_env.agents.base import parse_spec
+
 # The named choices of each option, each with what it does (the module's table).
 CHOICES: dict[str, dict[str, str]] = {
     "budget": {
@@ -128,15 +130,9 @@ class SearchOptions:
         if ":" not in spec:
             return cls()
         values: dict[str, Any] = {}
-        for item in spec.split(":", 1)[1].split(","):
-            if not item.strip():
-                continue
-            key, eq, text = item.partition("=")
-            key, text = key.strip(), text.strip()
+        for key, text in parse_spec(spec).options("search option").items():
             if key not in OPTION_NAMES and key not in OLD_SPELLINGS:
                 raise ValueError(f"unknown search option {key!r} in {spec!r}; known: {sorted(OPTION_NAMES)}")
-            if not eq or not text:
-                raise ValueError(f"search option {key!r} has no value in {spec!r} (key=value)")
             if key in CHOICES or key in OLD_SPELLINGS:
                 name = OLD_SPELLINGS[key][0] if key in OLD_SPELLINGS else key
                 try:

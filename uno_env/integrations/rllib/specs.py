@@ -10,7 +10,7 @@ from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 
 from uno_env.agents import checkpoint as ckpt
-from uno_env.agents.base import make_agent
+from uno_env.agents.base import make_agent, parse_spec
 from uno_env.game.rules import Rules, make_rules
 from uno_env.integrations.rllib.bots import AgentRLModule
 from uno_env.integrations.rllib.modules import MaskedPolicyModule, MaskedPPOModule, model_config
@@ -27,18 +27,15 @@ def module_id_for(spec: str) -> str:
 
 
 def opponent_module_spec(spec: str, rules: Rules, num_players: int, seed: int = 0) -> RLModuleSpec:
-    """The spec of a non-learning module for an agent spec. ``checkpoint:<dir>[#sample]`` is read
-    here (card and weights validated, rules and player count checked) and travels as tensors."""
+    """The spec of a non-learning module for an agent spec. A policy (``checkpoint:<dir>``,
+    ``pretrained:<name>``, ``#sample``) is read here (card and weights validated, rules and
+    player count checked) and travels as tensors."""
     config: dict[str, Any] = {"agent": spec, "rules": rules.to_dict(), "num_players": int(num_players),
                               "seed": int(seed)}
-    if spec.split(":", 1)[0] == "checkpoint":
-        path = spec.split(":", 1)[1] if ":" in spec else ""
-        sample = path.endswith("#sample")
-        path = path[:-len("#sample")] if sample else path
-        if not path:
-            raise ValueError(f"agent spec {spec!r} needs a path: checkpoint:<dir>")
-        card, tensors = ckpt.load_checkpoint(path, rules, num_players)
-        config.update(policy=card["policy"], tensors=tensors, sample=sample,
+    parsed = parse_spec(spec)
+    if parsed.is_policy:
+        card, tensors = ckpt.load_checkpoint(parsed.checkpoint_dir(), rules, num_players)
+        config.update(policy=card["policy"], tensors=tensors, sample=parsed.sample,
                       layout_version=ckpt.layout_version(card))
     else:
         make_agent(spec, rules, num_players, seed=0)  # ValueError naming a bad spec, on the driver

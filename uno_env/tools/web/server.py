@@ -185,10 +185,11 @@ class Server:
                  max_per_client: int = MAX_PER_CLIENT, max_memory: int = MAX_MEMORY,
                  request_seconds: float = REQUEST_SECONDS,
                  max_decisions: int = MAX_DECISIONS_PER_REQUEST,
-                 hosts: Sequence[str] | None = None, clock: Callable[[], float] | None = None):
+                 hosts: Sequence[str] | None = None, clock: Callable[[], float] | None = None,
+                 agents: Sequence[str] = ()):
         self.log_dir = log_dir
         self.store = Store(idle_timeout, max_games, max_per_client, max_memory)
-        self.specs = Specs(checkpoint_roots)
+        self.specs = Specs(checkpoint_roots, operator_specs=agents)
         self.max_body, self.max_log_bytes = max_body, max_log_bytes
         self.request_seconds, self.max_decisions = request_seconds, max_decisions
         self.hosts = None if hosts is None else {h.lower() for h in hosts}
@@ -317,7 +318,7 @@ class Server:
     def meta(self) -> dict[str, Any]:
         from dataclasses import fields
 
-        from uno_env.agents import agent_specs
+        from uno_env.agents import agent_specs, pretrained
         from uno_env.game import rules as R
 
         options = []
@@ -335,7 +336,8 @@ class Server:
             "presets": {k: {kk: list(vv) if isinstance(vv, tuple) else vv for kk, vv in v.items()}
                         for k, v in PRESETS.items()},
             "options": options,
-            "agents": [a for a in agent_specs() if a != "checkpoint"],
+            "agents": [a for a in agent_specs() if a not in ("checkpoint", "pretrained", "module")]
+                      + [p.spec for p in pretrained()] + self.specs.operator_specs,
             "checkpoints": self.specs.checkpoints(),
             "view_version": views.VIEW_VERSION,
             "limits": self.limits(),
@@ -642,6 +644,10 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--checkpoint-root", action="append", default=None, metavar="DIR",
                     help="directory that checkpoint:<dir> specs may load from (repeatable; "
                          "default ./checkpoints)")
+    ap.add_argument("--agent", action="append", default=[], metavar="SPEC",
+                    help="an agent the page offers beyond the bots and checkpoints (repeatable), "
+                         "e.g. module:my_bots.uno:MyBot, the server's own code: a client cannot name "
+                         "a module: spec itself")
     ap.add_argument("--max-body", type=int, default=MAX_BODY, metavar="BYTES",
                     help=f"largest API request body (default {MAX_BODY})")
     ap.add_argument("--max-log-bytes", type=int, default=MAX_LOG_BYTES, metavar="BYTES",
@@ -663,6 +669,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             check_directory(args.log_dir, "--log-dir", create=True)
         for root in args.checkpoint_root or []:  # the default ./checkpoints may be missing
             check_directory(root, "--checkpoint-root", must_exist=True)
+        from uno_env.agents import parse_spec
+
+        for spec in args.agent:
+            parse_spec(spec)  # an unknown kind: a one-line error now
     except ValueError as e:
         print(f"{ap.prog}: error: {e}", file=sys.stderr)
         return 2
@@ -673,7 +683,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                          max_memory=args.max_memory * 2 ** 20, request_seconds=args.request_seconds,
                          checkpoint_roots=args.checkpoint_root or ["checkpoints"],
                          max_body=args.max_body, max_log_bytes=args.max_log_bytes,
-                         hosts=allowed_hosts(args.host, args.allow_host))
+                         hosts=allowed_hosts(args.host, args.allow_host), agents=args.agent)
     except ImportError as e:
         ap.error(f"the web server needs the web extra: pip install \"uno_env[web]\" ({e})")
     if not is_loopback(args.host):

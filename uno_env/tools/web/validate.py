@@ -3,8 +3,10 @@
 Every refusal is an :class:`ApiError` (an HTTP status and a message naming the problem),
 which the app answers as ``{"error": "<message>"}`` with the game left unchanged. Rules come
 from a preset name or an object of options (never from a file a request names), agent specs
-are checked against the registry and ``checkpoint:<dir>`` only loads from under the
-server's checkpoint roots; actions are names (``"play red-5"``) or ids.
+are checked against the registry (:func:`uno_env.agents.parse_spec`), ``checkpoint:<dir>``
+only loads from under the server's checkpoint roots, ``pretrained:<name>`` from the package,
+and a ``module:`` spec (it imports code) is refused unless the server's own command line named
+it (``uno-serve --agent``); actions are names (``"play red-5"``) or ids.
 
 **Bounds on what a request may be** (each a 4xx naming the problem, never a 500):
 
@@ -147,10 +149,13 @@ def check_game_rules(r: Rules) -> Rules:
 
 
 class Specs:
-    """Checks and builds agents from spec strings; ``checkpoint:`` paths only under roots."""
+    """Checks and builds agents from spec strings; ``checkpoint:`` paths only under roots, a
+    ``module:`` spec (it runs code) only if the server's own command line named it
+    (``uno-serve --agent``: ``operator_specs``)."""
 
-    def __init__(self, checkpoint_roots: Sequence[str]):
+    def __init__(self, checkpoint_roots: Sequence[str], operator_specs: Sequence[str] = ()):
         self.roots = [os.path.realpath(r) for r in checkpoint_roots]
+        self.operator_specs = list(operator_specs)
 
     @staticmethod
     def _rel(path: str) -> str:
@@ -164,7 +169,7 @@ class Specs:
         return message.replace(cwd + os.sep, "").replace(cwd, ".")
 
     def check(self, spec: Any, what: str) -> str:
-        from uno_env.agents import agent_specs
+        from uno_env.agents import agent_specs, parse_spec
 
         if not isinstance(spec, str) or not spec.strip():
             raise ApiError(400, f"{what} must be an agent spec string ({', '.join(agent_specs())}, "
@@ -173,20 +178,23 @@ class Specs:
             raise ApiError(400, f"{what}: an agent spec is printable text of at most {MAX_SPEC_CHARS} "
                                 f"characters, got {show(spec)} ({len(spec)} characters)")
         spec = spec.strip()
-        prefix = spec.split(":", 1)[0]
-        if prefix == HUMAN:
+        if spec.split(":", 1)[0] == HUMAN:
             raise ApiError(400, f"{what}: 'human' is the seat of the page, not an opponent")
-        if prefix not in agent_specs():
-            raise ApiError(400, f"{what}: unknown agent spec {show(spec)}; known: {agent_specs()} "
-                                f"(checkpoint:<dir> for a trained agent)")
-        if prefix == "checkpoint":
-            path = spec.split(":", 1)[1].removesuffix("#sample")
+        try:
+            parsed = parse_spec(spec)
+        except ValueError as e:
+            raise ApiError(400, f"{what}: {e}") from None
+        if parsed.runs_code and spec not in self.operator_specs:
+            raise ApiError(400, f"{what}: {show(spec)} would import and run code; a client cannot name "
+                                f"one (the server's own uno-serve --agent can)")
+        if parsed.kind == "checkpoint":
+            path = parsed.checkpoint_dir()
             real = os.path.realpath(path)
             if not any(real == r or real.startswith(r + os.sep) for r in self.roots):
                 roots = ", ".join(self._rel(r) for r in self.roots) or "none"
                 raise ApiError(400, f"{what}: checkpoint {show(path)} is not under a checkpoint root of "
                                     f"this server ({roots}; see --checkpoint-root)")
-        if prefix == "search":
+        if parsed.kind == "search":
             self._check_search(spec, what)
         return spec
 
@@ -220,12 +228,15 @@ class Specs:
     def nbytes(spec: str) -> int:
         """What an agent of ``spec`` holds beyond a bot (a checkpoint: its files, twice: as read
         and as the network)."""
-        if not spec.startswith("checkpoint:"):
-            return 0
+        from uno_env.agents import parse_spec
+
         try:
-            with os.scandir(spec.split(":", 1)[1].removesuffix("#sample")) as entries:
+            parsed = parse_spec(spec)
+            if not parsed.is_policy:
+                return 0
+            with os.scandir(parsed.checkpoint_dir()) as entries:
                 return 2 * sum(e.stat().st_size for e in entries if e.is_file(follow_symlinks=False))
-        except OSError:
+        except (OSError, ValueError):
             return 0
 
     def checkpoints(self) -> list[str]:
