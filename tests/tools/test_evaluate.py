@@ -1,4 +1,4 @@
-"""The evaluation tool: seat rotation, reproducibility, game logs, pool and paired modes, CLI and its files.
+"""The evaluation tool: seat rotation, reproducibility, game logs, paired mode, CLI and its files.
 
 The statistics are tested in test_stats.py, the game loop in tests/agents/test_arena.py."""
 
@@ -13,11 +13,12 @@ import sys
 import numpy as np
 import pytest
 
-from uno_env import _processes as processes
 from uno_env.agents.heuristic import HeuristicAgent
 from uno_env.tools import evaluate as evaluate_module
-from uno_env.tools.evaluate import (_play_matches, evaluate, evaluate_paired, evaluate_pool, evaluate_vs,
-                                   game_log_path, worker_plan)
+from uno_env.tools import matches as matches_module
+from uno_env.tools.evaluate import evaluate, evaluate_paired, evaluate_vs
+from uno_env.tools.matches import play_matches
+from uno_env.tools.table import game_log_path
 from uno_env.tools.evaluate_cli import main
 from uno_env.tools.gamelog_read import read_log
 from uno_env.tools.gamelog_replay import replay
@@ -114,7 +115,7 @@ def _check_logs(log_dir, lineup, rules, n, games, seed, logged, duplicate=True):
     its game (winner entry, truncation, steps, turns, scores). Returns the logs."""
     names = sorted(os.listdir(log_dir))
     assert names == [f"game-{g:06d}.jsonl" for g in range(logged)]
-    (records,) = _play_matches([lineup], rules, n, games, seed, 1, duplicate, False)
+    (records,) = play_matches([lineup], rules, n, games, seed, 1, duplicate, False)
     logs = []
     for g in range(logged):
         path = game_log_path(str(log_dir), g)
@@ -200,37 +201,6 @@ def test_cli_writes_game_logs(tmp_path, capsys):
             main(bad + ["--games", "2", "--no-progress"])
 
 
-# ---------------------------------------------------------------------- pool mode
-def test_pool_round_robin():
-    r = evaluate_pool(["heuristic", "greedy", "random"], games=40, seed=0)
-    assert len(r["matches"]) == 3
-    assert sorted(x["agent"] for x in r["ratings"]) == ["greedy", "heuristic", "random"]
-    elos = [x["elo"] for x in r["ratings"]]
-    assert elos == sorted(elos, reverse=True)
-    assert np.mean(elos) == pytest.approx(1500.0)
-    h2h = r["head_to_head"]["ahead_rate"]
-    for i in range(3):
-        assert h2h[i][i] is None
-        for j in range(3):
-            if i != j:
-                assert h2h[i][j] + h2h[j][i] == pytest.approx(1.0)
-                assert r["head_to_head"]["games"][i][j] == 40
-    assert all(x["games"] == 80 for x in r["ratings"])
-
-
-def test_pool_tables_of_three():
-    r = evaluate_pool(["heuristic", "greedy", "random", "heuristic:bluff=0"], table_size=3, games=6, seed=0)
-    assert len(r["matches"]) == 4
-    assert all(x["games"] == 18 for x in r["ratings"])
-
-
-def test_pool_rejects_bad_input():
-    with pytest.raises(ValueError):
-        evaluate_pool(["random"], games=2)
-    with pytest.raises(ValueError):
-        evaluate_pool(["random", "random"], games=2)
-
-
 # ---------------------------------------------------------------------- paired mode
 def test_paired_agents_play_the_games_of_evaluate_vs():
     """Only the agent in the tested seat changes: each agent's games are its 1-vs-3 games."""
@@ -297,7 +267,7 @@ def test_a_bad_spec_anywhere_in_the_list_fails_before_any_game_is_played(monkeyp
     from uno_env.tools import evaluate as ev
 
     played = []
-    monkeypatch.setattr(ev, "_play_matches", lambda *a, **k: played.append(a) or [[]])
+    monkeypatch.setattr(ev, "play_matches", lambda *a, **k: played.append(a) or [[]])
     with pytest.raises(ValueError, match="'typo' not found"):
         evaluate_paired(["heuristic", "greedy", "checkpoint:typo"], "random", games=400)
     assert played == []
@@ -479,20 +449,11 @@ def test_evaluate_vs_seats_the_agent_once_and_the_opponent_everywhere_else(n):
 
 
 # ---------------------------------------------------------------------- workers and folders
-def test_workers_are_capped_at_the_tasks_and_the_cpus(monkeypatch):
-    monkeypatch.setattr(evaluate_module, "usable_cpus", lambda: 2)
-    monkeypatch.setattr(processes, "usable_cpus", lambda: 2)
-    assert worker_plan(40, 2, 2) == (1, 2, 1)  # 2 games: one task, no process to start
-    assert worker_plan(40, 2000, 2) == (2, 125, 16)  # the CPUs
-    assert worker_plan(1, 2000, 2) == (1, 250, 8)
-    assert worker_plan(3, 2000, 4, matches=3)[0] == 2
-
-
 def test_uno_evaluate_with_40_workers_for_2_games_starts_no_process_and_says_so(monkeypatch, capsys):
     def no_pool(*args, **kwargs):
         raise AssertionError("a process pool was started")
 
-    monkeypatch.setattr(evaluate_module, "mp_context_of", no_pool)
+    monkeypatch.setattr(matches_module, "mp_context_of", no_pool)
     assert main(["--agents", "random", "random", "--games", "2", "--workers", "40", "--no-progress", "--quiet"]) == 0
     err = capsys.readouterr().err
     assert err.startswith("uno-evaluate: note: --workers 40: 1 worker process (the games make 1 task; "
@@ -503,7 +464,7 @@ def test_uno_evaluate_with_40_workers_for_2_games_starts_no_process_and_says_so(
 def test_a_folder_option_naming_a_file_is_a_one_line_error_before_any_game(monkeypatch, capsys, tmp_path, option):
     path = tmp_path / "a-file"
     path.write_text("mine")
-    monkeypatch.setattr(evaluate_module, "_play_matches", lambda *a, **k: pytest.fail("a game was played"))
+    monkeypatch.setattr(evaluate_module, "play_matches", lambda *a, **k: pytest.fail("a game was played"))
     assert main(["--agents", "random", "random", "--games", "2", option, str(path), "--no-progress"]) == 2
     assert capsys.readouterr().err == f"uno-evaluate: error: {option} {str(path)!r} is a regular file, not a directory\n"
     assert path.read_text() == "mine"

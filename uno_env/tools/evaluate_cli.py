@@ -8,7 +8,7 @@
     uno-evaluate --game battle --agents strong random --games 10000   # a TMNT battle-card game
 
 Plays with :func:`uno_env.tools.evaluate.evaluate` (``--agents``: one line-up),
-:func:`~uno_env.tools.evaluate.evaluate_pool` (``--pool``: a round robin with ratings) or
+:func:`~uno_env.tools.pool.evaluate_pool` (``--pool``: a round robin with ratings) or
 :func:`~uno_env.tools.evaluate.evaluate_paired` (``--paired``: each agent in one seat
 against ``--opponent`` on the same games, with paired differences), prints the tables of
 :mod:`uno_env.tools.report` and with ``--out DIR`` writes ``evaluation.json`` / ``.csv`` /
@@ -36,7 +36,9 @@ from typing import Sequence
 from uno_env._files import check_directory
 from uno_env._processes import usable_cpus
 from uno_env.battle import GAMES as BATTLE_GAMES
-from uno_env.tools.evaluate import evaluate, evaluate_paired, evaluate_pool, worker_plan
+from uno_env.tools.evaluate import evaluate, evaluate_paired
+from uno_env.tools.matches import worker_plan
+from uno_env.tools.pool import evaluate_pool
 from uno_env.tools.overrides import parse_overrides
 from uno_env.tools.report import (PNG_NEEDS_MATPLOTLIB, format_paired, format_pool, format_result, print_tables,
                                   write_outputs)

@@ -5,7 +5,7 @@
     write_outputs(result, "runs/eval")           # evaluation.json, .csv, .png
 
 The inputs are the result dicts of :func:`uno_env.tools.evaluate.evaluate`,
-:func:`~uno_env.tools.evaluate.evaluate_pool` (pool results have ``ratings``) and
+:func:`~uno_env.tools.pool.evaluate_pool` (pool results have ``ratings``) and
 :func:`~uno_env.tools.evaluate.evaluate_paired` (paired results have ``won``). Decisions:
 
 * Every file is written atomically (:mod:`uno_env._atomic`): to a temporary file in the

@@ -8,8 +8,8 @@
     uno-evaluate --game elusive --rules elusive-others --agents strong random random --cards my-cards.yaml
 
 The games are played by :class:`BattleTable` through the UNO evaluation tool's own runner
-(:func:`uno_env.tools.evaluate._play_matches`: worker processes, chunks, progress) and
-summarised by its statistics (:func:`uno_env.tools.evaluate._aggregate`: Wilson 95%
+(:func:`uno_env.tools.matches.play_matches`: worker processes, chunks, progress) and
+summarised by its statistics (:func:`uno_env.tools.lineup_stats.aggregate`: Wilson 95%
 intervals, ranks, game lengths, the win rate by seat) and reports
 (:mod:`uno_env.tools.report`), so a result has the keys and tables of ``evaluate``'s.
 
@@ -42,8 +42,10 @@ from uno_env.battle.agents.arena import play_game
 from uno_env.battle.game import make_encoder, make_engine
 from uno_env.battle.game.cards import CardSet, load_cards
 from uno_env.battle.game.rules import GameRules, make_rules
-from uno_env.tools.evaluate import (TableGame, _agent_list, _agent_seed, _aggregate, _labels, _play_matches,
-                                    _spec_name)
+from uno_env.tools.evaluate import agent_list
+from uno_env.tools.lineup_stats import aggregate
+from uno_env.tools.matches import play_matches
+from uno_env.tools.table import TableGame, agent_seed, lineup_labels, spec_name
 from uno_env.tools.stats import ranks
 
 # the games whose count is "fewest wins" (the others: most)
@@ -77,17 +79,17 @@ class BattleConfig:
 
 class BattleTable:
     """An engine, encoder and one agent per line-up entry, reused for many games (the
-    ``table_cls`` of :func:`uno_env.tools.evaluate._play_matches`)."""
+    ``table_cls`` of :func:`uno_env.tools.matches.play_matches`)."""
 
     def __init__(self, specs: Sequence[Any], config: BattleConfig, num_players: int, seed: int):
         self.config = config
         self.n = num_players
         self.engine = make_engine(config.game, config.rules, config.cards, num_players)
         self.encoder = make_encoder(self.engine)
-        self.agents = [make_battle_agent(spec, self.engine, seed=_agent_seed(seed, -1, e))
+        self.agents = [make_battle_agent(spec, self.engine, seed=agent_seed(seed, -1, e))
                        for e, spec in enumerate(specs)]
-        self.spec_names = [_spec_name(s) for s in specs]
-        self.labels = _labels(specs)
+        self.spec_names = [spec_name(s) for s in specs]
+        self.labels = lineup_labels(specs)
         self.most = config.game not in FEWEST_WINS
 
     @classmethod
@@ -100,7 +102,7 @@ class BattleTable:
         seat_entry = tuple((s + rot) % n for s in range(n))
         deal = game // n if duplicate else game
         for e, agent in enumerate(self.agents):
-            agent.reset(_agent_seed(seed, game, e))
+            agent.reset(agent_seed(seed, game, e))
         seat_agents = [self.agents[seat_entry[s]] for s in range(n)]
         try:
             record = play_game(self.engine, seat_agents, np.random.default_rng([seed, deal]), first=0,
@@ -115,7 +117,7 @@ class BattleTable:
             log_game(log_path, {"game": c.game, "rules": c.rules, "cards": c.cards, "num_players": n},
                      record.actions, np.random.default_rng([seed, deal]), first=0,
                      specs=[self.spec_names[seat_entry[s]] for s in range(n)],
-                     agent_seeds=[_agent_seed(seed, game, seat_entry[s]) for s in range(n)],
+                     agent_seeds=[agent_seed(seed, game, seat_entry[s]) for s in range(n)],
                      meta={"tool": "uno-evaluate", "game": game, "seed": seed, "deal": deal,
                            "duplicate": duplicate, "entries": list(seat_entry)})
         keys = [(0 if won(r) else 1, -x if self.most else x) for r, x in zip(record.rewards, record.scores)]
@@ -132,7 +134,7 @@ def evaluate(game: str, agents: Sequence[Any], rules: Any = None, cards: Any = N
     (games won by several players) and each agent's ``shared_wins``."""
     r = make_rules(game, rules, **rule_overrides)
     config = BattleConfig(game, r, load_cards(cards))
-    agents = _agent_list(agents, "agents")
+    agents = agent_list(agents, "agents")
     if not agents:
         raise ValueError("evaluate needs at least one agent")
     n = int(num_players) if num_players is not None else len(agents)
@@ -150,12 +152,12 @@ def evaluate(game: str, agents: Sequence[Any], rules: Any = None, cards: Any = N
         log_dir = os.fspath(log_dir)
         os.makedirs(log_dir, exist_ok=True)
     t0 = time.perf_counter()
-    (played,) = _play_matches([lineup], config, n, games, seed, workers, duplicate, progress,
+    (played,) = play_matches([lineup], config, n, games, seed, workers, duplicate, progress,
                               mp_context=mp_context, log_dir=log_dir,
                               log_games=None if log_games is None else int(log_games), table_cls=BattleTable)
     elapsed = time.perf_counter() - t0
-    labels = _labels(lineup)
-    result = _aggregate(played, labels, lineup, n)
+    labels = lineup_labels(lineup)
+    result = aggregate(played, labels, lineup, n)
     shared = [0] * n
     for t in played:
         if t.record.winner < 0:
