@@ -6,11 +6,15 @@
     uno-evaluate --paired heuristic checkpoint:checkpoints/classic-4p --opponent random --num-players 4
     uno-evaluate --agents heuristic random --set uno_call=explicit --log-dir runs/logs --log-games 20
     uno-evaluate --game battle --agents strong random --games 10000   # a TMNT battle-card game
+    uno-evaluate --ladder --markdown docs/LADDER.md   # every bot and pretrained agent, every table
 
 Plays with :func:`uno_env.tools.evaluate.evaluate` (``--agents``: one line-up),
 :func:`~uno_env.tools.pool.evaluate_pool` (``--pool``: a round robin with ratings) or
 :func:`~uno_env.tools.evaluate.evaluate_paired` (``--paired``: each agent in one seat
-against ``--opponent`` on the same games, with paired differences), prints the tables of
+against ``--opponent`` on the same games, with paired differences) or
+:func:`~uno_env.tools.ladder.run_ladder` (``--ladder``: every bot and pretrained agent at every
+table, OpenSkill ratings; ``--games`` per match, ``--slow-games`` for ``search``, ``--markdown``
+writes the ladder's page; the default run is ``docs/LADDER.md``'s), prints the tables of
 :mod:`uno_env.tools.report` and with ``--out DIR`` writes ``evaluation.json`` / ``.csv`` /
 ``.png`` (``pool.*``, ``paired.*`` in those modes), each atomically; without
 matplotlib the PNG is left out with a one-line note. ``--set KEY=VALUE`` (repeatable)
@@ -30,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 from typing import Sequence
 
@@ -37,6 +42,7 @@ from uno_env._files import check_directory
 from uno_env._processes import usable_cpus
 from uno_env.battle import GAMES as BATTLE_GAMES
 from uno_env.tools.evaluate import evaluate, evaluate_paired
+from uno_env.tools import ladder
 from uno_env.tools.matches import worker_plan
 from uno_env.tools.pool import evaluate_pool
 from uno_env.tools.overrides import parse_overrides
@@ -61,6 +67,9 @@ def build_parser() -> argparse.ArgumentParser:
     who.add_argument("--paired", nargs="+", metavar="SPEC",
                      help="each agent in turn in one seat against --opponent in the others, on the same "
                           "games: win rates and differences from the first, game by game")
+    who.add_argument("--ladder", action="store_true",
+                     help="rate every bot and pretrained agent at every table (classic/tmnt/house x 2 and 4 "
+                          "players) with OpenSkill, plus head-to-head rates (needs openskill: uno_env[ladder])")
     p.add_argument("--opponent", default=None, metavar="SPEC",
                    help="paired mode: the agent in every other seat (default: random)")
     p.add_argument("--game", default="uno", choices=("uno",) + BATTLE_GAMES,
@@ -76,8 +85,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="seats (default: number of agents, the line-up repeating to fill them; "
                         "paired mode: 4)")
     p.add_argument("--table-size", type=int, default=2, help="pool mode: players per table (default 2)")
-    p.add_argument("--games", type=int, default=10_000,
-                   help="games (per table in pool mode, per agent in paired mode)")
+    p.add_argument("--games", type=int, default=None,
+                   help="games (default 10000; per table in pool mode, per agent in paired mode, per match "
+                        f"in the ladder: default {ladder.DEFAULT_GAMES})")
+    p.add_argument("--slow-games", type=int, default=ladder.DEFAULT_SLOW_GAMES, metavar="N",
+                   help=f"ladder: games per match of a slow agent (search; default {ladder.DEFAULT_SLOW_GAMES})")
+    p.add_argument("--markdown", default=None, metavar="PATH",
+                   help="ladder: write the ladder as Markdown to PATH (docs/LADDER.md)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--workers", type=int, default=None,
                    help="worker processes at most (default: 2, or 1 on a single core; never more than "
@@ -103,7 +117,9 @@ def _error(message: str) -> int:
 
 def _note_workers(args: argparse.Namespace) -> None:
     """Say so when fewer processes than ``--workers`` will play (:func:`worker_plan`)."""
-    if args.pool:
+    if args.ladder:
+        n, matches = 4, 10
+    elif args.pool:
         n, matches = args.table_size, math.comb(len(args.pool), args.table_size)
     elif args.paired:
         n, matches = 4 if args.num_players is None else args.num_players, len(args.paired)
@@ -119,6 +135,12 @@ def _note_workers(args: argparse.Namespace) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.games is None:
+        args.games = ladder.DEFAULT_GAMES if args.ladder else 10_000
+    if (args.markdown is not None or args.slow_games != ladder.DEFAULT_SLOW_GAMES) and not args.ladder:
+        parser.error("--markdown and --slow-games need --ladder")
+    if args.ladder and (args.log_dir is not None or args.rules is not None or args.set or args.game != "uno"):
+        parser.error("--ladder plays its own tables: no --log-dir, --rules, --set or --game")
     if args.log_games is not None and args.log_dir is None:
         parser.error("--log-games needs --log-dir")
     if args.log_games is not None and args.log_games < 0:
@@ -153,6 +175,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.cards is not None:
         parser.error("--cards needs --game (a battle-card game)")
     args.rules = args.rules or "classic"
+    if args.ladder:
+        return _ladder(args, argv)
     try:
         if args.pool:
             result = evaluate_pool(args.pool, rules=args.rules, table_size=args.table_size, games=args.games,
@@ -189,6 +213,39 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"note: {stem}.png not written: {PNG_NEEDS_MATPLOTLIB}", file=sys.stderr)
     if args.log_dir and not args.quiet:
         print(f"wrote {result['config']['logged_games']} game logs to {args.log_dir}")
+    return 0
+
+
+def _ladder(args: argparse.Namespace, argv: Sequence[str] | None) -> int:
+    """``--ladder``: play, print a summary, write ``--out DIR/ladder.json`` and ``--markdown``."""
+    import json
+
+    from uno_env._atomic import write_text
+
+    if args.slow_games < 0:
+        return _error(f"--slow-games must be >= 0, got {args.slow_games}")
+    try:
+        import openskill  # noqa: F401
+    except ImportError:
+        return _error('the ladder needs openskill: pip install "uno_env[ladder]"')
+    try:
+        result = ladder.run_ladder(games=args.games, slow_games=args.slow_games, seed=args.seed,
+                                   workers=args.workers, progress=args.progress)
+    except ValueError as exc:
+        return _error(str(exc))
+    if not args.quiet:
+        for table in result["tables"]:
+            print(f"{table['preset']} {table['num_players']}p: " + ", ".join(
+                f"{r['agent']} {r['ordinal']:.1f}" for r in table["ratings"]))
+    command = "uno-evaluate " + " ".join(sys.argv[1:] if argv is None else argv)
+    try:
+        if args.out:
+            check_directory(args.out, "--out", create=True)
+            write_text(os.path.join(args.out, "ladder.json"), json.dumps(result, indent=1) + "\n")
+        if args.markdown:
+            write_text(args.markdown, ladder.ladder_markdown(result, command) + "\n")
+    except (OSError, ValueError) as exc:
+        return _error(f"cannot write the ladder: {exc}")
     return 0
 
 

@@ -1,0 +1,214 @@
+"""The ladder: every bot and pretrained agent rated at every table the project plays.
+
+    uno-evaluate --ladder --markdown docs/LADDER.md       # the docs' table (bash scripts/ladder.sh)
+    uno-evaluate --ladder --games 200 --slow-games 4 --out runs/ladder   # ladder.json, quicker
+
+    from uno_env.tools.ladder import run_ladder, ladder_markdown
+    result = run_ladder(games=1000, slow_games=12, seed=0, workers=2)
+
+**Tables.** :data:`TABLES`: the presets ``classic``, ``tmnt`` and ``house`` at 2 and 4 players.
+At each, the agents (:func:`table_agents`) are the bots of :data:`BOTS` and every pretrained
+agent (:func:`uno_env.agents.pretrained`) whose card is for that preset and player count.
+
+**Matches.** The *fast* agents play every table of ``num_players`` distinct fast agents
+(every pair at 2 players), ``games`` games each. When there are fewer fast agents than
+seats, the table is filled with :data:`FILLER` (``random``) seats that play but are not rated
+(their finish is left out of the game's ranking). A *slow* agent (:data:`SLOW`: ``search``,
+about 2 s of CPU a game of ``classic``, 25 s a game of ``house``) plays ``slow_games`` games
+at every table of itself and ``num_players - 1`` fast agents (none with ``slow_games=0``), and
+sits out the rulesets of :data:`SLOW_SKIPPED` (``house``: too slow for a ladder that fits in minutes). Every match is
+played as :mod:`uno_env.tools.table` plays a line-up: seats rotated every game, duplicate
+deals, game ``g`` seeded by ``(seed, g)`` whatever the workers.
+
+**Ratings** are OpenSkill's Plackett-Luce model (the ``openskill`` package, ``pip install
+"uno_env[ladder]"``; the Weng-Lin Bayesian rating for games of several players): every
+agent starts at mu 25, sigma 25/3, and each game updates the rated agents at the table from
+their finishing order (1 = winner, then by points left in hand; ties share a rank). The
+games of a table's matches are taken in turn, game 0 of every match, then game 1..., so no
+match comes last. Truncated games (no winner) update nothing. The ladder orders agents by
+the ordinal, mu - 3 sigma (a conservative skill: an agent with few games, ``search``, has a
+wide sigma and a low ordinal until it has played more).
+
+**Head-to-head** rates: how often the row agent finished ahead of the column agent in the
+games where both were rated (ties half); at 2 players that is the win rate of the pair (a
+truncated game goes by the points left in hand). Every figure in ``docs/LADDER.md`` is what :func:`ladder_markdown`
+printed from a run, with the command that made it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from typing import Any, Sequence
+
+import numpy as np
+
+from uno_env.game.rules import make_rules
+from uno_env.tools.matches import play_matches
+
+TABLES = tuple((preset, n) for preset in ("classic", "tmnt", "house") for n in (2, 4))
+BOTS = ("random", "greedy", "heuristic", "search")
+SLOW = frozenset({"search"})  # fewer games: slow_games
+SLOW_SKIPPED = frozenset({"house"})  # rulesets where the slow agents sit out
+FILLER = "random"  # an unrated seat where the fast agents are fewer than the seats
+DEFAULT_GAMES = 1000  # per match of fast agents (a multiple of 4: every seat equally often)
+DEFAULT_SLOW_GAMES = 12  # per match of a slow agent
+
+
+def table_agents(preset: str, num_players: int) -> list[str]:
+    """The agents rated at a table: the bots (the slow ones but where they sit out), then the
+    pretrained agents whose card is for ``preset`` and ``num_players``."""
+    from uno_env.agents import pretrained
+
+    bots = [b for b in BOTS if not (b in SLOW and preset in SLOW_SKIPPED)]
+    return bots + [p.spec for p in pretrained() if p.rules == preset and p.num_players == num_players]
+
+
+def table_matches(agents: Sequence[str], num_players: int) -> tuple[list[list[str]], list[list[str]]]:
+    """``(fast, slow)`` line-ups: every table of distinct fast agents (filled with
+    :data:`FILLER`), and every table of one slow agent with fast ones. A line-up's rated
+    entries are its first ``min(num_players, fast agents)``; fillers come after them."""
+    fast = [a for a in agents if a not in SLOW]
+    slow = [a for a in agents if a in SLOW]
+    size = min(num_players, len(fast))
+    if size < 2 and not (size == 1 and slow):
+        raise ValueError(f"a ladder table needs two agents to rate, got {list(agents)}")
+    fill = [FILLER] * (num_players - size)
+    fast_lineups = [list(c) + fill for c in itertools.combinations(fast, size)] if size >= 2 else []
+    others = min(num_players - 1, len(fast))
+    slow_lineups = [[s] + list(c) + [FILLER] * (num_players - 1 - others)
+                    for s in slow for c in itertools.combinations(fast, others)]
+    return fast_lineups, slow_lineups
+
+
+def _rated(lineup: Sequence[str], num_players: int, fast_count: int) -> int:
+    """How many leading entries of a line-up are rated (the rest are fillers)."""
+    slow = lineup[0] in SLOW
+    return (1 + min(num_players - 1, fast_count)) if slow else min(num_players, fast_count)
+
+
+def rate_table(preset: str, num_players: int, agents: Sequence[str] | None = None, games: int = DEFAULT_GAMES,
+               slow_games: int = DEFAULT_SLOW_GAMES, seed: int = 0, workers: int = 1,
+               progress: bool = False) -> dict[str, Any]:
+    """Play and rate one table (module doc): ``preset``, ``num_players``, ``agents`` (default
+    :func:`table_agents`), ``ratings`` (best first: ``agent``, ``mu``, ``sigma``, ``ordinal``,
+    ``games``, ``wins``, ``win_rate``), ``head_to_head`` (``agents``, ``ahead_rate[i][j]``,
+    ``games[i][j]``), ``matches`` (per line-up: ``agents``, ``rated``, ``games``),
+    ``truncated``, ``elapsed_s``."""
+    from openskill.models import PlackettLuce
+
+    rules = make_rules(preset)
+    agents = list(table_agents(preset, num_players) if agents is None else agents)
+    if slow_games == 0:  # the slow agents sit out
+        agents = [a for a in agents if a not in SLOW]
+    fast_lineups, slow_lineups = table_matches(agents, num_players)
+    fast_count = sum(a not in SLOW for a in agents)
+    t0 = time.perf_counter()
+    played = []
+    for lineups, count in ((fast_lineups, games), (slow_lineups, slow_games)):
+        if lineups and count > 0:
+            played += list(zip(lineups, play_matches(lineups, rules, num_players, count, seed, workers, True,
+                                                     progress, desc=f"{preset} {num_players}p")))
+    model = PlackettLuce()
+    rating = {a: model.rating(name=a) for a in agents}
+    index = {a: i for i, a in enumerate(agents)}
+    k = len(agents)
+    ahead, shared = np.zeros((k, k)), np.zeros((k, k))
+    wins, count_games = np.zeros(k), np.zeros(k)
+    truncated = 0
+    longest = max((len(g) for _, g in played), default=0)
+    for g in range(longest):  # game g of every match, then g + 1
+        for lineup, table_games in played:
+            if g >= len(table_games):
+                continue
+            game = table_games[g]
+            rated = lineup[:_rated(lineup, num_players, fast_count)]
+            if game.record.truncated:
+                truncated += 1
+            rank = game.by_entry(game.seat_ranks)[:len(rated)]
+            ids = [index[a] for a in rated]
+            for a, i in enumerate(ids):
+                count_games[i] += 1
+                wins[i] += game.winner_entry == a
+                for b, j in enumerate(ids):
+                    if a != b:
+                        shared[i, j] += 1
+                        ahead[i, j] += 1.0 if rank[a] < rank[b] else (0.5 if rank[a] == rank[b] else 0.0)
+            if game.record.truncated:
+                continue
+            new = model.rate([[rating[a]] for a in rated], ranks=list(rank))
+            for a, team in zip(rated, new):
+                rating[a] = team[0]
+    order = sorted(agents, key=lambda a: -rating[a].ordinal())
+    ratings = [{"agent": a, "mu": rating[a].mu, "sigma": rating[a].sigma, "ordinal": rating[a].ordinal(),
+                "games": int(count_games[index[a]]), "wins": int(wins[index[a]]),
+                "win_rate": float(wins[index[a]] / count_games[index[a]]) if count_games[index[a]] else 0.0}
+               for a in order]
+    h2h = [[None if shared[index[a], index[b]] == 0 else float(ahead[index[a], index[b]] / shared[index[a], index[b]])
+            for b in order] for a in order]
+    return {"preset": preset, "num_players": num_players, "agents": agents, "ratings": ratings,
+            "head_to_head": {"agents": order, "ahead_rate": h2h,
+                             "games": [[int(shared[index[a], index[b]]) for b in order] for a in order]},
+            "matches": [{"agents": list(lineup), "rated": _rated(lineup, num_players, fast_count),
+                         "games": len(table_games)} for lineup, table_games in played],
+            "truncated": truncated, "elapsed_s": time.perf_counter() - t0}
+
+
+def run_ladder(games: int = DEFAULT_GAMES, slow_games: int = DEFAULT_SLOW_GAMES, seed: int = 0, workers: int = 1,
+               progress: bool = False, tables: Sequence[tuple[str, int]] | None = None) -> dict[str, Any]:
+    """Every table of ``tables`` (default :data:`TABLES`; :func:`rate_table`); ``config``
+    records the arguments."""
+    import openskill
+
+    import uno_env
+
+    if games < 1 or slow_games < 0:
+        raise ValueError(f"games must be >= 1 and slow_games >= 0, got {games} and {slow_games}")
+    tables = TABLES if tables is None else tables
+    t0 = time.perf_counter()
+    out = [rate_table(preset, n, games=games, slow_games=slow_games, seed=seed, workers=workers,
+                      progress=progress) for preset, n in tables]
+    return {"config": {"games": games, "slow_games": slow_games, "seed": seed, "workers": workers,
+                       "tables": [list(t) for t in tables], "bots": list(BOTS), "slow": sorted(SLOW),
+                       "slow_skipped": sorted(SLOW_SKIPPED), "filler": FILLER,
+                       "uno_env": uno_env.__version__, "openskill": openskill.__version__},
+            "tables": out, "elapsed_s": time.perf_counter() - t0}
+
+
+def _pct(x: float | None) -> str:
+    return "—" if x is None else f"{100 * x:.1f}%"
+
+
+def ladder_markdown(result: dict[str, Any], command: str) -> str:
+    """``docs/LADDER.md``: the ratings and head-to-head rates of every table of ``result``."""
+    cfg = result["config"]
+    lines = ["# The ladder", "",
+             "Every bot and pretrained agent rated at every table (preset x players) with OpenSkill "
+             "(Plackett-Luce), plus head-to-head rates. Regenerate with:", "",
+             "```", command, "```", "",
+             f"uno_env {cfg['uno_env']}, openskill {cfg['openskill']}, seed {cfg['seed']}. Each match of "
+             f"distinct agents: {cfg['games']:,} games (seats rotated, duplicate deals); "
+             + (f"{', '.join(cfg['slow'])}: {cfg['slow_games']} games per match (about 2 s of CPU a game) and "
+                f"not at the {', '.join(cfg['slow_skipped'])} tables (about 25 s a game). " if cfg["slow_games"]
+                else f"{', '.join(cfg['slow'])} sits out (--slow-games 0). ")
+             + f"Where the agents "
+             f"are fewer than the seats, `{cfg['filler']}` fills them unrated. Ordered by the ordinal "
+             "mu - 3 sigma (a conservative skill: few games, wide sigma). Head-to-head: how often the row "
+             "agent finished ahead of the column agent (ties half). How it is computed: "
+             "`uno_env/tools/ladder.py`.", ""]
+    for table in result["tables"]:
+        lines += [f"## {table['preset']}, {table['num_players']} players", "",
+                  "| # | agent | ordinal | mu | sigma | games | win rate |",
+                  "|---|---|---:|---:|---:|---:|---:|"]
+        for i, r in enumerate(table["ratings"], 1):
+            lines.append(f"| {i} | `{r['agent']}` | {r['ordinal']:.2f} | {r['mu']:.2f} | {r['sigma']:.2f} | "
+                         f"{r['games']:,} | {_pct(r['win_rate'])} |")
+        h2h = table["head_to_head"]
+        names = h2h["agents"]
+        lines += ["", "| ahead of → | " + " | ".join(f"`{b}`" for b in names) + " |",
+                  "|---|" + "---:|" * len(names)]
+        for a, row in zip(names, h2h["ahead_rate"]):
+            lines.append(f"| `{a}` | " + " | ".join(_pct(x) for x in row) + " |")
+        lines += ["", f"{sum(m['games'] for m in table['matches']):,} games in {len(table['matches'])} "
+                      f"matches, {table['truncated']} truncated, {table['elapsed_s']:.0f} s.", ""]
+    return "\n".join(lines)
