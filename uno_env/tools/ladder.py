@@ -4,7 +4,7 @@
     uno-evaluate --ladder --games 200 --slow-games 4 --out runs/ladder   # ladder.json, quicker
 
     from uno_env.tools.ladder import run_ladder, ladder_markdown
-    result = run_ladder(games=1000, slow_games=12, seed=0, workers=2)
+    result = run_ladder(games=400, slow_games=4, seed=0, workers=2)
 
 **Tables.** :data:`TABLES`: the presets ``classic``, ``tmnt`` and ``house`` at 2 and 4 players.
 At each, the agents (:func:`table_agents`) are the bots of :data:`BOTS` and every pretrained
@@ -51,8 +51,8 @@ BOTS = ("random", "greedy", "heuristic", "search")
 SLOW = frozenset({"search"})  # fewer games: slow_games
 SLOW_SKIPPED = frozenset({"house"})  # rulesets where the slow agents sit out
 FILLER = "random"  # an unrated seat where the fast agents are fewer than the seats
-DEFAULT_GAMES = 1000  # per match of fast agents (a multiple of 4: every seat equally often)
-DEFAULT_SLOW_GAMES = 12  # per match of a slow agent
+DEFAULT_GAMES = 400  # per match of fast agents (a multiple of 4: every seat equally often)
+DEFAULT_SLOW_GAMES = 4  # per match of a slow agent (one rotation of 4 seats)
 
 
 def table_agents(preset: str, num_players: int) -> list[str]:
