@@ -45,7 +45,12 @@ def test_a_filler_plays_but_is_not_rated():
     assert r["matches"] == [{"agents": ["heuristic", "greedy", "random", "random"], "rated": 3, "games": 8}]
 
 
-def test_ratings_are_openskill_updates_from_the_finishing_order_game_by_game():
+def test_a_game_ranks_its_winner_first_and_the_others_tied():
+    assert ladder.result_ranks(2, 4) == [2, 2, 1, 2]
+    assert ladder.result_ranks(0, 2) == [1, 2]
+
+
+def test_ratings_are_openskill_updates_from_each_games_winner_game_by_game():
     """The same games rated by hand with OpenSkill, in the ladder's order (game g of every
     match, then g + 1), give the ladder's ratings."""
     agents, games = ["heuristic", "greedy", "random"], 8
@@ -58,7 +63,8 @@ def test_ratings_are_openskill_updates_from_the_finishing_order_game_by_game():
         for lineup, table_games in zip(lineups, played):
             game = table_games[g]
             if not game.record.truncated:
-                new = model.rate([[rating[a]] for a in lineup], ranks=list(game.by_entry(game.seat_ranks)))
+                ranks = [1 if e == game.winner_entry else 2 for e in range(len(lineup))]
+                new = model.rate([[rating[a]] for a in lineup], ranks=ranks)
                 for a, team in zip(lineup, new):
                     rating[a] = team[0]
     for row in r["ratings"]:

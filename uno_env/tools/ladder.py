@@ -23,15 +23,19 @@ deals, game ``g`` seeded by ``(seed, g)`` whatever the workers.
 **Ratings** are OpenSkill's Plackett-Luce model (the ``openskill`` package, ``pip install
 "uno_env[ladder]"``; the Weng-Lin Bayesian rating for games of several players): every
 agent starts at mu 25, sigma 25/3, and each game updates the rated agents at the table from
-their finishing order (1 = winner, then by points left in hand; ties share a rank). The
+its result: the winner first, every other rated agent tied behind it (:func:`result_ranks`:
+a round of UNO has one winner; the places behind it go by points left in hand, which the bots
+do not play for, and rating the full order ranked the heuristic, which wins 41% of 4-player
+TMNT games against random and greedy, below both). The
 games of a table's matches are taken in turn, game 0 of every match, then game 1..., so no
 match comes last. Truncated games (no winner) update nothing. The ladder orders agents by
 the ordinal, mu - 3 sigma (a conservative skill: an agent with few games, ``search``, has a
 wide sigma and a low ordinal until it has played more).
 
 **Head-to-head** rates: how often the row agent finished ahead of the column agent in the
-games where both were rated (ties half); at 2 players that is the win rate of the pair (a
-truncated game goes by the points left in hand). Every figure in ``docs/LADDER.md`` is what :func:`ladder_markdown`
+games where both were rated (the full finishing order: the winner, then by points left in
+hand; ties half), as ``uno-evaluate --pool`` reports it; at 2 players that is the win rate of
+the pair. Every figure in ``docs/LADDER.md`` is what :func:`ladder_markdown`
 printed from a run, with the command that made it.
 """
 
@@ -79,6 +83,12 @@ def table_matches(agents: Sequence[str], num_players: int) -> tuple[list[list[st
     slow_lineups = [[s] + list(c) + [FILLER] * (num_players - 1 - others)
                     for s in slow for c in itertools.combinations(fast, others)]
     return fast_lineups, slow_lineups
+
+
+def result_ranks(winner_entry: int, rated: int) -> list[int]:
+    """The ranks a game gives OpenSkill: the winner 1, every other rated agent 2 (a round of UNO
+    is won by one player: the places behind it are points in hand, which no bot plays for)."""
+    return [1 if e == winner_entry else 2 for e in range(rated)]
 
 
 def _rated(lineup: Sequence[str], num_players: int, fast_count: int) -> int:
@@ -136,7 +146,7 @@ def rate_table(preset: str, num_players: int, agents: Sequence[str] | None = Non
                         ahead[i, j] += 1.0 if rank[a] < rank[b] else (0.5 if rank[a] == rank[b] else 0.0)
             if game.record.truncated:
                 continue
-            new = model.rate([[rating[a]] for a in rated], ranks=list(rank))
+            new = model.rate([[rating[a]] for a in rated], ranks=result_ranks(game.winner_entry, len(rated)))
             for a, team in zip(rated, new):
                 rating[a] = team[0]
     order = sorted(agents, key=lambda a: -rating[a].ordinal())
@@ -192,9 +202,10 @@ def ladder_markdown(result: dict[str, Any], command: str) -> str:
                 f"not at the {', '.join(cfg['slow_skipped'])} tables (about 25 s a game). " if cfg["slow_games"]
                 else f"{', '.join(cfg['slow'])} sits out (--slow-games 0). ")
              + f"Where the agents "
-             f"are fewer than the seats, `{cfg['filler']}` fills them unrated. Ordered by the ordinal "
-             "mu - 3 sigma (a conservative skill: few games, wide sigma). Head-to-head: how often the row "
-             "agent finished ahead of the column agent (ties half). How it is computed: "
+             f"are fewer than the seats, `{cfg['filler']}` fills them unrated. Each game rates its winner "
+             "above the other rated agents (tied). Ordered by the ordinal mu - 3 sigma (a conservative "
+             "skill: few games, wide sigma). Head-to-head: how often the row agent finished ahead of the "
+             "column agent (the winner first, then by points left in hand; ties half). How it is computed: "
              "`uno_env/tools/ladder.py`.", ""]
     for table in result["tables"]:
         lines += [f"## {table['preset']}, {table['num_players']} players", "",
