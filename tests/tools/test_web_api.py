@@ -722,3 +722,11 @@ def test_a_played_games_tables_do_not_tell_a_window_was_open():
         assert [e[:3] for e in sent[-1]] == [("played", 0, "red-5"), ("played", 1, "red-7")]
     assert sent[0] == sent[1]
     assert sent[0][-1][3]["turn"] == 2  # the table after seat 1's play: seat 2's turn
+
+
+def test_uno_serve_refuses_an_unknown_agent_on_its_command_line_before_it_starts(capsys):
+    from uno_env.tools.web.server import main as serve_main
+
+    assert serve_main(["--agent", "nobody"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown agent spec 'nobody'" in err and err.count("\n") == 1
