@@ -257,3 +257,87 @@ def test_page_plays_on_while_a_request_budget_leaves_the_others_to_move(browser,
                 page.all("#picker .swatches button")[0].click()
         moves = [li.text for li in page.all("#log li")]
         assert all(any(f"player_{q}" in m for m in moves) for q in range(3)), moves
+
+
+# ---------------------------------------------------------------------------- layout
+# a desktop window, a 1280x800 screen less the browser's bars, a phone
+SCREENS = [(1400, 900), (1280, 657), (390, 844)]
+MEASURE_JS = """
+const de = document.documentElement;
+const box = (e) => { const b = e.getBoundingClientRect(); return [b.left, b.top, b.right, b.bottom]; };
+const shown = (css) => [...document.querySelectorAll(css)].filter((e) => e.offsetParent !== null).map(box);
+return {scroll_width: de.scrollWidth, client_width: de.clientWidth, scroll_y: window.scrollY,
+        width: window.innerWidth, height: window.innerHeight,
+        hand: shown('#hand .card'), choices: shown('#choices button'), prompt: shown('#prompt')};
+"""
+
+
+def set_screen(driver, width: int, height: int) -> None:
+    """The page's viewport exactly ``width`` x ``height`` CSS pixels (a phone's below 600)."""
+    driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
+        "width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 600})
+
+
+def assert_fits(d, where: str) -> dict:
+    m = d.execute_script(MEASURE_JS)
+    assert m["scroll_width"] <= m["client_width"], f"{where}: the page scrolls sideways ({m})"
+    return m
+
+
+def assert_in_view(m: dict, key: str, where: str) -> None:
+    for left, top, right, bottom in m[key]:
+        assert left >= 0 and right <= m["width"] + 0.5, f"{where}: a {key} box is cut off sideways ({m})"
+        assert top >= 0 and bottom <= m["height"] + 0.5, f"{where}: a {key} box is below the fold ({m})"
+
+
+@pytest.mark.parametrize("width,height", SCREENS, ids=[f"{w}x{h}" for w, h in SCREENS])
+def test_the_table_fits_the_screen_through_a_whole_game(server, browser, tmp_path, width, height):
+    """No horizontal scrolling on the set-up, table, replay and watch pages, and at every
+    decision of a whole three-player game the hand, the prompt and every choice are on the
+    screen without scrolling."""
+    url, logs = server
+    shots = [str(tmp_path / "shots")] + ([os.environ["UNO_WEB_SCREENSHOTS"]]
+                                         if os.environ.get("UNO_WEB_SCREENSHOTS") else [])
+    page = Page(browser, shots)
+    d = browser
+    set_screen(d, width, height)
+    d.get(url + "/")
+    page.wait_state("setup")
+    assert_fits(d, "set-up")
+    page.no_pause()
+    d.find_element(By.CSS_SELECTOR, "#agents button[title='one player more']").click()
+    d.find_element(By.ID, "seed").send_keys("7")
+    d.find_element(By.ID, "start").click()
+    decisions = 0
+    while page.wait_state("input", "over") == "input":
+        decisions += 1
+        assert decisions < 400, "the game does not end"
+        where = f"{width}x{height}, decision {decisions}"
+        m = assert_fits(d, where)
+        assert m["scroll_y"] == 0 and m["hand"] and m["prompt"], where
+        for key in ("hand", "choices", "prompt"):
+            assert_in_view(m, key, where)
+        if decisions == 4:
+            page.shot(f"web-table-{width}x{height}")
+        playable = page.all("#hand .card.playable")
+        (playable or page.all("#choices button"))[0].click()
+        if page.all("#picker .swatches button"):
+            page.all("#picker .swatches button")[0].click()
+    assert decisions >= 4
+    assert_fits(d, "game over")
+    assert "win" in d.find_element(By.ID, "banner").text
+    d.find_element(By.ID, "banner-replay").click()
+    WebDriverWait(d, 15).until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-frame") == "0")
+    assert_fits(d, "replay")
+    d.find_element(By.ID, "tab-watch").click()
+    page.wait_state("setup")
+    Select(d.find_element(By.ID, "rules")).select_by_value("tmnt")
+    for _ in range(2):
+        d.find_element(By.CSS_SELECTOR, "#agents button[title='one player more']").click()
+    assert_fits(d, "watch set-up")
+    d.find_element(By.ID, "start").click()
+    for _ in range(4):
+        page.wait_state("idle", "over")
+        d.find_element(By.ID, "watch-step").click()
+    page.wait_state("idle", "over")
+    assert_fits(d, "watch")

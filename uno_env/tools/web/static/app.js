@@ -738,6 +738,8 @@ async function init() {
     else if (e.key === "Home") gotoFrame(0);
     else if (e.key === "End") gotoFrame(S.replay.count - 1);
   });
+  // on a phone the move log starts folded (its summary opens it), below the table
+  if (window.matchMedia("(max-width: 600px)").matches) $("log-box").open = false;
   selectTab("play");
 }
 
