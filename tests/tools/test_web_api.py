@@ -730,3 +730,14 @@ def test_uno_serve_refuses_an_unknown_agent_on_its_command_line_before_it_starts
     assert serve_main(["--agent", "nobody"]) == 2
     err = capsys.readouterr().err
     assert "unknown agent spec 'nobody'" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("spec,short", [
+    ("heuristic", "heuristic"),
+    ("checkpoint:checkpoints/runs/ppo-2p/best", "best"),
+    ("checkpoint:checkpoints/runs/ppo-2p/best#sample", "best#sample"),
+    ("search:depth=3,rollouts=200,seed=9", "search:depth=3,ro\u2026"),
+])
+def test_agents_are_shown_by_a_short_name_of_at_most_18_characters(spec, short):
+    assert views.short_spec(spec) == short and len(short) <= views.MAX_SHORT_NAME
+    assert views.seat_names(2, ["human", spec], you=0) == ["player_0 (you)", f"player_1 ({short})"]

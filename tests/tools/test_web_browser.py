@@ -341,3 +341,38 @@ def test_the_table_fits_the_screen_through_a_whole_game(server, browser, tmp_pat
         d.find_element(By.ID, "watch-step").click()
     page.wait_state("idle", "over")
     assert_fits(d, "watch")
+
+
+def test_watch_shows_the_agent_panel_for_a_checkpoint_seat(browser, tmp_path):
+    from helpers import random_checkpoint
+
+    root = tmp_path / "checkpoints"
+    random_checkpoint(root / "run" / "best", num_players=2, hidden=(32,), seed=3)
+    app = lambda port: create_app(checkpoint_roots=[str(root)], hosts=allowed_hosts("127.0.0.1"))  # noqa: E731
+    with web_server(app) as url:
+        shots = [str(tmp_path / "shots")] + ([os.environ["UNO_WEB_SCREENSHOTS"]]
+                                             if os.environ.get("UNO_WEB_SCREENSHOTS") else [])
+        page = Page(browser, shots)
+        d = browser
+        d.get(url + "/")
+        page.wait_state("setup")
+        page.no_pause()
+        d.find_element(By.ID, "tab-watch").click()
+        first = Select(d.find_elements(By.CSS_SELECTOR, "#agents select")[0])
+        spec = next(o.get_attribute("value") for o in first.options
+                    if o.get_attribute("value").startswith("checkpoint:"))
+        first.select_by_value(spec)
+        d.find_element(By.ID, "seed").send_keys("4")
+        d.find_element(By.ID, "start").click()
+        assert not page.all("#thoughts")  # nothing decided yet
+        for _ in range(12):
+            page.wait_state("idle", "over")
+            if page.all("#thoughts"):
+                break
+            d.find_element(By.ID, "watch-step").click()
+        assert page.all("#thoughts"), "the panel never showed"
+        assert "player_0 (best) thinks" in d.find_element(By.ID, "thoughts-title").text
+        rows = page.all("#thoughts-list li")
+        assert rows and len(page.all("#thoughts-list li.chosen")) == 1
+        assert all("%" in r.get_attribute("aria-label") for r in rows)
+        page.shot("web-watch-agent-panel")

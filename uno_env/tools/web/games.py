@@ -52,6 +52,7 @@ from uno_env.game.engine import PHASE_NAMES, TURN, Engine, State
 from uno_env.game.rules import Rules
 from uno_env.tools.gamelog import GameRecorder, reset_env
 from uno_env.tools.web import views
+from uno_env.tools.web.thoughts import agent_thoughts
 from uno_env.tools.web.validate import MAX_GAME_STEPS, ApiError, parse_action
 
 IDLE_TIMEOUT_S = 1800.0
@@ -135,6 +136,9 @@ class Game:
         self.touched = time.monotonic()
         self.owner, self.token, self.closed = "", "", False
         self.pending: list[dict[str, Any]] = []  # play: events not sent yet
+        # watch: the latest thoughts of each agent seat with a policy (thoughts.py), by seat
+        self.thoughts: dict[int, dict[str, Any]] = {}
+        self.decisions = 0
         self.log_path = log
         self.agent_seeds = [None if i == human else seed + 1 + i for i in range(len(specs))]
         self.meta = {"created": datetime.datetime.now().isoformat(timespec="seconds"),
@@ -220,7 +224,16 @@ class Game:
         u = self.u
         seat = u.game_state.actor
         obs = u.observe(u.possible_agents[seat])
-        return int(self.agents[seat].act(obs["observation"], obs["action_mask"]))
+        agent = self.agents[seat]
+        action = int(agent.act(obs["observation"], obs["action_mask"]))
+        if self.mode == "watch":  # never in a played game: they would tell the human of hidden hands
+            self.decisions += 1
+            t = agent_thoughts(agent, obs["observation"], obs["action_mask"], u.action_names)
+            if t is not None:
+                self.thoughts[seat] = {"seat": seat, "spec": self.specs[seat],
+                                       "short": views.short_spec(self.specs[seat]),
+                                       "decision": self.decisions, "chosen": u.action_names[action], **t}
+        return action
 
     def waiting(self) -> bool:
         """A played game whose agents are still to move before the human's next decision."""
@@ -290,6 +303,9 @@ class Game:
             else:
                 view = views.seat_view(self.u, seat, self.specs, events=events, mode="watch")
             view["watching"] = "all" if seat is None else seat
+            # the latest thoughts this viewer may see: any seat's with every hand open, else its own
+            seen = [t for q, t in self.thoughts.items() if seat is None or q == seat]
+            view["thoughts"] = max(seen, key=lambda t: t["decision"]) if seen else None
         view["id"] = self.id
         if self.mode != "play" or self.over():  # the seed deals every hand and the DRAW pile
             view["seed"] = self.seed

@@ -65,6 +65,7 @@ class Replay:
         self.players = views.seat_names(n, self.specs)
         self.header = {"rules": rules.name, "options": rules.to_dict(),
                        "colors": list(rules.color_names), "num_players": n, "specs": self.specs,
+                       "short": [views.short_spec(x) for x in self.specs],
                        "seed": h.get("seed"), "actions": len(log.actions),
                        "status": (log.end or {}).get("status", "unfinished"),
                        "meta": h.get("meta") if isinstance(h.get("meta"), dict) else {},

@@ -16,8 +16,10 @@ A seat view (``GET /api/games/{id}``)::
     hand [card names], legal_actions [names], choices [{id, name, type, card, color, label}],
     phase (my decision phase, or null while others decide), prompt (the question in words),
     top, color, direction, pending, pending_kind, draw_size, turn, dealer, round,
-    hand_sizes, scores, players [{seat, name, spec, you, hand_size, uno, score, known, offer,
-    dealer, turn}], events [...], over, winner, truncated, round_winner, round_points
+    hand_sizes, scores, players [{seat, name, spec, short, you, hand_size, uno, score, known,
+    offer, dealer, turn}], events [...], over, winner, truncated, round_winner, round_points
+
+``short`` is the agent's display name (:func:`short_spec`), which event texts use too.
 
 ``choices`` are the legal actions with what the page needs to draw them: ``type`` (``play``,
 ``draw``, ``pass``, ``challenge``, ``uno``, ``catch``, ``color``, ``discard``, ``ask``,
@@ -42,6 +44,7 @@ every hand face up, the acting seat and phase.
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from typing import Any, Sequence
 
@@ -54,7 +57,9 @@ from uno_env.game.events import EVENT_NAMES, JUMPED_IN, PLAYED
 from uno_env.tools.narrate import Narrator
 from uno_env.tools.prompts import situation
 
-VIEW_VERSION = 1  # bump on any change to the view's fields (the page reads them)
+VIEW_VERSION = 2  # bump on any change to the view's fields (the page reads them)
+MAX_SHORT_NAME = 18  # characters of an agent's display name (players[].short)
+SAMPLE_SUFFIX = "#sample"  # of a checkpoint spec that samples its moves
 DIRECTION_NAMES = {1: "clockwise", -1: "counter-clockwise"}
 # event kinds whose ``value`` is a colour index
 _COLOR_VALUED = {PLAYED, JUMPED_IN}
@@ -70,9 +75,22 @@ def card_list(counts: Sequence[int], names: Sequence[str]) -> list[str]:
     return [names[k] for k, c in enumerate(counts) for _ in range(int(c))]
 
 
+def short_spec(spec: str) -> str:
+    """An agent's display name, at most :data:`MAX_SHORT_NAME` characters: a checkpoint by its
+    folder's name (``checkpoint:runs/ppo/best#sample`` -> ``best#sample``), a long spec by its
+    kind and its start (the full spec stays in ``players[].spec`` and ``specs``)."""
+    if spec.startswith("checkpoint:"):
+        path = spec.split(":", 1)[1]
+        sample = path.endswith(SAMPLE_SUFFIX)
+        path = path[:-len(SAMPLE_SUFFIX)] if sample else path
+        spec = (os.path.basename(os.path.normpath(path)) or path) + (SAMPLE_SUFFIX if sample else "")
+    return spec if len(spec) <= MAX_SHORT_NAME else spec[:MAX_SHORT_NAME - 1] + "\u2026"
+
+
 def seat_names(n: int, specs: Sequence[str], you: int | None = None) -> list[str]:
-    """How a seat is called in event texts: ``player_1 (heuristic)``, ``player_0 (you)``."""
-    return [f"player_{i} ({'you' if i == you else specs[i]})" for i in range(n)]
+    """How a seat is called in event texts: ``player_1 (heuristic)``, ``player_0 (you)``
+    (an agent by its :func:`short_spec`)."""
+    return [f"player_{i} ({'you' if i == you else short_spec(specs[i])})" for i in range(n)]
 
 
 def _observe(u: Any, seat: int, state: Any = None) -> View:
@@ -214,7 +232,7 @@ def seat_view(u: Any, seat: int, specs: Sequence[str], state: Any = None,
     names = u.card_names
     players = []
     for q in range(n):
-        p = {"seat": q, "name": f"player_{q}", "spec": specs[q], "you": q == seat,
+        p = {"seat": q, "name": f"player_{q}", "spec": specs[q], "short": short_spec(specs[q]), "you": q == seat,
              "hand_size": table["hand_sizes"][q], "uno": table["uno"][q],
              "score": table["scores"][q], "known": [], "offer": None,
              "dealer": q == table["dealer"], "turn": q == table["turn"]}
@@ -270,7 +288,7 @@ def open_view(u: Any, specs: Sequence[str], events: list[dict[str, Any]] | None 
     s = u.game_state if state is None else state
     table = open_table(u, s)
     n = s.n
-    players = [{"seat": q, "name": f"player_{q}", "spec": specs[q], "you": False,
+    players = [{"seat": q, "name": f"player_{q}", "spec": specs[q], "short": short_spec(specs[q]), "you": False,
                 "hand_size": table["hand_sizes"][q], "uno": table["uno"][q],
                 "score": table["scores"][q], "known": [], "offer": None,
                 "dealer": q == table["dealer"], "turn": q == table["turn"],

@@ -71,6 +71,11 @@ function seatName(i, view) {
   if (view && view.mode === "play" && i === view.seat) return "you";
   return `player_${i}`;
 }
+// an agent's display name (the server's views.short_spec); the full spec is its title
+function shortOf(view, i) {
+  const p = view.players && view.players[i];
+  return (p && p.short) || (view.specs ? view.specs[i] : "");
+}
 
 // ---------------------------------------------------------------- cards
 function cardEl(name, size, chosen) {
@@ -140,7 +145,9 @@ function renderSeats(view, t) {
   // others along the near side, in play order around it
   const far = open ? Math.ceil(n / 2) : n;
   let box = top;
-  const first = view.seat === null || view.seat === undefined ? 0 : view.seat + 1;
+  // the viewer's seat (or a replay's human seat) is drawn last: at the near side
+  const near = view.seat === null || view.seat === undefined ? view.bottom : view.seat;
+  const first = near === null || near === undefined ? 0 : near + 1;
   const showScores = view.rules.options.episode !== "round";
   for (let j = 0; j < n; j++) {
     const q = (first + j) % n;
@@ -151,7 +158,9 @@ function renderSeats(view, t) {
     seat.dataset.seat = q;
     if (q === t.turn) seat.classList.add("turn");
     const head = el("div", "seat-head");
-    head.append(el("span", "seat-name", seatName(q, view)), el("span", "seat-spec", p.spec));
+    const spec = el("span", "seat-spec", p.short || p.spec);
+    spec.title = p.spec;
+    head.append(el("span", "seat-name", seatName(q, view)), spec);
     if (q === t.dealer) head.append(el("span", "badge dealer", "D"));
     if (t.uno[q] && t.hand_sizes[q] > 0) head.append(el("span", "badge uno", "UNO!"));
     if (showScores) head.append(el("span", "badge score", `${t.scores[q]} pts`));
@@ -235,7 +244,7 @@ function renderView(view, table, hand) {
     const interactive = view.mode === "play" && !table && !view.over && view.choices.length > 0;
     renderHand(table ? (hand || view.hand) : view.hand, view, interactive);
     $("prompt").textContent = table || view.mode !== "play" ? "" : view.prompt;
-    const who = view.mode === "play" ? `you, player_${view.seat}` : `player_${view.seat} (${view.specs[view.seat]})`;
+    const who = view.mode === "play" ? `you, player_${view.seat}` : `player_${view.seat} (${shortOf(view, view.seat)})`;
     const size = t.hand_sizes ? t.hand_sizes[view.seat] : view.hand.length;
     const marks = [];
     if (t.uno && t.uno[view.seat]) marks.push("UNO!");
@@ -249,6 +258,51 @@ function renderView(view, table, hand) {
   }
   if (!table) renderChoices(view);
   else $("choices").replaceChildren();
+  renderTurn(view, t, !!table);
+}
+// whose turn it is, in words: "Your turn", "player_2 is thinking", or who is to play
+function renderTurn(view, t, replaying) {
+  const box = $("turn");
+  box.className = "turn-callout";
+  if (view.over || t.turn === undefined || t.turn === null) { box.textContent = ""; return; }
+  const name = `player_${t.turn} (${shortOf(view, t.turn)})`;
+  if (view.mode === "play" && t.turn === view.seat) {
+    box.textContent = replaying ? "You are next" : "Your turn";
+    box.classList.add("mine");
+  } else if (view.mode === "play") {
+    box.textContent = `${name} is thinking`;
+    box.classList.add("thinking");
+  } else {
+    box.textContent = `${name} to play`;
+  }
+}
+
+// ---------------------------------------------------------------- the agent panel
+// A watched agent's probabilities over its own legal actions, from its own observation
+// (the server's thoughts.py); a played game's view never has any.
+function renderThoughts(view) {
+  const box = $("thoughts");
+  const t = view.mode === "watch" ? view.thoughts : null;
+  box.classList.toggle("hidden", !t);
+  if (!t) return;
+  $("thoughts-title").textContent = `What player_${t.seat} (${t.short}) thinks`;
+  $("thoughts-title").title = t.spec;
+  const list = $("thoughts-list");
+  list.replaceChildren();
+  t.actions.forEach((a) => {
+    const li = el("li", a.name === t.chosen ? "chosen" : "");
+    const pct = `${(100 * a.p).toFixed(a.p < 0.1 ? 1 : 0)}%`;
+    li.setAttribute("aria-label", `${a.name}: ${pct}${a.name === t.chosen ? ", chosen" : ""}`);
+    const bar = el("span", "meter");
+    const fill = el("span");
+    fill.style.width = `${Math.max(1, Math.round(100 * a.p))}%`;
+    bar.append(fill);
+    li.append(el("span", "act", a.name), bar, el("span", "pct", pct));
+    list.append(li);
+  });
+  const more = t.legal - t.actions.length;
+  $("thoughts-note").textContent = `decision ${t.decision} \u00B7 ${t.legal} legal move${t.legal === 1 ? "" : "s"}` +
+    (more > 0 ? ` (${more} not shown)` : "") + " \u00B7 from its own observation";
 }
 
 // ---------------------------------------------------------------- log and banner
@@ -267,6 +321,7 @@ function logLine(text, cls, colour) {
   return li;
 }
 function logEvent(ev, view) {
+  if (ev.kind !== "got" && ev.seat !== null && ev.seat !== undefined) $("last-move").textContent = ev.text;
   const mine = view.mode === "play" && ev.seat === view.seat;
   let cls = mine ? "mine" : "";
   if (ev.kind === "got") cls = "private";
@@ -297,9 +352,9 @@ function resultText(view) {
   const pts = view.round_points[view.round_winner];
   const ptsText = view.rules.options.scoring === "standard" && pts ? ` (+${pts} points)` : "";
   if (view.mode === "play") {
-    return w === view.seat ? `You win!${ptsText}` : `player_${w} (${view.specs[w]}) wins${ptsText}.`;
+    return w === view.seat ? `You win!${ptsText}` : `player_${w} (${shortOf(view, w)}) wins${ptsText}.`;
   }
-  return `player_${w} (${view.specs[w]}) wins${ptsText}.`;
+  return `player_${w} (${shortOf(view, w)}) wins${ptsText}.`;
 }
 
 // ---------------------------------------------------------------- showing a view
@@ -325,6 +380,7 @@ async function showView(view) {
   S.skip = false;
   hideBanner();
   renderView(view);
+  renderThoughts(view);
   S.busy = false;
   if (view.over) {
     setState("over");
@@ -499,6 +555,7 @@ async function start(body) {
     S.settings = body;
     document.body.dataset.mode = S.mode;
     $("log").replaceChildren();
+    $("last-move").textContent = "";
     $("log-title").textContent = "Moves" + ("seed" in data.view ? ` \u00B7 seed ${data.view.seed}` : "");
     show("game");
     $("replay-this").disabled = true;
@@ -591,7 +648,8 @@ function renderFrame(frame, i) {
   const t = frame.table;
   const view = {mode: "replay", seat: null, num_players: h.num_players, colors: h.colors,
                 rules: {name: h.rules, options: h.options},
-                players: h.specs.map((spec) => ({spec, known: [], offer: null})), specs: h.specs,
+                players: h.specs.map((spec, q) => ({spec, short: (h.short || h.specs)[q], known: [], offer: null})),
+                specs: h.specs, bottom: h.specs.indexOf("human") >= 0 ? h.specs.indexOf("human") : null,
                 over: frame.result.over, winner: frame.result.winner, choices: [], hand: [], prompt: "",
                 round_points: frame.result.round_points, round_winner: frame.result.round_winner,
                 truncated: frame.result.truncated};
@@ -634,6 +692,7 @@ function show(section) {
   $("controls-play").classList.toggle("hidden", m !== "play");
   $("controls-watch").classList.toggle("hidden", m !== "watch");
   $("controls-replay").classList.toggle("hidden", m !== "replay");
+  if (m !== "watch") $("thoughts").classList.add("hidden");
 }
 function selectTab(tab, keep) {
   S.tab = tab;
@@ -687,6 +746,7 @@ async function init() {
     try { body = settings(); } catch (err) { $("setup-error").textContent = err.message; return; }
     start(body);
   });
+  $("animations").addEventListener("change", (e) => document.body.classList.toggle("no-anim", !e.target.checked));
   $("skip").addEventListener("click", () => { S.skip = true; if (S.wake) S.wake(); });
   $("new-game").addEventListener("click", newGame);
   $("replay-this").addEventListener("click", replayThis);
@@ -711,6 +771,7 @@ async function init() {
       const data = await api("GET", `/api/games/${S.game}?seat=${S.watch.seat}`);
       S.view = data.view;
       renderView(data.view);
+      renderThoughts(data.view);
     } catch (err) { toast(err.message); }
   });
   // replay
