@@ -376,3 +376,44 @@ def test_watch_shows_the_agent_panel_for_a_checkpoint_seat(browser, tmp_path):
         assert rows and len(page.all("#thoughts-list li.chosen")) == 1
         assert all("%" in r.get_attribute("aria-label") for r in rows)
         page.shot("web-watch-agent-panel")
+
+
+def test_a_whole_game_is_playable_by_keyboard_alone(server, browser):
+    """Tab reaches a playable card, Enter plays it; number keys pick the decision's n-th
+    control (playable cards, then buttons; a wild's colours in its picker). Every control is
+    labelled for a screen reader and a focused one shows an outline."""
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.keys import Keys
+
+    url, _ = server
+    page = Page(browser, [])
+    d = browser
+    d.get(url + "/")
+    page.wait_state("setup")
+    page.no_pause()
+    d.find_element(By.ID, "seed").send_keys("7")
+    d.find_element(By.ID, "seed").send_keys(Keys.ENTER)  # the form submits: Deal
+    assert page.wait_state("input") == "input"
+    keys = ActionChains(d)
+    for _ in range(40):  # Tab until a control of the decision has the focus
+        focused = d.switch_to.active_element
+        if focused.get_attribute("aria-keyshortcuts"):
+            break
+        keys.send_keys(Keys.TAB).perform()
+    assert focused.get_attribute("aria-keyshortcuts") == "1"
+    assert focused.get_attribute("aria-label") or focused.text
+    outline = d.execute_script("const s = getComputedStyle(document.activeElement); return [s.outlineStyle, s.outlineWidth];")
+    assert outline[0] != "none" and outline[1] != "0px", outline
+    for card in page.all("#hand .card"):
+        assert card.get_attribute("aria-label")
+    focused.send_keys(Keys.ENTER)
+    decisions = 1
+    while page.wait_state("input", "over") == "input":
+        decisions += 1
+        assert decisions < 400, "the game does not end"
+        keys.send_keys("1").perform()
+        if page.all("#picker .swatches button"):
+            assert d.switch_to.active_element.get_attribute("aria-keyshortcuts") == "1"
+            keys.send_keys("1").perform()
+    assert "win" in d.find_element(By.ID, "banner").text
+    assert decisions > 3

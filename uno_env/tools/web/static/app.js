@@ -78,10 +78,14 @@ function shortOf(view, i) {
 }
 
 // ---------------------------------------------------------------- cards
+// a card's name in words, for screen readers ("red 5", "wild draw4")
+function spoken(name) { return name.replace(/-/g, " ").replace("draw2", "draw two").replace("draw4", "draw four"); }
 function cardEl(name, size, chosen) {
   const c = el("div", "card" + (size ? " " + size : ""));
   c.dataset.card = name;
   c.title = name;
+  c.setAttribute("role", "img");
+  c.setAttribute("aria-label", spoken(name) + (chosen ? `, colour ${chosen}` : ""));
   const colour = colorOf(name);
   let label;
   if (colour) {
@@ -96,8 +100,9 @@ function cardEl(name, size, chosen) {
       c.style.setProperty("--chosen", COLORS[chosen]);
     }
   }
+  // the colour's initial in a corner: colour is never the only cue
   c.append(el("span", "tl", colour ? label : WILD_TITLES[name] || label),
-           el("span", "mid", label), el("span", "br", colour ? label : ""));
+           el("span", "mid", label), el("span", "br", colour ? colour[0].toUpperCase() : ""));
   return c;
 }
 function backEl(size) {
@@ -208,10 +213,17 @@ function renderHand(cards, view, interactive) {
     const c = cardEl(name);
     if (playable.has(name)) {
       c.classList.add("playable");
+      c.tabIndex = 0;
+      c.setAttribute("role", "button");
+      c.setAttribute("aria-label", `play ${spoken(name)}`);
       c.addEventListener("click", () => onCard(name));
+      c.addEventListener("keydown", (e) => {
+        if (e.key === "Enter" || e.key === " ") { e.preventDefault(); onCard(name); }
+      });
     }
     hand.append(c);
   });
+  numberKeys();
 }
 
 function renderChoices(view) {
@@ -231,6 +243,36 @@ function renderChoices(view) {
     b.addEventListener("click", () => send(c.name));
     box.append(b);
   });
+  numberKeys();
+}
+// the decision's controls in order (playable cards, then buttons): keys 1-9 and arrows move among them
+function controls() {
+  const picker = !$("picker").classList.contains("hidden");
+  return picker ? [...document.querySelectorAll("#picker-buttons button")]
+    : [...document.querySelectorAll("#hand .card.playable, #choices button")];
+}
+function numberKeys() {
+  controls().forEach((e, i) => {
+    if (i < 9) e.setAttribute("aria-keyshortcuts", String(i + 1));
+    else e.removeAttribute("aria-keyshortcuts");
+  });
+}
+function onKey(e) {
+  if (S.mode !== "play" || document.body.dataset.state !== "input") return;
+  const tag = e.target.tagName;
+  if (tag === "INPUT" || tag === "SELECT" || tag === "TEXTAREA") return;
+  const list = controls();
+  if (!list.length) return;
+  if (e.key === "Escape") { closePicker(); return; }
+  if (/^[1-9]$/.test(e.key) && Number(e.key) <= list.length) {
+    e.preventDefault();
+    list[Number(e.key) - 1].click();
+  } else if (["ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown"].includes(e.key)) {
+    e.preventDefault();
+    const at = list.indexOf(document.activeElement);
+    const step = e.key === "ArrowLeft" || e.key === "ArrowUp" ? -1 : 1;
+    list[at < 0 ? 0 : (at + step + list.length) % list.length].focus();
+  }
 }
 
 function renderView(view, table, hand) {
@@ -392,6 +434,9 @@ async function showView(view) {
     $("replay-this").disabled = view.mode !== "play";
   } else {
     setState(view.mode === "play" && view.choices.length ? "input" : "idle");
+    // keyboard play: the focus goes to the first control of a new decision
+    const first = view.mode === "play" && controls()[0];
+    if (first && !$("game").contains(document.activeElement)) first.focus({preventScroll: true});
   }
 }
 
@@ -439,6 +484,8 @@ function openPicker(card, choices) {
     box.append(b);
   });
   $("picker").classList.remove("hidden");
+  numberKeys();
+  box.firstChild.focus();
 }
 function closePicker() { $("picker").classList.add("hidden"); }
 
@@ -791,6 +838,7 @@ async function init() {
     $("rp-play").textContent = S.replay.playing ? "Pause" : "Play";
     if (S.replay.playing) replayLoop();
   });
+  document.addEventListener("keydown", onKey);
   document.addEventListener("keydown", (e) => {
     if (S.mode !== "replay" || $("game").classList.contains("hidden")) return;
     if (e.target.tagName === "INPUT" && e.target.type !== "range") return;
