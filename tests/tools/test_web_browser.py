@@ -417,3 +417,38 @@ def test_a_whole_game_is_playable_by_keyboard_alone(server, browser):
             keys.send_keys("1").perform()
     assert "win" in d.find_element(By.ID, "banner").text
     assert decisions > 3
+
+
+def test_the_set_up_greys_out_a_checkpoint_that_does_not_fit_before_deal(browser, tmp_path):
+    """A checkpoint trained for two players of classic rules: offered for a two-player classic
+    game, greyed out with the reason for three players or with stacking on, and Deal waits."""
+    from helpers import random_checkpoint
+
+    root = tmp_path / "checkpoints"
+    random_checkpoint(root / "two", num_players=2, seed=1)
+    app = lambda port: create_app(checkpoint_roots=[str(root)], hosts=allowed_hosts("127.0.0.1"))  # noqa: E731
+    with web_server(app) as url:
+        page = Page(browser, [])
+        d = browser
+        d.get(url + "/")
+        page.wait_state("setup")
+
+        def option():
+            sel = d.find_elements(By.CSS_SELECTOR, "#agents select")[0]
+            return next(o for o in sel.find_elements(By.TAG_NAME, "option")
+                        if o.get_attribute("value").startswith("checkpoint:"))
+
+        assert option().is_enabled() and "\u2014" not in option().text
+        Select(d.find_elements(By.CSS_SELECTOR, "#agents select")[0]).select_by_value(option().get_attribute("value"))
+        assert d.find_element(By.ID, "start").is_enabled()
+        d.find_element(By.CSS_SELECTOR, "#agents button[title='one player more']").click()
+        assert not option().is_enabled() and "trained for 2 players" in option().text
+        assert not d.find_element(By.ID, "start").is_enabled()
+        assert "trained for 2 players" in d.find_element(By.ID, "setup-error").text
+        d.find_element(By.CSS_SELECTOR, "#agents button[title='one player less']").click()
+        assert option().is_enabled() and d.find_element(By.ID, "start").is_enabled()
+        d.find_element(By.CSS_SELECTOR, "[data-opt='stacking']").click()
+        assert not option().is_enabled() and "trained with stacking=false" in option().text
+        d.find_element(By.CSS_SELECTOR, "[data-opt='stacking']").click()
+        d.find_element(By.ID, "start").click()  # it fits again: the game is dealt
+        assert page.wait_state("input", "over") in ("input", "over")

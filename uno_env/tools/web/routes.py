@@ -10,8 +10,9 @@ JSON API (request and answer bodies are JSON objects; every error is a 4xx answe
 ``{"error": "<what is wrong>"}`` and leaves the game unchanged):
 
 ==========================================  ==============================================
-``GET  /api/meta``                          presets, rule options, agent specs, checkpoints,
-                                            the server's limits
+``GET  /api/meta``                          presets, rule options, agent specs, checkpoints
+                                            and what each card says it was trained for
+                                            (``checkpoint_cards``), the server's limits
 ``POST /api/games``                         a new game: ``{"rules", "options", "num_players",
                                             "opponents", "seat", "seed", "deck", "dealer"}``
                                             (all optional) -> ``{"id", "token", "view",

@@ -191,6 +191,9 @@ class Server:
         from uno_env.agents import agent_specs
         from uno_env.game import rules as R
 
+        from uno_env.agents.checkpoint import IGNORED_RULE_KEYS
+
+        checkpoints = self.specs.checkpoints()
         options = []
         defaults = Rules()
         for f in fields(Rules):
@@ -207,7 +210,9 @@ class Server:
                         for k, v in PRESETS.items()},
             "options": options,
             "agents": [a for a in agent_specs() if a != "checkpoint"],
-            "checkpoints": self.specs.checkpoints(),
+            "checkpoints": checkpoints,
+            "checkpoint_cards": self.specs.checkpoint_cards(checkpoints),
+            "ignored_rule_keys": list(IGNORED_RULE_KEYS),
             "view_version": views.VIEW_VERSION,
             "limits": self.limits(),
         }

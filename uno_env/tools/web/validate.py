@@ -239,6 +239,23 @@ class Specs:
         except (OSError, ValueError):
             return 0
 
+    def checkpoint_cards(self, specs: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """What each checkpoint of ``specs`` was trained for, read from its card alone (bounded,
+        no weights): ``{"num_players", "rules"}`` (every rule option), or ``{"error"}`` when the
+        card cannot be read; the page greys out a checkpoint that does not fit the set-up."""
+        from uno_env.agents import checkpoint as ckpt
+
+        out: dict[str, dict[str, Any]] = {}
+        for spec in specs:
+            try:
+                card = ckpt.load_card(spec.split(":", 1)[1])
+                rules = {k: list(v) if isinstance(v, tuple) else v
+                         for k, v in ckpt.card_rules(card).to_dict().items()}
+                out[spec] = {"num_players": card["num_players"], "rules": rules}
+            except (ValueError, OSError) as e:
+                out[spec] = {"error": self.relative(str(e))}
+        return out
+
     def checkpoints(self) -> list[str]:
         """Specs of the checkpoints (directories with a card.json) under the roots, named
         relative to the working directory."""

@@ -3,7 +3,8 @@
  * The server keeps the game; this page shows the views it sends (see
  * uno_env/tools/web/views.py) and posts the actions clicked. A view's events are logged one
  * by one; an event that carries a table (the last of a stretch) draws it, with a pause after.
- * document.body.dataset.state says what the page waits for: setup, busy, input, idle, over
+ * document.body.dataset.state says what the page waits for: loading (until the server's meta
+ * came), setup, busy, input, idle, over
  * (the browser test reads it).
  */
 "use strict";
@@ -524,6 +525,7 @@ function syncOptions() {
 }
 function agentSelect(value) {
   const s = el("select");
+  s.setAttribute("aria-label", "agent");
   const specs = S.meta.agents.concat(S.meta.checkpoints);
   specs.forEach((spec) => {
     const o = el("option", null, spec);
@@ -533,6 +535,43 @@ function agentSelect(value) {
   s.value = specs.includes(value) ? value : "heuristic";
   s.addEventListener("change", syncSeats);
   return s;
+}
+// The rules the set-up asks for (every option), or null while the "more" field is not key=value.
+function chosenRules() {
+  let opts;
+  try { opts = readOptions(); } catch (e) { return null; }
+  return Object.assign({}, S.meta.defaults, S.meta.presets[$("rules").value], opts);
+}
+// Why a checkpoint cannot play the set-up (its card's player count or rules), or "".
+function misfit(spec, n, rules) {
+  const card = (S.meta.checkpoint_cards || {})[spec];
+  if (!card) return "";
+  if (card.error) return "its card cannot be read";
+  if (card.num_players !== n) return `trained for ${card.num_players} players`;
+  if (!rules) return "";
+  const keys = Object.keys(card.rules).filter((k) => !S.meta.ignored_rule_keys.includes(k) && k in rules);
+  const diff = keys.filter((k) => JSON.stringify(card.rules[k]) !== JSON.stringify(rules[k]));
+  return diff.length ? "trained with " + diff.slice(0, 2).map((k) => `${k}=${JSON.stringify(card.rules[k])}`).join(", ") +
+    (diff.length > 2 ? ` (+${diff.length - 2})` : "") : "";
+}
+// Grey out the checkpoints that do not fit the rules and player count, with the reason; Deal
+// waits until every seat's agent fits.
+function checkFits() {
+  const n = S.tab === "watch" ? agentCount() : agentCount() + 1;
+  const rules = chosenRules();
+  const bad = [];
+  $("agents").querySelectorAll("select").forEach((s, i) => {
+    [...s.options].forEach((o) => {
+      if (!o.value.startsWith("checkpoint:")) return;
+      const why = misfit(o.value, n, rules);
+      o.disabled = !!why;
+      o.textContent = why ? `${o.value} \u2014 ${why}` : o.value;
+      o.title = why;
+      if (why && s.value === o.value) bad.push(`${S.tab === "watch" ? "player_" + i : "opponent " + (i + 1)}: ${o.value} is ${why}`);
+    });
+  });
+  $("start").disabled = bad.length > 0;
+  $("setup-error").textContent = bad.length ? `Cannot deal: ${bad.join("; ")}.` : "";
 }
 function agentCount() { return $("agents").querySelectorAll("select").length; }
 function setAgents(specs) {
@@ -572,6 +611,7 @@ function syncSeats() {
     }
     if ([...s.options].some((o) => o.value === old)) s.value = old;
   }
+  checkFits();
 }
 function settings() {
   const body = {rules: $("rules").value, options: readOptions()};
@@ -778,7 +818,9 @@ async function init() {
     rules.append(o);
   });
   rules.value = "classic";
-  rules.addEventListener("change", syncOptions);
+  rules.addEventListener("change", () => { syncOptions(); checkFits(); });
+  document.querySelectorAll("[data-opt]").forEach((box) => box.addEventListener("change", checkFits));
+  $("more-options").addEventListener("input", checkFits);
   syncOptions();
   setAgents(["heuristic"]);
   let pause = 600;
