@@ -741,3 +741,21 @@ def test_uno_serve_refuses_an_unknown_agent_on_its_command_line_before_it_starts
 def test_agents_are_shown_by_a_short_name_of_at_most_18_characters(spec, short):
     assert views.short_spec(spec) == short and len(short) <= views.MAX_SHORT_NAME
     assert views.seat_names(2, ["human", spec], you=0) == ["player_0 (you)", f"player_1 ({short})"]
+
+
+def test_the_hands_are_revealed_with_their_points_only_once_the_game_is_over():
+    c = client()
+    r = c.post("/api/games", json={"seed": 3, "opponents": ["heuristic", "random"]})
+    gid, view = r.json()["id"], r.json()["view"]
+    u = game_of(c, gid).u
+    while not view["over"]:
+        assert view["reveal"] is None
+        view = c.post(f"/api/games/{gid}/actions", json={"action": view["legal_actions"][0]}).json()["view"]
+    s = u.game_state
+    rv = view["reveal"]
+    assert rv["hands"] == [[u.card_names[k] for k in u.engine.hand_cards(s, q)] for q in range(3)]
+    assert [sum(p) for p in rv["points"]] == rv["left"] and rv["left"][view["winner"]] == 0
+    assert rv["scores"] == view["scores"]
+    kinds = [e["kind"] for e in view["events"]]
+    if "got" in kinds:  # the cards a last penalty gave come before the end
+        assert kinds.index("got") < kinds.index("game_over")

@@ -177,7 +177,9 @@ class Game:
         s.events.clear()
         out = views.event_dicts(self.u, raw, self.players)
         if got is not None:
-            out.append(got)
+            # the cards a last penalty gave were received before the round (and the game) ended
+            ends = [i for i, e in enumerate(out) if e["kind"] in ("round_over", "game_over")]
+            out.insert(ends[0] if ends and self.over() else len(out), got)
         if not out and hidden is not None and seat is None:
             out.append({"kind": "decision", "seat": None, "card": None, "color": None,
                         "value": -1, "text": hidden})

@@ -20,6 +20,8 @@ A seat view (``GET /api/games/{id}``)::
     offer, dealer, turn}], events [...], over, winner, truncated, round_winner, round_points
 
 ``short`` is the agent's display name (:func:`short_spec`), which event texts use too.
+``reveal`` (:func:`reveal`) is null until the game is over, then every hand face up with the
+points each card scores: the end of a game, where a table shows the hands to count them.
 
 ``choices`` are the legal actions with what the page needs to draw them: ``type`` (``play``,
 ``draw``, ``pass``, ``challenge``, ``uno``, ``catch``, ``color``, ``discard``, ``ask``,
@@ -148,7 +150,22 @@ def result(u: Any, s: Any) -> dict[str, Any]:
         "truncated": truncated,
         "round_winner": int(s.round_winner) if s.round_winner >= 0 else None,
         "round_points": [int(x) for x in s.round_points],
+        "reveal": reveal(u, s),
     }
+
+
+def reveal(u: Any, s: Any) -> dict[str, Any] | None:
+    """Every hand face up with what each card scores, once the game is over (as a table shows
+    them to count the points), else None: ``{hands [[card]], points [[int]], left [int]
+    (points per hand), round_points, scores}``."""
+    if not s.game_over:
+        return None
+    pts, names = u.engine.points, u.card_names
+    hands = [[int(k) for k in u.engine.hand_cards(s, q)] for q in range(s.n)]
+    return {"hands": [[names[k] for k in h] for h in hands],
+            "points": [[int(pts[k]) for k in h] for h in hands],
+            "left": [sum(int(pts[k]) for k in h) for h in hands],
+            "round_points": [int(x) for x in s.round_points], "scores": [int(x) for x in s.scores]}
 
 
 # ---------------------------------------------------------------------------- choices

@@ -388,6 +388,27 @@ function showBanner(html, buttons) {
   b.classList.remove("hidden");
 }
 function hideBanner() { $("banner").classList.add("hidden"); }
+// the end of the game: every hand face up, what each card scores, the totals
+function revealEl(view) {
+  const r = view.reveal;
+  const box = el("div", "reveal");
+  r.hands.forEach((cards, q) => {
+    const row = el("div", "reveal-row");
+    const who = view.mode === "play" && q === view.seat ? "you" : `player_${q} (${shortOf(view, q)})`;
+    row.append(el("span", "reveal-name", who));
+    const hand = el("span", "reveal-cards");
+    cards.forEach((c, i) => {
+      const cell = el("span", "reveal-card");
+      cell.append(cardEl(c, "small"), el("span", "reveal-pts", String(r.points[q][i])));
+      hand.append(cell);
+    });
+    if (!cards.length) hand.append(el("span", "seat-spec", "out"));
+    row.append(hand, el("span", "reveal-total", `${r.left[q]} left \u00B7 ${r.scores[q]} pts`));
+    row.setAttribute("aria-label", `${who}: ${cards.length ? cards.join(", ") : "no cards"}; ${r.left[q]} points left, ${r.scores[q]} in all`);
+    box.append(row);
+  });
+  return box;
+}
 
 function resultText(view) {
   if (view.truncated) return `Stopped after the step limit (max_steps ${view.rules.options.max_steps}): no winner.`;
@@ -432,6 +453,7 @@ async function showView(view) {
       ? [["New game", newGame, "banner-new"], ["Replay this game", replayThis, "banner-replay"]]
       : [["New game", newGame, "banner-new"]];
     showBanner(resultText(view), buttons);
+    if (view.reveal) $("banner").insertBefore(revealEl(view), $("banner").lastChild);
     $("replay-this").disabled = view.mode !== "play";
   } else {
     setState(view.mode === "play" && view.choices.length ? "input" : "idle");
