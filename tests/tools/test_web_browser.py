@@ -117,6 +117,18 @@ class Page:
             "p.dispatchEvent(new Event('input'));")
 
 
+def open_page(browser, url: str, tmp_path) -> Page:
+    """The page at ``url``, its set-up built, no pause between moves; screenshots to the
+    test's tmp dir and ``$UNO_WEB_SCREENSHOTS`` if set."""
+    shots = [str(tmp_path / "shots")] + ([os.environ["UNO_WEB_SCREENSHOTS"]]
+                                         if os.environ.get("UNO_WEB_SCREENSHOTS") else [])
+    page = Page(browser, shots)
+    browser.get(url + "/")
+    page.wait_state("setup")
+    page.no_pause()
+    return page
+
+
 def colour_then_challenge_seed() -> int:
     """The first seed whose 2-player classic deal turns a wild for seat 0 to colour while
     seat 1 holds a Wild Draw Four and no plain wild (so greedy plays the Draw Four first)."""
@@ -131,13 +143,8 @@ def colour_then_challenge_seed() -> int:
 
 def test_play_a_whole_game_by_clicking_then_replay_and_watch(server, browser, tmp_path):
     url, logs = server
-    shots = [str(tmp_path / "shots")] + ([os.environ["UNO_WEB_SCREENSHOTS"]]
-                                         if os.environ.get("UNO_WEB_SCREENSHOTS") else [])
-    page = Page(browser, shots)
+    page = open_page(browser, url, tmp_path)
     d = browser
-    d.get(url + "/")
-    page.wait_state("setup")
-    page.no_pause()
     Select(d.find_element(By.CSS_SELECTOR, "#agents select")).select_by_value("greedy")
     seed = colour_then_challenge_seed()
     d.find_element(By.ID, "seed").send_keys(str(seed))
@@ -204,6 +211,7 @@ def test_play_a_whole_game_by_clicking_then_replay_and_watch(server, browser, tm
 
     WebDriverWait(d, 15).until(lambda d: frame() == 0 and page.all("#felt .seat.open"))
     assert len(page.all("#felt .seat.open")) == 2  # every hand face up
+    assert page.all("#seats-bottom .seat[data-seat='0']")  # the human's seat at the near side
     for _ in range(4):
         d.find_element(By.ID, "rp-next").click()
     WebDriverWait(d, 10).until(lambda d: frame() == 4)
@@ -296,15 +304,10 @@ def test_the_table_fits_the_screen_through_a_whole_game(server, browser, tmp_pat
     decision of a whole three-player game the hand, the prompt and every choice are on the
     screen without scrolling."""
     url, logs = server
-    shots = [str(tmp_path / "shots")] + ([os.environ["UNO_WEB_SCREENSHOTS"]]
-                                         if os.environ.get("UNO_WEB_SCREENSHOTS") else [])
-    page = Page(browser, shots)
     d = browser
     set_screen(d, width, height)
-    d.get(url + "/")
-    page.wait_state("setup")
+    page = open_page(browser, url, tmp_path)
     assert_fits(d, "set-up")
-    page.no_pause()
     d.find_element(By.CSS_SELECTOR, "#agents button[title='one player more']").click()
     d.find_element(By.ID, "seed").send_keys("7")
     d.find_element(By.ID, "start").click()
@@ -350,13 +353,8 @@ def test_watch_shows_the_agent_panel_for_a_checkpoint_seat(browser, tmp_path):
     random_checkpoint(root / "run" / "best", num_players=2, hidden=(32,), seed=3)
     app = lambda port: create_app(checkpoint_roots=[str(root)], hosts=allowed_hosts("127.0.0.1"))  # noqa: E731
     with web_server(app) as url:
-        shots = [str(tmp_path / "shots")] + ([os.environ["UNO_WEB_SCREENSHOTS"]]
-                                             if os.environ.get("UNO_WEB_SCREENSHOTS") else [])
-        page = Page(browser, shots)
+        page = open_page(browser, url, tmp_path)
         d = browser
-        d.get(url + "/")
-        page.wait_state("setup")
-        page.no_pause()
         d.find_element(By.ID, "tab-watch").click()
         first = Select(d.find_elements(By.CSS_SELECTOR, "#agents select")[0])
         spec = next(o.get_attribute("value") for o in first.options
