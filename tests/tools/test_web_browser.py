@@ -280,6 +280,14 @@ return {scroll_width: de.scrollWidth, client_width: de.clientWidth, scroll_y: wi
 """
 
 
+def tap(driver, element) -> None:
+    """Click ``element`` near its left edge: in an overlapping hand the next card covers its
+    middle, and a player taps the part that shows."""
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    ActionChains(driver).move_to_element_with_offset(element, -element.size["width"] // 2 + 6, 0).click().perform()
+
+
 def set_screen(driver, width: int, height: int) -> None:
     """The page's viewport exactly ``width`` x ``height`` CSS pixels (a phone's below 600)."""
     driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
@@ -298,17 +306,21 @@ def assert_in_view(m: dict, key: str, where: str) -> None:
         assert top >= 0 and bottom <= m["height"] + 0.5, f"{where}: a {key} box is below the fold ({m})"
 
 
+@pytest.mark.parametrize("rules,players", [("classic", 3), ("tmnt", 4), ("house", 4)])
 @pytest.mark.parametrize("width,height", SCREENS, ids=[f"{w}x{h}" for w, h in SCREENS])
-def test_the_table_fits_the_screen_through_a_whole_game(server, browser, tmp_path, width, height):
+def test_the_table_fits_the_screen_through_a_whole_game(server, browser, tmp_path, width, height,
+                                                        rules, players):
     """No horizontal scrolling on the set-up, table, replay and watch pages, and at every
-    decision of a whole three-player game the hand, the prompt and every choice are on the
-    screen without scrolling."""
+    decision of a whole game the hand, the prompt and every choice are on the screen without
+    scrolling."""
     url, logs = server
     d = browser
     set_screen(d, width, height)
     page = open_page(browser, url, tmp_path)
     assert_fits(d, "set-up")
-    d.find_element(By.CSS_SELECTOR, "#agents button[title='one player more']").click()
+    Select(d.find_element(By.ID, "rules")).select_by_value(rules)
+    for _ in range(players - 2):
+        d.find_element(By.CSS_SELECTOR, "#agents button[title='one player more']").click()
     d.find_element(By.ID, "seed").send_keys("7")
     d.find_element(By.ID, "start").click()
     decisions = 0
@@ -321,9 +333,12 @@ def test_the_table_fits_the_screen_through_a_whole_game(server, browser, tmp_pat
         for key in ("hand", "choices", "prompt"):
             assert_in_view(m, key, where)
         if decisions == 4:
-            page.shot(f"web-table-{width}x{height}")
+            page.shot(f"web-table-{rules}-{width}x{height}")
         playable = page.all("#hand .card.playable")
-        (playable or page.all("#choices button"))[0].click()
+        if playable:
+            tap(d, playable[0])
+        else:
+            page.all("#choices button")[0].click()
         if page.all("#picker .swatches button"):
             page.all("#picker .swatches button")[0].click()
     assert decisions >= 4

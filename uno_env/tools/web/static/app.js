@@ -186,9 +186,13 @@ function renderSeats(view, t) {
       const known = el("div", "seat-known");
       const shown = p.known.slice();
       if (p.offer && shown.includes(p.offer)) shown.splice(shown.indexOf(p.offer), 1);  // shown as the offer
+      // a compact strip (a SEWERS show can reveal dozens): overlapping minis, the list as its title
       if (shown.length) {
-        known.append("known:");
-        shown.forEach((c) => known.append(cardEl(c, "small")));
+        known.append(`known ${shown.length}:`);
+        const strip = el("span", "known-strip");
+        strip.title = shown.join(", ");
+        shown.forEach((c) => strip.append(cardEl(c, "mini")));
+        known.append(strip);
       }
       if (p.offer) { known.append("offers:"); known.append(cardEl(p.offer, "small")); }
       seat.append(known);
