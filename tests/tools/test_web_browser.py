@@ -4,7 +4,13 @@ It plays a whole game by clicking (a seed where the first card is a wild that th
 colours, and the ``greedy`` opponent, who plays wilds first, holds a Wild Draw Four: so a
 colour choice and a challenge are asked), opens the game's log as a replay and steps it
 forwards and backwards, and watches a bot game; screenshots go to the test's tmp dir (and to
-``$UNO_WEB_SCREENSHOTS`` if set).
+``$UNO_WEB_SCREENSHOTS`` if set: docs/images/ holds them, made with 256 colours). The layout
+tests play whole games (classic, tmnt, house; 3-4 players) at 1400x900, 1280x657 (a 1280x800
+screen less the browser's bars) and 390x844 (a phone) and measure, at every decision, that
+the page never scrolls sideways (``scrollWidth`` against ``clientWidth``) and that the hand,
+the prompt and every choice are on the screen. Others: a whole game by keyboard alone, the
+agent panel of a watched checkpoint seat, and the set-up greying out a checkpoint that does
+not fit.
 
 Needs the distribution's ``chromium`` and ``chromedriver`` (Debian: ``apt-get install chromium
 chromium-driver``) and selenium; skipped without them. The driver path is passed explicitly
