@@ -759,3 +759,20 @@ def test_the_hands_are_revealed_with_their_points_only_once_the_game_is_over():
     kinds = [e["kind"] for e in view["events"]]
     if "got" in kinds:  # the cards a last penalty gave come before the end
         assert kinds.index("got") < kinds.index("game_over")
+
+
+def test_meta_says_what_each_checkpoint_was_trained_for_from_its_card(tmp_path):
+    from helpers import random_checkpoint
+
+    random_checkpoint(tmp_path / "four", num_players=4, rules="house")
+    (tmp_path / "broken").mkdir()
+    (tmp_path / "broken" / "card.json").write_text("{not json")
+    meta = client(checkpoint_roots=[str(tmp_path)]).get("/api/meta").json()
+    cards = meta["checkpoint_cards"]
+    assert sorted(cards) == sorted(meta["checkpoints"]) and len(cards) == 2
+    four = next(v for k, v in cards.items() if k.endswith("four"))
+    assert four["num_players"] == 4 and four["rules"]["name"] == "house"
+    assert four["rules"]["stacking"] == uno_env.make_rules("house").stacking
+    broken = next(v for k, v in cards.items() if k.endswith("broken"))
+    assert set(broken) == {"error"} and "card" in broken["error"]
+    assert "max_steps" in meta["ignored_rule_keys"]
