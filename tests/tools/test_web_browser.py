@@ -191,6 +191,9 @@ def test_play_a_whole_game_by_clicking_then_replay_and_watch(server, browser, tm
             continue
         page.all("#choices button")[0].click()
     assert challenged, "the challenge was never asked"
+    moves = [li.text for li in page.all("#log li")]
+    callout = d.find_element(By.ID, "last-move").text.split(" \u2192 ")
+    assert callout and all(part in moves for part in callout), (callout, moves[-5:])
     banner = d.find_element(By.ID, "banner").text
     assert "win" in banner
     assert d.find_element(By.ID, "color-chip").is_displayed()

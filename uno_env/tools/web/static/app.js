@@ -367,8 +367,18 @@ function logLine(text, cls, colour) {
   log.scrollTop = log.scrollHeight;
   return li;
 }
+// the last move by the discard pile; a penalty with the play that caused it
+// ("player_1 (greedy) plays wild-draw4 (colour red) \u2192 player_0 (you) draws 4 cards (penalty)")
+const CALLOUT_KINDS = ["played", "jumped_in", "drew", "penalty", "caught", "challenged", "took", "discarded"];
+function calloutMove(ev) {
+  if (!CALLOUT_KINDS.includes(ev.kind)) return;
+  const box = $("last-move");
+  if (ev.kind === "penalty" && S.lastPlay) box.textContent = `${S.lastPlay} \u2192 ${ev.text}`;
+  else box.textContent = ev.text;
+  if (ev.kind === "played" || ev.kind === "jumped_in") S.lastPlay = ev.text;
+}
 function logEvent(ev, view) {
-  if (ev.kind !== "got" && ev.seat !== null && ev.seat !== undefined) $("last-move").textContent = ev.text;
+  calloutMove(ev);
   const mine = view.mode === "play" && ev.seat === view.seat;
   let cls = mine ? "mine" : "";
   if (ev.kind === "got") cls = "private";
@@ -669,6 +679,7 @@ async function start(body) {
     document.body.dataset.mode = S.mode;
     $("log").replaceChildren();
     $("last-move").textContent = "";
+    S.lastPlay = null;
     $("log-title").textContent = "Moves" + ("seed" in data.view ? ` \u00B7 seed ${data.view.seed}` : "");
     show("game");
     $("replay-this").disabled = true;
