@@ -42,6 +42,10 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--checkpoint-root", action="append", default=None, metavar="DIR",
                     help="directory that checkpoint:<dir> specs may load from (repeatable; "
                          "default ./checkpoints)")
+    ap.add_argument("--agent", action="append", default=[], metavar="SPEC",
+                    help="an agent the page offers beyond the bots and checkpoints (repeatable), "
+                         "e.g. module:my_bots.uno:MyBot, the server's own code: a client cannot name "
+                         "a module: spec itself")
     ap.add_argument("--max-body", type=int, default=MAX_BODY, metavar="BYTES",
                     help=f"largest API request body (default {MAX_BODY})")
     ap.add_argument("--max-log-bytes", type=int, default=MAX_LOG_BYTES, metavar="BYTES",
@@ -63,6 +67,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             check_directory(args.log_dir, "--log-dir", create=True)
         for root in args.checkpoint_root or []:  # the default ./checkpoints may be missing
             check_directory(root, "--checkpoint-root", must_exist=True)
+        from uno_env.agents import parse_spec
+
+        for spec in args.agent:
+            parse_spec(spec)  # an unknown kind: a one-line error now
     except ValueError as e:
         print(f"{ap.prog}: error: {e}", file=sys.stderr)
         return 2
@@ -73,7 +81,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                          max_memory=args.max_memory * 2 ** 20, request_seconds=args.request_seconds,
                          checkpoint_roots=args.checkpoint_root or ["checkpoints"],
                          max_body=args.max_body, max_log_bytes=args.max_log_bytes,
-                         hosts=allowed_hosts(args.host, args.allow_host))
+                         hosts=allowed_hosts(args.host, args.allow_host), agents=args.agent)
     except ImportError as e:
         ap.error(f"the web server needs the web extra: pip install \"uno_env[web]\" ({e})")
     if not is_loopback(args.host):

@@ -57,10 +57,11 @@ class Server:
                  max_per_client: int = MAX_PER_CLIENT, max_memory: int = MAX_MEMORY,
                  request_seconds: float = REQUEST_SECONDS,
                  max_decisions: int = MAX_DECISIONS_PER_REQUEST,
-                 hosts: Sequence[str] | None = None, clock: Callable[[], float] | None = None):
+                 hosts: Sequence[str] | None = None, clock: Callable[[], float] | None = None,
+                 agents: Sequence[str] = ()):
         self.log_dir = log_dir
         self.store = Store(idle_timeout, max_games, max_per_client, max_memory)
-        self.specs = Specs(checkpoint_roots)
+        self.specs = Specs(checkpoint_roots, operator_specs=agents)
         self.max_body, self.max_log_bytes = max_body, max_log_bytes
         self.request_seconds, self.max_decisions = request_seconds, max_decisions
         self.hosts = None if hosts is None else {h.lower() for h in hosts}
@@ -188,7 +189,7 @@ class Server:
     def meta(self) -> dict[str, Any]:
         from dataclasses import fields
 
-        from uno_env.agents import agent_specs
+        from uno_env.agents import agent_specs, pretrained
         from uno_env.game import rules as R
 
         from uno_env.agents.checkpoint import IGNORED_RULE_KEYS
@@ -209,7 +210,8 @@ class Server:
             "presets": {k: {kk: list(vv) if isinstance(vv, tuple) else vv for kk, vv in v.items()}
                         for k, v in PRESETS.items()},
             "options": options,
-            "agents": [a for a in agent_specs() if a != "checkpoint"],
+            "agents": [a for a in agent_specs() if a not in ("checkpoint", "pretrained", "module")]
+                      + [p.spec for p in pretrained()] + self.specs.operator_specs,
             "checkpoints": checkpoints,
             "checkpoint_cards": self.specs.checkpoint_cards(checkpoints),
             "ignored_rule_keys": list(IGNORED_RULE_KEYS),
