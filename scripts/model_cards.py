@@ -1,0 +1,258 @@
+#!/usr/bin/env python3
+"""Write the model card ``checkpoints/<name>/README.md`` of every shipped checkpoint from its
+``card.json``, so that each figure in a card is the one the checkpoint's card holds.
+
+    python scripts/model_cards.py            # (re)write every checkpoints/*/README.md
+    python scripts/model_cards.py --check    # exit 1 naming each card that differs (CI, docs.sh)
+
+What a card says: what the agent is, its rules, player count, observation and action layouts,
+network and weights (from ``card.json``); how it was trained (the algorithm, budget and config
+from ``card.json``; the commands and the story of the run from ``NOTES`` below); its evaluation
+(``card.json``'s, with intervals and seeds, then any further measured evaluation in ``NOTES``,
+each with the command that produced it); its limits and how to load it. A checkpoint without an
+entry in ``NOTES`` still gets a card with every figure of its ``card.json``.
+
+Standard library only: the card is read as JSON (at most ``MAX_CARD_BYTES``), nothing is
+imported from the checkpoint or run.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CHECKPOINTS = ROOT / "checkpoints"
+MAX_CARD_BYTES = 1 << 20  # the checkpoint loader's own bound on card.json
+HEADER = "<!-- written by scripts/model_cards.py from card.json: edit the script, not this file -->"
+
+# What card.json cannot say: the story, the commands and the evaluations run outside training.
+NOTES: dict[str, dict[str, str]] = {
+    "classic-2p": {
+        "title": "the 2-player agent for the official rules",
+        "summary": (
+            "The strongest trained agent shipped: MaskablePPO fine-tuning of a clone of the\n"
+            "`heuristic` bot, classic rules, 2 players, observation layout 1 (with the opponents'\n"
+            "public history). It beats `random` about 77% and `heuristic` about 57% of the time."),
+        "recipe": (
+            "Trained on a 2-core machine in one run of 245 minutes and 50.2M steps, in four parts\n"
+            "joined by `--resume` (`eval.csv` and `curve.png` hold the whole curve):\n\n"
+            "```bash\n"
+            "R=\"training/train.py --config configs/train/classic-2p.yaml --run classic-2p\"\n"
+            "python $R                                    # 1. clone + 8.06M PPO steps, 60 min\n"
+            "python $R --resume --set learning_rate=3e-4 --set learning_rate_final=3e-4 \\\n"
+            "    --set time_limit_min=110                 # 2. to 17.1M steps\n"
+            "python $R --resume --set learning_rate=3e-4 --set learning_rate_final=3e-4 --set time_limit_min=160 \\\n"
+            "    --total-steps 40000000                   # 3. to 29.2M steps (total_steps only paces ent_coef's decay)\n"
+            "python $R --resume --set learning_rate=1e-4 --set learning_rate_final=1e-4 --set time_limit_min=245 \\\n"
+            "    --total-steps 80000000                   # 4. to 50.2M steps\n"
+            "```\n\n"
+            "1. Imitation of 400,000 decisions of the heuristic (8 epochs; it then picks the heuristic's\n"
+            "   move 97.1% of the time), then MaskablePPO (lr 1e-4 annealed to 3e-5, clip 0.1) against a\n"
+            "   league of `heuristic` (60%), `random` (20%) and its own snapshots (20%): 72.2% / 53.1%.\n"
+            "2. The same league at a constant lr 3e-4: 74.2% / 54.6% at 17.1M steps.\n"
+            "3. 12M more steps at 3e-4: 75.2% / 54.4% (the agent of 0.5.1).\n"
+            "4. A step down to a constant lr 1e-4 for 21M more steps: this agent. The config below is\n"
+            "   part 4's (the card keeps the config of the last part).\n\n"
+            "What each ingredient is worth is in the docs' research log (2 players)."),
+        "evaluations": (
+            "`uno-evaluate --agents checkpoint:checkpoints/classic-2p heuristic --games 10000\n"
+            "--seed 20261202 --workers 2` (and the same with `random`), seed 20,261,202 used for\n"
+            "nothing else: **77.5%** (76.7-78.3) against `random`, **56.7%** (55.7-57.6) against\n"
+            "`heuristic`; on seed 424,242 (on which it was chosen over the 0.5.1 agent) 76.9% / 57.2%.\n"
+            "Against `search:simulations=200` (400 games, seed 777): 49.8% (44.9-54.6)."),
+        "limitations": (
+            "- Classic rules with their defaults, 2 players only: loading it for other rules, another\n"
+            "  player count or another observation layout is a `ValueError` naming the difference.\n"
+            "- Observation layout 1: the batched engine and its vector env give layout 0, so it does\n"
+            "  not play inside them (`classic-2p-layout0` does).\n"
+            "- It plays even with the `search` bot (`search:simulations=200`), which spends about\n"
+            "  31 ms a decision; it has not learned to read hidden hands card by card."),
+    },
+    "classic-2p-layout0": {
+        "title": "the 0.2 agent, for the batched engine",
+        "summary": (
+            "The 2-player agent of uno_env 0.2: MaskablePPO from scratch (no imitation), classic\n"
+            "rules, 2 players, observation layout 0 (no public history). Kept because the batched\n"
+            "engine and its vector env give layout-0 observations: it is the checkpoint that plays\n"
+            "inside them (`uno_env.tools.batched_eval`, `make_vec(..., opponents=[\"checkpoint:...\"])`)."),
+        "recipe": (
+            "PPO from scratch, 14.9M steps in 90 minutes on a 2-core machine (uno_env 0.1's\n"
+            "`training/train.py` with the config below); converted from its SB3 `model.zip` by\n"
+            "`uno-convert-checkpoint` (`converted_from` in the card)."),
+        "evaluations": (
+            "A million games against `random` on the batched engine\n"
+            "(`python -m uno_env.tools.batched_eval --agent checkpoint:checkpoints/classic-2p-layout0\n"
+            "--games 1000000 --batch 8192`): 70.36% (70.27-70.45)."),
+        "limitations": (
+            "- Classic rules, 2 players, observation layout 0 only.\n"
+            "- Weaker than `classic-2p` by about 7 points against both bots."),
+    },
+    "classic-4p": {
+        "title": "the 4-player agent, trained with Ray RLlib",
+        "summary": (
+            "PPO on Ray RLlib with one policy shared by its seats, classic rules, 4 players,\n"
+            "observation layout 1. It plays at the heuristic's level: 1 against 3 `random` it wins\n"
+            "about 38.5%, 1 against 3 `heuristic` about 25% (par)."),
+        "recipe": (
+            "```bash\n"
+            ".venvs/rllib/bin/python training/train_rllib.py --config configs/rllib/classic-4p.yaml --run classic-4p\n"
+            "```\n\n"
+            "A clone of the heuristic first (400k decisions of the heuristic in every seat, 8 epochs),\n"
+            "then PPO at small steps (lr 1e-4 to 3e-5, clip 0.1) against a league of `heuristic` 0.6,\n"
+            "`random` 0.15, itself 0.1 and its snapshots 0.15 per seat; 50 minutes on a 2-core machine\n"
+            "shared with two other training runs. Every lever tried since to make it stronger is in\n"
+            "the docs' research log (4 players). To train it further, start from it:\n"
+            "`--set init_checkpoint=checkpoints/classic-4p --set imitate_teacher=checkpoint:checkpoints/classic-4p`\n"
+            "(the RLlib state of its run is not shipped)."),
+        "evaluations": (
+            "The heuristic in its place wins 38.7% against 3 `random` and 25% against 3 `heuristic`;\n"
+            "the targets were 40% and 30%, both missed."),
+        "limitations": (
+            "- Classic rules, 4 players, observation layout 1 only.\n"
+            "- No better than the heuristic bot it was cloned from; a player that sees every hand wins\n"
+            "  48.3% / 44.0% (`experiments/headroom.py`), so the room is in reading hidden hands."),
+    },
+}
+
+
+def pct(x: float) -> str:
+    return f"{100 * x:.1f}%"
+
+
+def read_card(directory: Path) -> dict:
+    path = directory / "card.json"
+    if path.stat().st_size > MAX_CARD_BYTES:
+        raise ValueError(f"{path}: over {MAX_CARD_BYTES} bytes")
+    card = json.loads(path.read_text(encoding="utf-8"))
+    if not isinstance(card, dict):
+        raise ValueError(f"{path}: not a JSON object")
+    return card
+
+
+def fmt_value(v: object) -> str:
+    return json.dumps(v, separators=(", ", ": ")) if not isinstance(v, str) else v
+
+
+def render(name: str, card: dict) -> str:
+    notes = NOTES.get(name, {})
+    rules = card.get("rules", {})
+    policy = card.get("policy", {})
+    obs = card.get("observation_layout", {})
+    act = card.get("action_layout", {})
+    n = card.get("num_players")
+    sizes = policy.get("sizes", [])
+    title = notes.get("title", f"a {rules.get('name', '?')} agent for {n} players")
+    out = [HEADER, "", f"# {name}: {title}", ""]
+    if "summary" in notes:
+        out += [notes["summary"], ""]
+    trained = card.get("trained_with", {})
+    facts = [
+        ("algorithm", card.get("algorithm", "?")),
+        ("rules", f"`{rules.get('name', '?')}` (every option below)"),
+        ("players", str(n)),
+        ("observation", f"layout {obs.get('version')} ({obs.get('size')} entries); the policy reads "
+                        f"{sizes[0] if sizes else '?'} features (`{policy.get('input', '?')}`)"),
+        ("actions", f"layout {act.get('version')} ({act.get('size')} ids)"),
+        ("network", " → ".join(str(s) for s in sizes) + f", {policy.get('activation', '?')}, "
+                    f"{policy.get('dtype', '?')}"),
+        ("weights", f"`{policy.get('weights', '?')}` (SHA-256 `{policy.get('sha256', '?')[:16]}…`)"),
+        ("budget", f"{card.get('total_steps', 0):,} steps"
+                   + (f" ({trained['learner_steps']:,} of them the learner's)" if "learner_steps" in trained else "")
+                   + f", {card.get('wall_time_s', 0) / 60:.1f} min of wall time"),
+        ("saved", f"{card.get('saved', '?')} by uno_env {card.get('uno_env_version', '?')}"),
+    ]
+    if trained:
+        facts.append(("trained with", f"{trained.get('library', '?')} {trained.get('version', '')}, "
+                                      f"`{trained.get('script', '?')}`"))
+    imitation = card.get("imitation")
+    if imitation:
+        facts.append(("imitation", f"{imitation.get('decisions', 0):,} decisions of `{imitation.get('teacher')}` "
+                                   f"({imitation.get('games', 0):,} games), agreement "
+                                   f"{pct(imitation.get('agreement', 0))}, {imitation.get('wall_time_s', 0):.0f} s"))
+    out += ["| | |", "|---|---|"] + [f"| {k} | {v} |" for k, v in facts] + [""]
+
+    out += ["## Evaluation", "",
+            "The final evaluation of its training run, from `card.json`: the greedy policy in one seat,",
+            "the opponent in every other, seats rotated and the same deals replayed in every rotation.", "",
+            "| opponent | line-up | games | wins | win rate | Wilson 95% | seed |",
+            "|---|---|---:|---:|---:|---|---:|"]
+    for opp, r in card.get("evaluation", {}).items():
+        lo, hi = r.get("ci95", [0, 0])
+        lineup = r.get("lineup", f"1 vs {n - 1} {opp}" if isinstance(n, int) else "")
+        out.append(f"| `{opp}` | {lineup} | {r.get('games', 0):,} | {r.get('wins', 0):,} | "
+                   f"**{pct(r.get('win_rate', 0))}** | {100 * lo:.1f}-{100 * hi:.1f} | {r.get('seed', '?'):,} |")
+    out.append("")
+    if "evaluations" in notes:
+        out += ["Further evaluations:", "", notes["evaluations"], ""]
+
+    out += ["## Training", ""]
+    if "recipe" in notes:
+        out += [notes["recipe"], ""]
+    config = card.get("config")
+    if config:
+        out += ["The config in the card (`card.json`, `config`):", "", "| key | value |", "|---|---|"]
+        out += [f"| `{k}` | `{fmt_value(v)}` |" for k, v in config.items()] + [""]
+    if rules:
+        out += ["Every rule option (`card.json`, `rules`): "
+                + ", ".join(f"`{k}={fmt_value(v)}`" for k, v in rules.items() if k != "name") + ".", ""]
+    if (CHECKPOINTS / name / "curve.png").is_file():
+        out += ["The learning curve (`eval.csv`):", "", f"![learning curve of {name}](curve.png)", ""]
+
+    out += ["## Limitations", ""]
+    out += [notes.get("limitations", "- Only the rules, player count and observation layout above."), ""]
+
+    out += ["## Use it", "",
+            "Anywhere an agent spec is asked for (`uno-evaluate`, `uno-play`, `uno-serve`, the Gymnasium",
+            "view's opponents, a training league):", "",
+            "```bash",
+            f"uno-evaluate --agents checkpoint:checkpoints/{name} heuristic"
+            + ("" if n == 2 else " heuristic" * (n - 2)) + " --games 2000 --workers 2",
+            f"uno-play --rules {rules.get('name', 'classic')} --opponents"
+            + " heuristic" * (n - 2) + f" checkpoint:checkpoints/{name}",
+            "```", "",
+            f"or in Python: `uno_env.agents.make_agent(\"checkpoint:checkpoints/{name}\", \"{rules.get('name', 'classic')}\", {n})`",
+            "(an agent with `act(observation, action_mask)`).",
+            "Loading reads only `card.json` and the weights it names (checked against their SHA-256,",
+            "tensor names, dtypes and shapes) and never runs code; no torch is needed to play.", ""]
+    return "\n".join(out)
+
+
+def shipped() -> list[Path]:
+    """The checkpoint directories git tracks (the shipped ones; a run of your own in
+    checkpoints/ is left alone), or every one with a card.json outside a git checkout."""
+    try:
+        listed = subprocess.run(["git", "ls-files", "--", "checkpoints/*/card.json"], cwd=ROOT,
+                                capture_output=True, text=True, check=True, timeout=60).stdout.split()
+    except (OSError, subprocess.SubprocessError):
+        return sorted(d for d in CHECKPOINTS.iterdir() if (d / "card.json").is_file())
+    return sorted((ROOT / f).parent for f in listed)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--check", action="store_true", help="write nothing; exit 1 if a card differs")
+    args = p.parse_args(argv)
+    stale = []
+    for directory in shipped():
+        text = render(directory.name, read_card(directory))
+        target = directory / "README.md"
+        current = target.read_text(encoding="utf-8") if target.is_file() else None
+        if current == text:
+            continue
+        if args.check:
+            stale.append(str(target.relative_to(ROOT)))
+        else:
+            target.write_text(text, encoding="utf-8")
+            print(f"wrote {target.relative_to(ROOT)}")
+    if stale:
+        print("model cards differ from their card.json (run python scripts/model_cards.py): "
+              + ", ".join(stale), file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
