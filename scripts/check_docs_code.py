@@ -57,6 +57,11 @@ class Block:
     expected: str | None = None  # the output a following marked text block shows
 
 
+def shown(path: Path) -> str:
+    """A path as the messages name it: relative to the repository where it is inside."""
+    return str(path.relative_to(ROOT)) if path.is_relative_to(ROOT) else str(path)
+
+
 def doc_files() -> list[Path]:
     files = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md")),
              *sorted((ROOT / "docs").glob("*/*.md")), *sorted((ROOT / "checkpoints").glob("*/README.md"))]
@@ -82,7 +87,7 @@ def blocks_of(path: Path) -> list[Block]:
         body = "\n".join(line[indent:] for line in lines[i + 1:j])
         k = i - 1
         marker = MARKER.match(lines[k].strip()) if k >= 0 else None
-        where = f"{path.relative_to(ROOT)}:{i + 1}"
+        where = f"{shown(path)}:{i + 1}"
         if marker and marker.group(1) == "output":
             if info != "text" or not found or found[-1].mark == "skip":
                 raise ValueError(f"{where}: an output marker must open a text block after a block that runs")
@@ -154,7 +159,7 @@ def main(argv: list[str] | None = None) -> int:
     cwd = None if args.list else scratch_folder()
     try:
         for b in blocks:
-            where = f"{b.path.relative_to(ROOT)}:{b.line} [{b.language}]"
+            where = f"{shown(b.path)}:{b.line} [{b.language}]"
             if b.mark == "skip" or (b.mark == "slow" and not (args.slow or args.only_slow)) \
                     or (args.only_slow and b.mark != "slow"):
                 skipped += 1

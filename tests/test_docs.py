@@ -1,0 +1,110 @@
+"""The documentation stays true: README is a front door that starts with the two commands, its
+shipped-agents table is the cards' evaluation, the model cards are what scripts/model_cards.py
+writes from card.json, docs/RULES.md is the shared specification, every code-block marker has
+its reason, and (slow) the blocks marked slow run (scripts/check_docs_code.py --only-slow; the
+others run in .ci/run's own step)."""
+from __future__ import annotations
+
+import importlib.util
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+MAX_README_LINES = 250
+
+
+def run_script(*args: str, timeout: int = 120) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=timeout)
+
+
+def test_readme_is_a_front_door_that_starts_with_the_two_commands():
+    lines = README.split("\n")
+    assert len(lines) <= MAX_README_LINES
+    first_block = README.split("```bash\n", 1)[1].split("```", 1)[0]
+    commands = [line.split("#")[0].strip() for line in first_block.strip().split("\n")]
+    assert commands == ["bash scripts/main.sh", "bash scripts/test.sh"]
+    assert README.index("```bash") < README.index("\n## ")  # before any section
+
+
+def shipped_checkpoints() -> list[Path]:
+    """The checkpoint directories scripts/model_cards.py writes cards for (git-tracked ones)."""
+    spec = importlib.util.spec_from_file_location("model_cards", ROOT / "scripts" / "model_cards.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.shipped()
+
+
+def percent(x: float) -> str:
+    return f"{round(100 * x + 1e-9, 1):.1f}%"
+
+
+def test_readme_shipped_agents_table_holds_each_cards_final_evaluation():
+    for directory in shipped_checkpoints():
+        card_path, name = directory / "card.json", directory.name
+        row = next((line for line in README.split("\n") if line.startswith(f"| `{name}` ")), None)
+        assert row is not None, f"README has no row for the shipped agent {name}"
+        card = json.loads(card_path.read_text(encoding="utf-8"))
+        for opponent in ("random", "heuristic"):
+            r = card["evaluation"][opponent]
+            lo, hi = r["ci95"]
+            shown = f"{percent(r['win_rate'])} ({100 * lo:.1f}-{100 * hi:.1f})"
+            assert shown in row.replace("**", ""), (name, opponent, shown, row)
+        assert f"checkpoints/{name}/README.md" in row
+
+
+def test_model_cards_are_what_the_script_writes_from_card_json():
+    done = run_script("scripts/model_cards.py", "--check")
+    assert done.returncode == 0, done.stderr
+
+
+def test_model_card_figures_come_from_the_card():
+    card = json.loads((ROOT / "checkpoints/classic-4p/card.json").read_text(encoding="utf-8"))
+    text = (ROOT / "checkpoints/classic-4p/README.md").read_text(encoding="utf-8")
+    assert f"{card['evaluation']['heuristic']['wins']:,}" in text
+    assert f"{card['total_steps']:,} steps" in text
+    assert card["policy"]["sha256"][:16] in text
+
+
+def test_docs_rules_is_the_shared_specification():
+    shared = ROOT.parent / "shared" / "RULES.md"
+    if not shared.is_file():
+        pytest.skip("no shared/RULES.md beside this checkout")
+    assert (ROOT / "docs" / "RULES.md").read_bytes() == shared.read_bytes()
+
+
+def test_every_docs_code_block_marker_is_justified_and_parses():
+    done = run_script("scripts/check_docs_code.py", "--list")
+    assert done.returncode == 0, done.stderr
+    skips = [line for line in done.stdout.split("\n") if line.startswith("skip")]
+    assert skips and all(re.search(r": (skip|slow): \S.{10,}", line) for line in skips), skips
+
+
+def test_a_marker_without_a_reason_is_refused(tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text("<!-- docs-code: skip -->\n```bash\necho hi\n```\n", encoding="utf-8")
+    done = run_script("scripts/check_docs_code.py", "--list", str(page))
+    assert done.returncode == 1 and "needs a reason" in done.stderr
+
+
+def test_a_block_whose_output_differs_from_its_text_block_fails(tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text("```python\nprint('one')\n```\n\n<!-- docs-code: output -->\n```text\ntwo\n```\n",
+                    encoding="utf-8")
+    done = run_script("scripts/check_docs_code.py", str(page))
+    assert done.returncode == 1 and "output differs" in done.stdout
+    page.write_text("```python\nprint('two')\n```\n\n<!-- docs-code: output -->\n```text\ntwo\n```\n",
+                    encoding="utf-8")
+    assert run_script("scripts/check_docs_code.py", str(page)).returncode == 0
+
+
+@pytest.mark.slow
+def test_the_docs_code_blocks_marked_slow_run():
+    done = run_script("scripts/check_docs_code.py", "--only-slow", timeout=3600)
+    assert done.returncode == 0, done.stdout[-3000:]
