@@ -123,7 +123,7 @@ def main(argv=None) -> int:
     p.add_argument("--seconds", type=float, default=3.0)
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--rules", default="classic")
-    p.add_argument("--players", type=int, default=2)
+    p.add_argument("--num-players", "--players", dest="players", type=int, default=2)
     p.add_argument("--n", type=int, default=1024, help="N of the side-by-side comparison")
     p.add_argument("--scaling", default="1,4,16,64,256,1024,4096,16384,65536")
     args = p.parse_args(argv)

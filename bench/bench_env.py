@@ -160,7 +160,7 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=2.0, help="wall time of one run of a case")
     ap.add_argument("--repeat", type=int, default=3, help="runs per case; the fastest is reported")
     ap.add_argument("--rules", nargs="+", default=["classic", "house"])
-    ap.add_argument("--players", nargs="+", type=int, default=[2, 4])
+    ap.add_argument("--num-players", "--players", dest="players", nargs="+", type=int, default=[2, 4])
     ap.add_argument("--clock", choices=["wall", "cpu"], default="wall",
                     help="wall time, or this process's CPU time (steady on a machine busy with "
                          "other work: other processes' load does not count)")

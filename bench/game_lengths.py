@@ -85,7 +85,7 @@ def play_case(rules_name: str, n: int, learner: str, opponent: str, games: int, 
 def main(argv=None) -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--rules", default="classic")
-    p.add_argument("--players", type=int, default=2)
+    p.add_argument("--num-players", "--players", dest="players", type=int, default=2)
     p.add_argument("--games", type=int, default=500)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--max-steps", type=int, default=100_000, help="the engine's cap (all decisions), lifted")

@@ -162,7 +162,7 @@ def train_mlp(x: np.ndarray, y: np.ndarray, epochs: int, seed: int, loss: str = 
 
 def main(argv: list[str] | None = None) -> dict:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--players", type=int, default=4)
+    p.add_argument("--num-players", "--players", dest="players", type=int, default=4)
     p.add_argument("--games", type=int, default=8000)
     p.add_argument("--epochs", type=int, default=12)
     p.add_argument("--seed", type=int, default=99)

@@ -517,7 +517,7 @@ def fit(players: int, games: int, seed: int, epochs: int) -> tuple[BeliefNet, in
 
 def main(argv: list[str] | None = None) -> dict:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--players", type=int, default=4)
+    p.add_argument("--num-players", "--players", dest="players", type=int, default=4)
     p.add_argument("--fit-games", type=int, default=8000)
     p.add_argument("--fit-seed", type=int, default=99)
     p.add_argument("--epochs", type=int, default=12)

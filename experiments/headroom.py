@@ -110,7 +110,7 @@ def play(job: tuple[str, int, int, int, int] | tuple[str, int, int, int, int, st
 def main(argv: list[str] | None = None) -> dict:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--rules", default="classic")
-    p.add_argument("--players", type=int, default=4)
+    p.add_argument("--num-players", "--players", dest="players", type=int, default=4)
     p.add_argument("--games", type=int, default=300)
     p.add_argument("--simulations", type=int, default=200, help="rollouts per decision, over its moves")
     p.add_argument("--opponent", default="heuristic", help="the other seats' agent spec")

@@ -76,7 +76,7 @@ def candidates(name: str, value: float, step: float) -> list[float]:
 
 def main(argv: list[str] | None = None) -> dict:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--players", type=int, default=4)
+    p.add_argument("--num-players", "--players", dest="players", type=int, default=4)
     p.add_argument("--opponent", default="random", help="agent spec of every other seat")
     p.add_argument("--games", type=int, default=10000, help="games per trial")
     p.add_argument("--seed", type=int, default=1001, help="the tuning deals")

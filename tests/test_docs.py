@@ -108,3 +108,19 @@ def test_a_block_whose_output_differs_from_its_text_block_fails(tmp_path):
 def test_the_docs_code_blocks_marked_slow_run():
     done = run_script("scripts/check_docs_code.py", "--only-slow", timeout=3600)
     assert done.returncode == 0, done.stdout[-3000:]
+
+
+def test_every_command_line_spells_the_player_count_num_players():
+    """One spelling across the CLIs (uno-evaluate's, the examples'): ``--num-players``, with
+    ``--players`` kept only as an alias of it."""
+    parsers = [*ROOT.glob("uno_env/**/*.py"), *ROOT.glob("bench/*.py"), *ROOT.glob("training/*.py"),
+               *ROOT.glob("examples/*.py"), *ROOT.glob("experiments/*.py")]
+    offenders = [str(p.relative_to(ROOT)) for p in parsers
+                 if re.search(r"add_argument\(\s*[\"']--players[\"']", p.read_text(encoding="utf-8"))]
+    assert offenders == []
+
+
+def test_the_old_players_spelling_still_parses_as_num_players():
+    from uno_env.tools.batched_eval import build_parser
+    assert build_parser().parse_args(["--agent", "random", "--players", "4"]).players == 4
+    assert build_parser().parse_args(["--agent", "random", "--num-players", "4"]).players == 4

@@ -141,7 +141,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--agent", required=True, help="random or checkpoint:<dir>[#sample]")
     p.add_argument("--opponent", default="random", help="random or checkpoint:<dir> (every other seat)")
     p.add_argument("--rules", default="classic", help="classic, tmnt or a YAML file (official rules)")
-    p.add_argument("--players", type=int, default=2)
+    p.add_argument("--num-players", "--players", dest="players", type=int, default=2)
     p.add_argument("--games", type=int, default=100_000)
     p.add_argument("--batch", type=int, default=4096)
     p.add_argument("--seed", type=int, default=0)

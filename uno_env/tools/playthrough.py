@@ -1,7 +1,7 @@
 """Readable playthroughs of seeded games, and the golden files that pin the rules down.
 
-    python -m uno_env.tools.playthrough --rules classic --players 3 --seed 7
-    python -m uno_env.tools.playthrough --rules house --set uno_call=explicit --players 4 --seed 1 --max-decisions 60
+    python -m uno_env.tools.playthrough --rules classic --num-players 3 --seed 7
+    python -m uno_env.tools.playthrough --rules house --set uno_call=explicit --num-players 4 --seed 1 --max-decisions 60
     python -m uno_env.tools.playthrough --agents heuristic random --seed 3     # bots instead of the seeded player
     python -m uno_env.tools.playthrough --regen      # rewrite tests/golden/*.txt (review with git diff)
     python -m uno_env.tools.playthrough --check      # compare them; exit 1 at the first differing line
@@ -257,7 +257,7 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--rules", default="classic", help="preset (classic, tmnt, house) or YAML file")
     ap.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE",
                     help="override one rule option (repeatable), e.g. --set uno_call=explicit")
-    ap.add_argument("--players", type=int, default=None,
+    ap.add_argument("--num-players", "--players", dest="players", type=int, default=None,
                     help="2..10 (default: one per --agents spec, else 2)")
     ap.add_argument("--seed", type=int, default=0, help="game seed (default 0)")
     ap.add_argument("--max-decisions", type=int, default=GOLDEN_DECISIONS,

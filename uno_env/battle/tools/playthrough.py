@@ -1,7 +1,7 @@
 """Readable playthroughs of seeded battle-card games, and the golden files that pin the rules
 down (``tests/battle/golden/*.txt``).
 
-    python -m uno_env.battle.tools.playthrough --game dragon --players 3 --seed 7
+    python -m uno_env.battle.tools.playthrough --game dragon --num-players 3 --seed 7
     python -m uno_env.battle.tools.playthrough --regen      # rewrite the golden files (review: git diff)
     python -m uno_env.battle.tools.playthrough --check      # compare them; exit 1 at the first difference
 
@@ -170,7 +170,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--rules", default=None)
     ap.add_argument("--cards", default=None)
     ap.add_argument("--set", dest="overrides", action="append", default=[], metavar="KEY=VALUE")
-    ap.add_argument("--players", type=int, default=2)
+    ap.add_argument("--num-players", "--players", dest="players", type=int, default=2)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--max-decisions", type=int, default=GOLDEN_DECISIONS)
     ap.add_argument("--regen", action="store_true", help="rewrite the golden files")
