@@ -461,12 +461,14 @@ def main(argv: list[str] | None = None) -> dict:
         stop.uninstall()
         parser.error(str(exc))
     try:
-        return train(args, cfg, rules, initial, dirs, overrides, stop)
+        evaluation = train(args, cfg, rules, initial, dirs, overrides, stop)
     except Interrupted:  # at once: before the loop, in the final evaluation, or a second signal
         stop.exit_now(dirs.run_dir)
     finally:  # the signals' handlers and the run's lock, also when main() is called in a
         stop.uninstall()  # process that goes on (a notebook)
         _atomic.release_lock(dirs.run_dir)
+    print("\n".join(configs.next_steps_lines(dirs.run_dir, cfg.rules, cfg.num_players, rule_sets)))
+    return evaluation
 
 
 def train(args: argparse.Namespace, cfg: Config, rules, initial, dirs: run_dirs.RunDirs,
@@ -479,7 +481,7 @@ def train(args: argparse.Namespace, cfg: Config, rules, initial, dirs: run_dirs.
     eval_csv = os.path.join(run_dir, "eval.csv")
     os.makedirs(snap_dir, exist_ok=True)
     print(f"uno_env {uno_env.__version__}: run {args.run!r} -> {run_dir}/, logs {log_dir}/")
-    print("config:", {k: v for k, v in dataclasses.asdict(cfg).items()})
+    print("\n".join(configs.config_lines(dataclasses.asdict(cfg))))
 
     # --- seeds and threads ---
     torch.set_num_threads(cfg.torch_threads)
@@ -547,6 +549,8 @@ def train(args: argparse.Namespace, cfg: Config, rules, initial, dirs: run_dirs.
     # --- behaviour cloning warm start (a new run only; only the critic after init_checkpoint) ---
     if cfg.imitate_decisions and not args.resume:
         began = time.time()
+        print(configs.imitation_start_line(cfg.imitate_decisions, cfg.imitate_teacher, cfg.imitate_epochs,
+                                            cfg.imitate_cache), flush=True)
         demos, loaded = demonstrations(rules, cfg.num_players, cfg.imitate_decisions, seed=cfg.seed,
                                        teacher=cfg.imitate_teacher, critic_state=cfg.critic == "state",
                                        workers=cfg.imitate_workers, cache=cfg.imitate_cache)

@@ -434,6 +434,7 @@ def main(argv: list[str] | None = None) -> dict:
     write_curve(os.path.join(dirs.run_dir, EVAL_CSV), os.path.join(dirs.run_dir, "curve.png"),
                 f"{args.run}: {rules.name}, {cfg.num_players} players (RLlib PPO)", cfg.num_players)
     print_table(args.run, evaluation, cfg.eval_opponents)
+    print("\n".join(configs.next_steps_lines(dirs.run_dir, cfg.rules, cfg.num_players, rule_sets)))
     return evaluation
 
 
@@ -458,7 +459,7 @@ def train(args: argparse.Namespace, cfg: Config, rules: Rules, initial: Any, dir
     torch.set_num_threads(cfg.torch_threads)
     print(f"uno_env {uno_env.__version__}, ray {ray.__version__}: run {args.run!r} -> {run_dir}/, "
           f"logs {log_dir}/")
-    print("config:", dataclasses.asdict(cfg))
+    print("\n".join(configs.config_lines(dataclasses.asdict(cfg))))
     if args.resume:
         stop.saved(int(trainer.get("env_steps", 0)))
     ray_kind = start_ray(args, cfg)
@@ -482,6 +483,8 @@ def train(args: argparse.Namespace, cfg: Config, rules: Rules, initial: Any, dir
             print(configs.started_from_line(trainer["started_from"]))
         if cfg.imitate_decisions and not args.resume:  # behaviour cloning warm start (the critic alone after init_checkpoint)
             began = time.time()
+            print(configs.imitation_start_line(cfg.imitate_decisions, cfg.imitate_teacher, cfg.imitate_epochs,
+                                                cfg.imitate_cache), flush=True)
             demos, loaded = demonstrations(rules, cfg.num_players, cfg.imitate_decisions, seed=cfg.seed,
                                            teacher=cfg.imitate_teacher, workers=cfg.imitate_workers,
                                            cache=cfg.imitate_cache)

@@ -195,3 +195,23 @@ def test_one_demonstration_is_an_observation_of_1537_float32_and_its_mask_action
     assert configs.demonstration_bytes(dataclasses.replace(cfg, imitate_workers=3), True) == (
         2 * 1000 * (configs.DECISION_BYTES + 4 * 807) + 3 * configs.PROCESS_BYTES)
     assert configs.demonstration_bytes(dataclasses.replace(cfg, imitate_decisions=0, imitate_workers=3), True) == 0
+
+
+def test_config_lines_print_one_key_a_line_in_order_with_yaml_values():
+    from uno_env.tools.configs import config_lines
+    lines = config_lines({"rules": "classic", "phases": [{"until": 1.0, "opponents": {"random": 1.0}}],
+                          "learning_rate_final": None})
+    assert lines[0] == "config:"
+    assert [line.split()[0] for line in lines[1:]] == ["rules", "phases", "learning_rate_final"]
+    assert lines[2].split(None, 1)[1] == "[{until: 1.0, opponents: {random: 1.0}}]"
+    assert lines[3].endswith("null")
+    assert max(len(line) for line in config_lines({"k": "x" * 500}, width=40)) < 60
+
+
+def test_next_steps_name_the_run_and_repeat_the_rule_overrides():
+    from uno_env.tools.configs import next_steps_lines
+    text = "\n".join(next_steps_lines("checkpoints/r", "classic", 3, {"uno_call": "explicit"}))
+    assert "uno-evaluate --agents checkpoint:checkpoints/r heuristic heuristic --rules classic " \
+           "--set uno_call=explicit" in text
+    assert "uno-play --rules classic --set uno_call=explicit --opponents heuristic checkpoint:checkpoints/r" in text
+    assert "uno-serve" in text

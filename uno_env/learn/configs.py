@@ -517,3 +517,50 @@ def started_from_line(started_from: Mapping[str, Any]) -> str:
     steps = started_from.get("total_steps")
     trained = f" ({steps:,} steps)" if isinstance(steps, int) and not isinstance(steps, bool) else ""
     return f"actor from {started_from['checkpoint']}{trained}"
+
+
+def config_lines(config: Mapping[str, Any], width: int = 100) -> list[str]:
+    """A run's config as a readable two-column table (one key a line, values as YAML flow),
+    which the training scripts print at their start."""
+    import yaml
+
+    key_width = max((len(k) for k in config), default=0)
+    lines = ["config:"]
+    for key, value in config.items():
+        text = yaml.safe_dump(value, default_flow_style=True, sort_keys=False, width=10 ** 6).strip()
+        text = text.removesuffix("\n...").removesuffix("...").strip()
+        if len(text) > width:
+            text = text[:width - 3] + "..."
+        lines.append(f"  {key:<{key_width}}  {text}")
+    return lines
+
+
+def next_steps_lines(run_dir: str, rules: str, num_players: int,
+                     rule_sets: Mapping[str, Any] | None = None) -> list[str]:
+    """What a training script prints last: where its outputs are and the commands to evaluate
+    the trained agent, play against it in the terminal and watch it in the browser. ``rules``
+    is the config's ``rules`` (a preset or a YAML path) and ``rule_sets`` the rule options
+    ``--set`` changed, given again so that the checkpoint's rules match."""
+    import yaml
+
+    spec = f"checkpoint:{run_dir}"
+    rules = rules + "".join(
+        f" --set {k}={yaml.safe_dump(v, default_flow_style=True).strip().removesuffix('...').strip()}"
+        for k, v in (rule_sets or {}).items())
+    others = " ".join(["heuristic"] * (num_players - 1))
+    return [
+        f"outputs: {run_dir}/ (card.json, policy weights, eval.csv, curve.png)",
+        "next:",
+        f"  uno-evaluate --agents {spec} {others} --rules {rules} --games 2000 --workers 2   # evaluate it",
+        f"  uno-play --rules {rules} --opponents {' '.join(['heuristic'] * (num_players - 2) + [spec])}"
+        "   # play against it",
+        f"  uno-serve   # then, in the browser, Watch with {spec} in a seat (pip install -e \".[web]\")",
+    ]
+
+
+def imitation_start_line(decisions: int, teacher: str, epochs: int, cache: str | None) -> str:
+    """What a training script prints as its imitation phase starts (it prints nothing more
+    until the phase ends, and at a few hundred thousand decisions that takes minutes)."""
+    kept = f" (cache file {cache})" if cache else ""
+    return (f"imitation: {decisions:,} decisions of {teacher}{kept}, then {epochs} epochs of fitting; "
+            f"a summary line follows when it ends (minutes at 100k decisions and more)")
