@@ -198,7 +198,7 @@ def test_one_demonstration_is_an_observation_of_1537_float32_and_its_mask_action
 
 
 def test_config_lines_print_one_key_a_line_in_order_with_yaml_values():
-    from uno_env.tools.configs import config_lines
+    from uno_env.learn.configs import config_lines
     lines = config_lines({"rules": "classic", "phases": [{"until": 1.0, "opponents": {"random": 1.0}}],
                           "learning_rate_final": None})
     assert lines[0] == "config:"
@@ -209,7 +209,7 @@ def test_config_lines_print_one_key_a_line_in_order_with_yaml_values():
 
 
 def test_next_steps_name_the_run_and_repeat_the_rule_overrides():
-    from uno_env.tools.configs import next_steps_lines
+    from uno_env.learn.configs import next_steps_lines
     text = "\n".join(next_steps_lines("checkpoints/r", "classic", 3, {"uno_call": "explicit"}))
     assert "uno-evaluate --agents checkpoint:checkpoints/r heuristic heuristic --rules classic " \
            "--set uno_call=explicit" in text
