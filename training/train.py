@@ -553,9 +553,9 @@ def train(args: argparse.Namespace, cfg: Config, rules, initial, dirs: run_dirs.
                                             cfg.imitate_cache), flush=True)
         demos, loaded = demonstrations(rules, cfg.num_players, cfg.imitate_decisions, seed=cfg.seed,
                                        teacher=cfg.imitate_teacher, critic_state=cfg.critic == "state",
-                                       workers=cfg.imitate_workers, cache=cfg.imitate_cache)
+                                       workers=cfg.imitate_workers, cache=cfg.imitate_cache, progress=True)
         fit = imitate(model, demos, epochs=cfg.imitate_epochs, learning_rate=cfg.imitate_learning_rate,
-                          seed=cfg.seed, fit_actor=initial is None)
+                      seed=cfg.seed, fit_actor=initial is None, progress=True)
         wall_before += time.time() - began  # part of the run's wall time
         for key, value in fit.items():
             model.logger.record(f"imitation/{key}", value)

@@ -487,10 +487,10 @@ def train(args: argparse.Namespace, cfg: Config, rules: Rules, initial: Any, dir
                                                 cfg.imitate_cache), flush=True)
             demos, loaded = demonstrations(rules, cfg.num_players, cfg.imitate_decisions, seed=cfg.seed,
                                            teacher=cfg.imitate_teacher, workers=cfg.imitate_workers,
-                                           cache=cfg.imitate_cache)
+                                           cache=cfg.imitate_cache, progress=True)
             fit = imitate.imitate_learner(algo, demos, epochs=cfg.imitate_epochs,
                                      learning_rate=cfg.imitate_learning_rate, seed=cfg.seed,
-                                     fit_actor=initial is None)
+                                     fit_actor=initial is None, progress=True)
             for key, value in fit.items():
                 writer.add_scalar(f"imitation/{key}", value, 0)
             trainer["imitation"] = dict({k: round(v, 4) for k, v in fit.items()}, decisions=len(demos),

@@ -155,3 +155,14 @@ def test_fitting_the_critic_alone_leaves_the_actor_as_it_was():
     _, after = actor_tensors(model, 2)
     assert all(np.array_equal(actor[k], after[k]) for k in actor)
     assert last["value_loss"] < first["value_loss"] and last["agreement"] == first["agreement"] < 0.7
+
+
+def test_the_progress_bar_counts_the_decisions_on_stderr_and_changes_no_row(capsys):
+    rules = make_rules("classic")
+    quiet = collect_demonstrations(rules, 2, 300, seed=4)
+    assert capsys.readouterr().err == ""
+    shown = collect_demonstrations(rules, 2, 300, seed=4, progress=True)
+    err = capsys.readouterr().err
+    assert "imitation: collecting" in err and "300/300" in err
+    for name in ("observations", "masks", "actions", "returns"):
+        assert np.array_equal(getattr(quiet, name), getattr(shown, name))

@@ -65,9 +65,10 @@ def about_collection(rules: Rules, num_players: int, decisions: int, seed: int, 
 
 def demonstrations(rules: Rules, num_players: int, decisions: int, seed: int, teacher: str = "heuristic",
                    critic_state: bool = False, workers: int = 1,
-                   cache: str | os.PathLike | None = None) -> tuple[Demonstrations, bool]:
+                   cache: str | os.PathLike | None = None, progress: bool = False) -> tuple[Demonstrations, bool]:
     """``(demos, loaded)``: the collection read from ``cache`` if it is there (and matches),
-    else collected and, with ``cache``, written there (module doc)."""
+    else collected (with a progress bar if ``progress``) and, with ``cache``, written there
+    (module doc)."""
     about = about_collection(rules, num_players, decisions, seed, teacher, critic_state, workers)
     about = json.loads(json.dumps(about, sort_keys=True))  # as the file holds it (lists, not tuples)
     if cache is not None and os.path.exists(cache):
@@ -78,7 +79,7 @@ def demonstrations(rules: Rules, num_players: int, decisions: int, seed: int, te
                                       + "; ".join(differ) + ". Point imitate_cache elsewhere or delete it")
         return demos, True
     demos = collect_demonstrations(rules, num_players, decisions, seed, teacher=teacher,
-                                   critic_state=critic_state, workers=workers)
+                                   critic_state=critic_state, workers=workers, progress=progress)
     if cache is not None:
         save_demonstrations(demos, cache, about)
     return demos, False

@@ -81,17 +81,40 @@ class _Recording(Agent):
         return action
 
 
+class _NoBar:
+    """What :func:`progress_bar` gives when no bar is wanted (or tqdm is missing)."""
+
+    def update(self, n: int = 1) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def progress_bar(enabled: bool, **options: Any) -> Any:
+    """A tqdm bar on standard error when ``enabled`` (the training scripts' imitation phase),
+    else a bar that shows nothing; tqdm is imported only then (the ``train`` extra has it)."""
+    if enabled:
+        try:
+            from tqdm import tqdm
+        except ImportError:
+            return _NoBar()
+        return tqdm(mininterval=1.0, **options)
+    return _NoBar()
+
+
 def collect_demonstrations(rules: Rules, num_players: int, decisions: int, seed: int,
                            teacher: str = "heuristic", critic_state: bool = False,
-                           workers: int = 1) -> Demonstrations:
+                           workers: int = 1, progress: bool = False) -> Demonstrations:
     """At least ``decisions`` decisions of ``teacher`` playing every seat (module doc); with
-    ``workers`` > 1, in that many processes (a slow teacher such as ``search``)."""
+    ``workers`` > 1, in that many processes (a slow teacher such as ``search``). ``progress``:
+    a bar of the decisions collected (of the workers' shares done, with ``workers`` > 1)."""
     if decisions < 1:
         raise ValueError(f"decisions must be >= 1, got {decisions!r}")
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"workers must be an integer >= 1, got {workers!r}")
     if workers == 1:
-        return _collect(rules, num_players, decisions, seed, teacher, critic_state)
+        return _collect(rules, num_players, decisions, seed, teacher, critic_state, progress)
     share = -(-decisions // workers)  # each worker's share, rounded up
     seeds = [int(s.generate_state(1)[0]) for s in np.random.SeedSequence(seed).spawn(workers)]
     columns = _columns(workers * share + 2048, critic_state)  # a last game past a share: rarely more
@@ -100,10 +123,13 @@ def collect_demonstrations(rules: Rules, num_players: int, decisions: int, seed:
           mp_context().Pool(workers, initializer=ignore_interrupts) as pool):
         tasks = [(rules.to_dict(), num_players, share, worker_seed, teacher, critic_state,
                   os.path.join(folder, str(i))) for i, worker_seed in enumerate(seeds)]
+        bar = progress_bar(progress, total=workers, unit="share", desc="imitation: collecting")
         for part, part_games in pool.imap(_collect_task, tasks):  # in worker order
             for name, rows in columns.items():  # read from the page cache straight into the columns
                 rows.extend(np.load(f"{part}-{name}.npy", mmap_mode="r"))
             games += part_games
+            bar.update()
+        bar.close()
     return _demonstrations(columns, games)
 
 
@@ -118,7 +144,7 @@ def _collect_task(task: tuple) -> tuple[str, int]:
 
 
 def _collect(rules: Rules, num_players: int, decisions: int, seed: int, teacher: str,
-             critic_state: bool) -> Demonstrations:
+             critic_state: bool, progress: bool = False) -> Demonstrations:
     """One process's collection: the games of one generator seeded with ``seed``."""
     engine = Engine(rules, num_players)
     encoder = ObservationEncoder(engine)
@@ -133,7 +159,9 @@ def _collect(rules: Rules, num_players: int, decisions: int, seed: int, teacher:
 
     columns = _columns(decisions + 2048, critic_state)  # a game's decisions past ``decisions`` rarely need more
     games = 0
+    bar = progress_bar(progress, total=decisions, unit="decision", unit_scale=True, desc="imitation: collecting")
     while len(columns["actions"]) < decisions:
+        before = len(columns["actions"])
         for rows in rows_by_seat:
             rows.clear()
         game_states.clear()
@@ -153,6 +181,8 @@ def _collect(rules: Rules, num_players: int, decisions: int, seed: int, teacher:
                 seat_states = [st for q, st in game_states if q == p]
                 if seat_states:
                     columns["states"].extend(seat_states)
+        bar.update(min(len(columns["actions"]), decisions) - min(before, decisions))
+    bar.close()
     return _demonstrations(columns, games)
 
 
@@ -217,7 +247,7 @@ class _Rows:
 def fit_policy(parameters: Iterable[Any], log_prob_and_value: Callable, greedy: Callable,
                inputs: np.ndarray | tuple[np.ndarray, ...], demos: Demonstrations, epochs: int = 4, batch_size: int = 1024,
                learning_rate: float = 1e-3, seed: int = 0, max_grad_norm: float = 0.5,
-               fit_actor: bool = True) -> dict[str, float]:
+               fit_actor: bool = True, progress: bool = False) -> dict[str, float]:
     """Behaviour cloning: ``epochs`` passes of Adam over shuffled minibatches of ``demos``,
     minimising the masked cross-entropy of the teacher's actions plus half the squared error of
     the values against the returns. With ``fit_actor=False`` only the values are fitted (the
@@ -231,7 +261,8 @@ def fit_policy(parameters: Iterable[Any], log_prob_and_value: Callable, greedy: 
     ``log_prob_and_value(x, masks, actions)`` gives the policy's log-probability of
     ``actions`` (illegal actions masked) and its values, both ``(B,)`` tensors; ``greedy(x, masks)`` its most likely legal actions. Returns the last epoch's mean
     losses and the share of the teacher's actions the policy then picks greedily
-    (``agreement``). The caller puts its network in training mode and back."""
+    (``agreement``). The caller puts its network in training mode and back. ``progress``: a
+    bar of the epochs done."""
     import torch
 
     parameters = list(parameters)
@@ -246,6 +277,7 @@ def fit_policy(parameters: Iterable[Any], log_prob_and_value: Callable, greedy: 
     generator = torch.Generator().manual_seed(seed)
     n = len(actions)
     totals = {"policy_loss": 0.0, "value_loss": 0.0}
+    bar = progress_bar(progress, total=epochs, unit="epoch", desc="imitation: fitting")
     for _ in range(epochs):
         totals = {"policy_loss": 0.0, "value_loss": 0.0}
         for idx in torch.randperm(n, generator=generator).split(batch_size):
@@ -259,6 +291,8 @@ def fit_policy(parameters: Iterable[Any], log_prob_and_value: Callable, greedy: 
             optimizer.step()
             totals["policy_loss"] += policy_loss.item() * len(idx) / n
             totals["value_loss"] += value_loss.item() * len(idx) / n
+        bar.update()
+    bar.close()
     with torch.no_grad():
         agree = sum(int((greedy(rows(i), masks[i]) == actions[i]).sum()) for i in torch.arange(n).split(4096))
     return dict(totals, agreement=agree / n)

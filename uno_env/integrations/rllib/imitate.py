@@ -17,7 +17,8 @@ from uno_env.learn.imitation import fit_policy
 
 
 def imitate(module: MaskedPPOModule, demos: Any, epochs: int = 4, batch_size: int = 1024,
-            learning_rate: float = 1e-3, seed: int = 0, fit_actor: bool = True) -> dict[str, float]:
+            learning_rate: float = 1e-3, seed: int = 0, fit_actor: bool = True,
+            progress: bool = False) -> dict[str, float]:
     """Behaviour cloning warm start of a learner module (built with its critic): its actor
     fitted to the teacher's actions of ``demos`` (:class:`uno_env.learn.imitation.Demonstrations`,
     masked cross-entropy), its critic to their returns, by
@@ -46,7 +47,7 @@ def imitate(module: MaskedPPOModule, demos: Any, epochs: int = 4, batch_size: in
     module.train()
     fit = fit_policy(module.parameters(), log_prob_and_value, greedy, demos.observations, demos,
                      epochs=epochs, batch_size=batch_size, learning_rate=learning_rate, seed=seed,
-                     fit_actor=fit_actor)
+                     fit_actor=fit_actor, progress=progress)
     module.eval()
     return fit
 

@@ -9,7 +9,7 @@ from uno_env.learn.imitation import fit_policy
 from uno_env.learn.sb3.policy import CRITIC_INPUT_SIZE
 
 def imitate(model: Any, demos: Any, epochs: int = 4, batch_size: int = 1024, learning_rate: float = 1e-3,
-            seed: int = 0, fit_actor: bool = True) -> dict[str, float]:
+            seed: int = 0, fit_actor: bool = True, progress: bool = False) -> dict[str, float]:
     """Behaviour cloning warm start: fit the policy of a MaskablePPO ``model`` to the teacher's
     actions of ``demos`` (:class:`uno_env.learn.imitation.Demonstrations`; masked
     cross-entropy) and its value network to their returns (squared error), ``epochs`` passes
@@ -37,6 +37,7 @@ def imitate(model: Any, demos: Any, epochs: int = 4, batch_size: int = 1024, lea
 
     policy.set_training_mode(True)
     fit = fit_policy(policy.parameters(), log_prob_and_value, greedy, x, demos, epochs=epochs,
-                     batch_size=batch_size, learning_rate=learning_rate, seed=seed, fit_actor=fit_actor)
+                     batch_size=batch_size, learning_rate=learning_rate, seed=seed, fit_actor=fit_actor,
+                     progress=progress)
     policy.set_training_mode(False)
     return fit
