@@ -127,6 +127,7 @@ from uno_env.learn.sb3.imitate import imitate
 from uno_env.learn.sb3.policy import AsymmetricPolicy, ObsFeatures
 from uno_env.learn.sb3.save import load_model, save_checkpoint
 from uno_env.learn.stop_signals import Interrupted, StopSignals
+from uno_env.tools import report
 from uno_env.tools.evaluate import evaluate_vs
 
 
@@ -682,12 +683,11 @@ def print_table(run: str, evaluation: dict, opponents: list[str]) -> None:
     from rich.table import Table
 
     table = Table(title=f"{run}: greedy policy, seats rotated, duplicate deals")
-    for col in ("opponent", "games", "wins", "win rate", "95% interval"):
+    for col in ("opponent", "games", "wins", "win rate", "95% CI (Wilson)"):
         table.add_column(col, justify="right")
     for o in opponents:
         r = evaluation[o]
-        table.add_row(o, str(r["games"]), str(r["wins"]), f"{r['win_rate']:.3f}",
-                      f"[{r['ci95'][0]:.3f}, {r['ci95'][1]:.3f}]")
+        table.add_row(o, str(r["games"]), str(r["wins"]), report.percent(r["win_rate"]), report.interval(*r["ci95"]))
     Console().print(table)
 
 

@@ -110,6 +110,7 @@ from uno_env.learn import configs, run_dirs
 from uno_env.learn.demo_store import demonstrations
 from uno_env.learn.imitation import summary as imitation_summary
 from uno_env.learn.stop_signals import Interrupted, StopSignals
+from uno_env.tools import report
 from uno_env.tools.evaluate import evaluate_vs
 
 SELF = "self"  # league entry: the learner itself (another seat of the shared policy)
@@ -352,11 +353,11 @@ def write_curve(csv_path: str, png_path: str, title: str, num_players: int) -> N
 
 def print_table(run: str, evaluation: dict, opponents: list[str]) -> None:
     print(f"{run}: greedy policy, seats rotated, duplicate deals")
-    print(f"{'opponent':>12} {'games':>7} {'wins':>7} {'win rate':>9}  95% interval")
+    print(f"{'opponent':>12} {'games':>7} {'wins':>7} {'win rate':>9}  95% CI (Wilson)")
     for o in opponents:
         r = evaluation[o]
-        print(f"{o:>12} {r['games']:>7} {r['wins']:>7} {r['win_rate']:>9.3f}  "
-              f"[{r['ci95'][0]:.3f}, {r['ci95'][1]:.3f}]")
+        print(f"{o:>12} {r['games']:>7} {r['wins']:>7} {report.percent(r['win_rate']):>9}  "
+              f"{report.interval(*r['ci95'])}")
 
 
 def _get(result: dict, *path: str, default: Any = None) -> Any:

@@ -32,14 +32,20 @@ Table = tuple[str, list[str], list[list[str]]]  # title, header, rows
 PNG_NEEDS_MATPLOTLIB = "the PNG chart needs matplotlib (pip install matplotlib)"
 
 
-def _pct(x: float) -> str:
+def percent(x: float) -> str:
+    """A rate as every table of this project prints it: a percentage with one decimal."""
     return f"{100 * x:.1f}%"
+
+
+def interval(lo: float, hi: float) -> str:
+    """A 95% interval of a rate, as every table prints it (``67.9% - 73.5%``)."""
+    return f"{percent(lo)} - {percent(hi)}"
 
 
 def _win_cells(a: dict[str, Any]) -> list[str]:
     """An agent's label, wins, win rate and its Wilson interval, as table cells."""
     lo, hi = a["win_ci95"]
-    return [a["label"], str(a["wins"]), _pct(a["win_rate"]), f"{_pct(lo)} - {_pct(hi)}"]
+    return [a["label"], str(a["wins"]), percent(a["win_rate"]), interval(lo, hi)]
 
 
 def format_result(result: dict[str, Any]) -> list[Table]:
@@ -47,16 +53,16 @@ def format_result(result: dict[str, Any]) -> list[Table]:
     cfg = result["config"]
     rows = [_win_cells(a) + [f"{a['mean_points']:.1f}", f"{a['mean_rank']:.2f}"] for a in result["agents"]]
     title = (f"{cfg['rules']}, {cfg['num_players']} players, {result['games']} games, seed {cfg['seed']} "
-             f"(par {_pct(1 / cfg['num_players'])})")
+             f"(par {percent(1 / cfg['num_players'])})")
     tables = [(title, ["agent", "wins", "win rate", "95% CI (Wilson)", "mean points", "mean rank"], rows)]
     t, s = result["length"]["turns"], result["length"]["steps"]
     length_rows = [[name, f"{d['mean']:.1f}", f"{d['p5']:.0f}", f"{d['p50']:.0f}", f"{d['p90']:.0f}",
                     f"{d['p99']:.0f}", f"{d['max']:.0f}"] for name, d in (("turns", t), ("steps", s))]
     tables.append(("game length", ["", "mean", "p5", "median", "p90", "p99", "max"], length_rows))
-    seat_rows = [[str(x["seat"]), _pct(x["win_rate"]), f"{_pct(x['win_ci95'][0])} - {_pct(x['win_ci95'][1])}"]
+    seat_rows = [[str(x["seat"]), percent(x["win_rate"]), f"{percent(x['win_ci95'][0])} - {percent(x['win_ci95'][1])}"]
                  for x in result["seats"]]
     tables.append(("win rate by seat (seat 0 plays first)", ["seat", "win rate", "95% CI"], seat_rows))
-    footer = [["truncated games", f"{result['truncated']} ({_pct(result['truncated_rate'])})"],
+    footer = [["truncated games", f"{result['truncated']} ({percent(result['truncated_rate'])})"],
               ["time", f"{result['elapsed_s']:.1f} s ({result['games_per_s']:.0f} games/s, "
                        f"{cfg['workers']} worker{'s' if cfg['workers'] != 1 else ''})"]]
     tables.append(("run", ["", ""], footer))
@@ -66,14 +72,14 @@ def format_result(result: dict[str, Any]) -> list[Table]:
 def format_pool(result: dict[str, Any]) -> list[Table]:
     """Tables (title, header, rows) describing an ``evaluate_pool`` result."""
     cfg = result["config"]
-    rows = [[str(i + 1), r["agent"], f"{r['elo']:.0f}", str(r["games"]), _pct(r["win_rate"]),
-             f"{_pct(r['win_ci95'][0])} - {_pct(r['win_ci95'][1])}"] for i, r in enumerate(result["ratings"])]
+    rows = [[str(i + 1), r["agent"], f"{r['elo']:.0f}", str(r["games"]), percent(r["win_rate"]),
+             f"{percent(r['win_ci95'][0])} - {percent(r['win_ci95'][1])}"] for i, r in enumerate(result["ratings"])]
     title = (f"pool ratings (Bradley-Terry, Elo scale): {cfg['rules']}, tables of {cfg['table_size']}, "
              f"{cfg['games_per_table']} games per table")
     tables = [(title, ["#", "agent", "elo", "games", "win rate", "95% CI"], rows)]
     names = result["head_to_head"]["agents"]
     h2h = result["head_to_head"]["ahead_rate"]
-    h_rows = [[names[i]] + ["-" if x is None else _pct(x) for x in h2h[i]] for i in range(len(names))]
+    h_rows = [[names[i]] + ["-" if x is None else percent(x) for x in h2h[i]] for i in range(len(names))]
     tables.append(("head to head: row finished ahead of column", ["agent"] + names, h_rows))
     timing = f"{result['elapsed_s']:.1f} s ({result['games_per_s']:.0f} games/s)"
     tables.append(("run", ["", ""], [["truncated games", str(result["truncated"])], ["time", timing]]))
@@ -94,7 +100,7 @@ def format_paired(result: dict[str, Any]) -> list[Table]:
                 if d else "")
         rows.append(_win_cells(a) + [diff, str(a["truncated"]), f"{a['elapsed_s']:.1f}"])
     title = (f"1 vs {cfg['num_players'] - 1} {cfg['opponent']}: {cfg['rules']}, {result['games']} games per agent "
-             f"on the same deals, seed {cfg['seed']} (par {_pct(1 / cfg['num_players'])}); difference: "
+             f"on the same deals, seed {cfg['seed']} (par {percent(1 / cfg['num_players'])}); difference: "
              f"points from the first agent, game by game")
     header = ["agent", "wins", "win rate", "95% CI (Wilson)", "difference (95% CI)", "truncated", "time s"]
     footer = [["time", f"{result['elapsed_s']:.1f} s ({cfg['workers']} worker{'s' if cfg['workers'] != 1 else ''})"]]
