@@ -163,7 +163,7 @@ def main(argv: list[str] | None = None) -> int:
             if b.mark == "skip" or (b.mark == "slow" and not (args.slow or args.only_slow)) \
                     or (args.only_slow and b.mark != "slow"):
                 skipped += 1
-                print(f"skip  {where}: {b.mark}: {b.reason}")
+                print(f"skip  {where}: {b.mark}: {b.reason}" if b.mark else f"skip  {where}: not marked slow")
                 continue
             if args.list:
                 print(f"run   {where}" + (" (output checked)" if b.expected is not None else ""))
