@@ -77,12 +77,13 @@ def _load(s, d):
     s.draw_pile, s.discard = list(d["draw_pile"]), list(d["discard"])
     s.played[:] = d["played"]
     s.known[:] = np.array(d["known"])
+    s.history[:] = np.array(d["history"])
     for k in ("known_any", "color", "direction", "dealer", "turn", "actor", "phase", "pending", "pending_kind",
-              "skip", "last_player", "wd4_player", "wd4_guilty", "drawn", "discards_left", "offender",
-              "round", "round_winner", "steps", "turns", "game_over", "winner"):
+              "skip", "last_player", "wd4_player", "wd4_guilty", "wd4_color", "drawn", "drawn_from_offer",
+              "asked", "discards_left", "offender", "round", "round_winner", "steps", "turns", "game_over",
+              "winner"):
         setattr(s, k, d[k])
-    s.queue = list(d["queue"])
-    s.answers = [(-1, A.CATCH)] if d["caught"] else []
+    s.queue, s.answers, s.offers = list(d["queue"]), list(d["answers"]), list(d["offers"])
     s.uno_called, s.scores, s.round_points = list(d["uno_called"]), list(d["scores"]), list(d["round_points"])
 
 
@@ -213,7 +214,6 @@ def test_partial_reset_with_a_mask_keeps_the_other_games():
 
 
 @pytest.mark.parametrize("bad, match", [
-    (dict(rules="house"), "stacking"),
     (dict(opponents=["nobody"]), "unknown agent spec"),
     (dict(opponents=["random", "random"]), "opponents must hold"),
     (dict(seat=5), "seat must be"),

@@ -1,12 +1,14 @@
 """The batched engine equals the scalar engine (the reference), game by game and step by step.
 
 For the same generators (or stacked decks and dealers) and the same actions, every game of
-a :class:`BatchedEngine` passes through exactly the states of ``Engine`` (hands, piles, top,
-colour, direction, phase, actor, pending penalty, UNO flags, known cards, scores, winner,
+a :class:`BatchedEngine` passes through exactly the states of ``Engine`` (every field of
+``State``: hands, piles, top, colour, direction, phase, actor, pending penalty, windows'
+queues and hidden answers, offers, UNO flags, known cards, public history, scores, winner,
 step and turn counts), with the same legal actions, the same observation for every seat
-and the same RNG state (so the same reshuffles), after every step. The default run plays a
-few dozen games per ruleset and player count; the ``slow`` variant plays 84 per
-preset, player count and UNO-call mode (1,512 per preset over 2-10 players).
+(layouts 0 and 1) and the same RNG state (so the same reshuffles, jump-in picks and SEVEN
+slaps), after every step. The default run plays a few games per preset (every one of
+``PRESETS``), house option and player count and checks that the random play reached every
+phase and rule it is meant to cover; the ``slow`` variants play many more, at 2-10 players.
 """
 
 from __future__ import annotations
@@ -21,8 +23,12 @@ from uno_env.game import cards as C  # noqa: E402
 from uno_env.game.batched import BatchedEngine, rng_words, state_dict  # noqa: E402
 from uno_env.game.batched import pcg64 as R  # noqa: E402
 from uno_env.game.engine import CATCH, CHALLENGE, COLOR, DISCARD, OVER, TURN, Engine  # noqa: E402
-from uno_env.game.observation import V0_SIZE, ObservationEncoder  # noqa: E402
-from uno_env.game.rules import make_rules  # noqa: E402
+from collections import Counter  # noqa: E402
+
+from uno_env.game import events as EV  # noqa: E402
+from uno_env.game.engine import JUMP, OFFER, PENDING_SEWERS, PHASE_NAMES, TAKE  # noqa: E402
+from uno_env.game.observation import OBS_SIZE, V0_SIZE, ObservationEncoder  # noqa: E402
+from uno_env.game.rules import MAX_COUNT, PRESETS, make_rules  # noqa: E402
 
 from helpers import stacked_deck  # noqa: E402
 
@@ -47,9 +53,11 @@ def pick(rng: np.random.Generator, legal: list[int]) -> int:
 
 def assert_same(be: BatchedEngine, engine: Engine, encoder: ObservationEncoder, states, where: str,
                 observe: bool = True) -> None:
-    """Game b of ``be`` equals ``states[b]``: state, RNG, legal actions, every seat's observation."""
+    """Game b of ``be`` equals ``states[b]``: state, RNG, legal actions, every seat's observation
+    (the first ``be.obs_size`` entries of the scalar encoder's: layout 0 or 1)."""
     masks = be.legal_masks()
     obs = [be.observe(p) for p in range(be.n)] if observe else []
+    width = be.obs_size
     returns, truncated = be.returns(), be.truncated()
     for b, s in enumerate(states):
         got, want = be.game_state(b), state_dict(s)
@@ -62,18 +70,32 @@ def assert_same(be: BatchedEngine, engine: Engine, encoder: ObservationEncoder, 
         legal = [] if s.game_over else engine.legal_actions(s)
         assert np.flatnonzero(masks[b]).tolist() == legal, f"{where}, game {b}: legal actions differ"
         for p in range(be.n if observe else 0):
-            # the batched engine observes layout 0: the prefix of the scalar encoder's vector
-            np.testing.assert_array_equal(obs[p][b], encoder.encode(s, p)[:V0_SIZE],
+            np.testing.assert_array_equal(obs[p][b], encoder.encode(s, p)[:width],
                                           err_msg=f"{where}, game {b}, seat {p}")
 
 
+def _covered(s, t: int, seen: Counter) -> None:
+    """Count what the scalar state ``s`` went through since event ``t``: event kinds by name,
+    the phase it is in, SEVEN slaps (a penalty right after a Seven was played or turned up)."""
+    seen["phase:" + PHASE_NAMES[s.phase]] += 1
+    if s.pending_kind == PENDING_SEWERS:
+        seen["pending:sewers"] += 1
+    if s.phase == TURN and s.pending:  # a turn facing a penalty: it may stack on it
+        seen["pending:stacked"] += 1
+    for before, e in zip(s.events[max(t - 1, 0):], s.events[max(t, 1):]):
+        seen[EV.EVENT_NAMES[e.kind]] += 1
+        if e.kind == EV.PENALTY and before.kind in (EV.PLAYED, EV.JUMPED_IN, EV.DEALT) \
+                and 0 <= before.card < C.NUM_COLORED and before.card % C.NUM_FACES == C.FACE_SEVEN:
+            seen["seven_slap"] += 1
+
+
 def play_both(rules, n: int, games: int, seed: int, max_steps: int = 400, decks=None, dealers=None,
-              observe: bool = True) -> int:
+              observe: bool = True, layout: int = 1) -> Counter:
     """Play ``games`` random games in both engines side by side, comparing after every step;
-    the number of decisions compared."""
-    engine = Engine(rules, n)
+    what was covered (``decisions`` compared, event names, ``phase:<name>``, see ``_covered``)."""
+    engine = Engine(rules, n, record_events=True)  # events change nothing but state.events
     encoder = ObservationEncoder(engine)
-    be = BatchedEngine(rules, n, games)
+    be = BatchedEngine(rules, n, games, layout=layout)
     seeds = [seed * 10_000 + g for g in range(games)]
     be.reset(seeds=seeds, decks=decks, dealers=dealers)
     decks = decks or [None] * games
@@ -82,7 +104,9 @@ def play_both(rules, n: int, games: int, seed: int, max_steps: int = 400, decks=
               for s, d, dl in zip(seeds, decks, dealers)]
     policy = np.random.default_rng(seed)
     assert_same(be, engine, encoder, states, "after the deal", observe)
-    decisions = 0
+    seen: Counter = Counter()
+    for s in states:
+        _covered(s, 0, seen)
     for t in range(max_steps):
         if be.game_over.all():
             break
@@ -90,11 +114,13 @@ def play_both(rules, n: int, games: int, seed: int, max_steps: int = 400, decks=
         for b, s in enumerate(states):
             if not s.game_over:
                 actions[b] = pick(policy, engine.legal_actions(s))
+                before = len(s.events)
                 engine.step(s, int(actions[b]))
-                decisions += 1
+                seen["decisions"] += 1
+                _covered(s, before, seen)
         be.step(actions)
         assert_same(be, engine, encoder, states, f"step {t}", observe)
-    return decisions
+    return seen
 
 
 @pytest.mark.parametrize("preset", ["classic", "tmnt"])
@@ -103,7 +129,7 @@ def play_both(rules, n: int, games: int, seed: int, max_steps: int = 400, decks=
 def test_random_games_pass_through_the_scalar_engines_states(preset, uno_call, n):
     for i in (n % len(VARIANTS), (n + 3) % len(VARIANTS)):  # two option sets per case
         rules = make_rules(preset, uno_call=uno_call, **VARIANTS[i])
-        assert play_both(rules, n, games=4, seed=100 * n + i, max_steps=120) > 0
+        assert play_both(rules, n, games=4, seed=100 * n + i, max_steps=120)["decisions"] > 0
 
 
 @pytest.mark.slow
@@ -114,6 +140,78 @@ def test_many_random_games_pass_through_the_scalar_engines_states(preset, uno_ca
     for i, variant in enumerate(VARIANTS):
         rules = make_rules(preset, uno_call=uno_call, **variant)
         play_both(rules, n, games=12, seed=1000 * n + i, max_steps=2000, observe=(i == 0))
+
+
+# ---------------------------------------------------------------------- every preset and house option
+# each house option on the classic deck, with what random play must show it did (``_covered``)
+HOUSE_OPTIONS = {
+    "stacking": ({"stacking": True}, "pending:stacked"),
+    "stacking-last-no-bluff": ({"stacking": True, "stacked_challenge": "last", "wd4_bluff": False},
+                               "pending:stacked"),
+    "jump_in": ({"jump_in": True}, "jumped_in"),
+    "jump_in-first-explicit": ({"jump_in": True, "jump_in_random_pick": False, "uno_call": "explicit"},
+                               "jumped_in"),
+    "seven_slap": ({"seven_slap": True}, "seven_slap"),
+    "seven_slap-next": ({"seven_slap": True, "seven_slap_random": False}, "seven_slap"),
+    "giving": ({"giving": True}, "took"),
+    "sewers": ({"count_sewers": 8}, "revealed"),  # the cards drawn for a SEWERS are shown
+    "sewers-stacking-jump_in": ({"count_sewers": 8, "stacking": True, "jump_in": True}, "pending:sewers"),
+}
+# every house option at once on a deck small enough to reshuffle in a short game
+SMALL_HOUSE = {"count_zero": 1, "count_number": 2, "count_draw2": 2, "count_reverse": 2, "count_skip": 2,
+               "count_wild": 4, "count_wild_draw4": 4, "count_sewers": 6}
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+@pytest.mark.parametrize("n", [2, 4])
+def test_every_preset_passes_through_the_scalar_engines_states(preset, n):
+    seen = play_both(make_rules(preset), n, games=3, seed=7 * n, max_steps=150)
+    assert seen["round_over"] > 0  # a game played to its end
+
+
+@pytest.mark.parametrize("option,shows", HOUSE_OPTIONS.values(), ids=HOUSE_OPTIONS.keys())
+@pytest.mark.parametrize("n", [2, 4])
+def test_each_house_option_passes_through_the_scalar_engines_states(option, shows, n):
+    seen = play_both(make_rules("classic", **option), n, games=6, seed=11 * n, max_steps=150)
+    assert seen[shows] > 0, f"random play never showed {shows!r}: {dict(seen)}"
+
+
+def test_house_rules_on_a_small_deck_reach_every_window_and_reshuffle():
+    rules = make_rules("house", **SMALL_HOUSE)
+    seen = Counter()
+    for n, seed in ((2, 1), (4, 2), (10, 3)):
+        seen += play_both(rules, n, games=3, seed=seed, max_steps=200)
+    for shows in ("phase:jump", "phase:offer", "phase:take", "phase:challenge", "phase:color",
+                  "pending:stacked", "pending:sewers", "seven_slap", "reshuffled", "round_over"):
+        assert seen[shows] > 0, f"random play never showed {shows!r}: {dict(seen)}"
+
+
+def test_ten_players_of_the_house_preset_pass_through_the_scalar_engines_states():
+    assert play_both(make_rules("house", uno_call="explicit"), 10, games=2, seed=5, max_steps=150)["decisions"] > 0
+
+
+@pytest.mark.parametrize("n", [2, 4])
+def test_layout_0_observations_are_the_prefix_of_the_scalar_encoders(n):
+    assert play_both(make_rules("house"), n, games=2, seed=n, max_steps=60, layout=0)["decisions"] > 0
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+@pytest.mark.parametrize("uno_call", ["auto", "explicit"])
+@pytest.mark.parametrize("n", range(2, 11))
+def test_long_random_games_of_every_preset_pass_through_the_scalar_engines_states(preset, uno_call, n):
+    for small in (False, True):
+        rules = make_rules(preset, uno_call=uno_call, **(SMALL_HOUSE if small and preset == "house" else {}))
+        play_both(rules, n, games=6, seed=100 * n + small, max_steps=1500, observe=small)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("option,shows", HOUSE_OPTIONS.values(), ids=HOUSE_OPTIONS.keys())
+@pytest.mark.parametrize("n", [2, 3, 5, 10])
+def test_long_random_games_of_each_house_option_pass_through_the_scalar_engines_states(option, shows, n):
+    for i, variant in enumerate(VARIANTS):
+        play_both(make_rules("classic", **{**variant, **option}), n, games=4, seed=1000 * n + i, max_steps=1000,
+                  observe=(i == 0))
 
 
 # ---------------------------------------------------------------------- stacked decks
@@ -249,16 +347,14 @@ def test_reset_without_seeds_continues_each_games_stream_like_a_scalar_env():
 
 
 # ---------------------------------------------------------------------- API and errors
-@pytest.mark.parametrize("option", [{"stacking": True}, {"jump_in": True}, {"seven_slap": True},
-                                    {"giving": True}, {"count_sewers": 4}])
-def test_house_options_are_refused_with_their_name(option):
-    with pytest.raises(ValueError, match=next(iter(option))):
-        BatchedEngine(make_rules("classic", **option), 2, 4)
+def test_the_card_arrays_hold_every_deck_a_ruleset_can_name():
+    # hands, piles and counts are int8: every count a Rules may give (MAX_COUNT) must fit
+    assert MAX_COUNT <= np.iinfo(np.int8).max
 
 
-def test_house_preset_is_refused_naming_every_option():
-    with pytest.raises(ValueError, match="stacking=True.*jump_in=True.*seven_slap=True.*giving=True"):
-        BatchedEngine("house", 4, 2)
+def test_an_unknown_observation_layout_is_refused():
+    with pytest.raises(ValueError, match=r"layout must be an observation layout version \[0, 1\], got 2"):
+        BatchedEngine("classic", 2, 2, layout=2)
 
 
 def test_illegal_action_is_refused_and_no_game_changes():

@@ -23,8 +23,8 @@ Game ``i`` is one :class:`~uno_env.envs.gym_env.UnoGymEnv` episode after another
 learner seat (``seat="random"`` draws it per episode, or a fixed seat), the other seats
 played inside ``step()`` by the opponents, the same rewards (+1 win, -1/(n-1) loss at the
 end; 0 on a truncation at ``rules.max_steps`` decisions), illegal learner actions ending
-the episode with -1 and ``info["illegal"]``. Only the official rules (see
-:mod:`uno_env.game.batched.engine`); house options are a ``ValueError`` naming them.
+the episode with -1 and ``info["illegal"]``. Every ruleset and option (presets ``classic``,
+``tmnt``, ``house``, ..., see :mod:`uno_env.game.batched.engine`).
 
 **Opponents** (one spec for every opponent seat, or one per seat to the learner's left):
 

@@ -1,4 +1,4 @@
-"""Millions of games between two agents on the batched engine (official rules).
+"""Millions of games between two agents on the batched engine (any ruleset).
 
 Library use::
 
@@ -140,7 +140,7 @@ def build_parser() -> argparse.ArgumentParser:
                                 description="Many games of an agent against an opponent on the batched engine.")
     p.add_argument("--agent", required=True, help="random or checkpoint:<dir>[#sample]")
     p.add_argument("--opponent", default="random", help="random or checkpoint:<dir> (every other seat)")
-    p.add_argument("--rules", default="classic", help="classic, tmnt or a YAML file (official rules)")
+    p.add_argument("--rules", default="classic", help="a preset (classic, tmnt, house, ...) or a YAML file")
     p.add_argument("--num-players", "--players", dest="players", type=int, default=2)
     p.add_argument("--games", type=int, default=100_000)
     p.add_argument("--batch", type=int, default=4096)

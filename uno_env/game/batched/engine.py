@@ -1,49 +1,56 @@
-"""The batched engine: B games of the official rules held as arrays, advanced in one call.
+"""The batched engine: B games of one ruleset held as arrays, advanced in one call.
 
-    engine = BatchedEngine("classic", num_players=2, batch_size=4096)
+    engine = BatchedEngine("house", num_players=2, batch_size=4096, layout=1)
     engine.reset(seeds=range(4096))           # or rngs=[Generator...], decks=..., dealers=...
     masks = engine.legal_masks()              # (B, 195) int8, zero rows for finished games
     engine.step(actions)                      # (B,) action ids; ValueError (nothing changed) if one is illegal
-    engine.observe(seats)                     # (B, 1254) float32: the observation of seat seats[b]
-                                              # (layout 0: the first V0_SIZE entries, see below)
+    engine.observe(seats)                     # (B, obs_size) float32: the observation of seat seats[b]
+                                              # (layout 1: 1537 entries; layout 0: the first 1254)
     engine.game_over, engine.winner, engine.returns(), engine.truncated()
 
 Game ``b`` of the batch is, decision for decision, the scalar
 :class:`uno_env.game.engine.Engine` (the reference): the same rules code, ported line by
 line into compiled kernels (:mod:`uno_env.game.batched.kernels`, numba), over arrays
-instead of Python objects. ``game_state(b)`` and :func:`state_dict` put both in one form,
-and the tests compare them after every step of thousands of random games.
+instead of Python objects, with the same phases and one ``legal_<phase>`` / ``apply_<phase>``
+pair per phase. ``game_state(b)`` and :func:`state_dict` put both in one form (every field
+of the scalar ``State`` but its generator, legal-action cache and events), and the tests
+compare them after every step of thousands of random games of every preset.
 
 **Randomness.** Every game owns a PCG64 stream (:mod:`uno_env.game.batched.pcg64`, six
 uint64 words) that reproduces numpy's ``Generator(PCG64)`` bit for bit, used exactly where
-the scalar engine uses ``state.rng``: the dealer (``integers(n)``), the shuffle of the deck
-and every reshuffle of DRAW (``shuffle``). So ``reset(rngs=[np.random.default_rng(s)])``
+the scalar engine uses ``state.rng``: the dealer (``integers(n)``), the shuffle of the deck,
+every reshuffle of DRAW (``shuffle``), the jump-in pick among several jumpers and the SEVEN
+slap's victim (``integers``). So ``reset(rngs=[np.random.default_rng(s)])``
 (or ``seeds=[s]``) and ``Engine.new_state(np.random.default_rng(s))`` deal the same cards
 and reshuffle the same way for ever after, with no reshuffle order passed around; the
 stream's state after every step equals the Generator's (``rng_state(b)``). ``reset``
 without seeds continues each game's stream, as a scalar env reuses its RNG across episodes.
 
-**Options.** The official rules with every option that does not need a house rule:
-``colors``, deck counts, ``hand_size``, ``wd4_bluff``, ``challenge``,
-``two_player_reverse_skips``, ``villain_faces`` (tmnt), ``uno_call`` (auto/explicit),
-``uno_penalty``, ``episode``/``num_rounds``/``target_score``/``scoring``, ``max_steps``,
-and the two house options that need no new phase: ``draw_rule: until_playable`` and
-``winner_starts``. ``stacking``, ``jump_in``, ``seven_slap``, ``giving`` and FROM THE
-SEWERS cards (``count_sewers``) are refused with a ``ValueError`` naming them. So the
-decisions are: turn, drawn card, Wild Draw Four challenge, colour of a first wild, Team
-Attack discards, catch (explicit UNO) and the UNO call.
+**Options.** Every option of :class:`~uno_env.game.rules.Rules`, none refused: colours and
+deck counts (the 560-card house deck, FROM THE SEWERS cards), ``hand_size``, ``draw_rule``,
+``winner_starts``, ``wd4_bluff``, ``challenge``, ``stacked_challenge``,
+``two_player_reverse_skips``, ``villain_faces`` (tmnt), ``sewers_points``, ``stacking``,
+``jump_in`` (``jump_in_random_pick``), ``seven_slap`` (``seven_slap_random``), ``giving``,
+``uno_call`` (auto/explicit), ``uno_penalty``, ``episode``/``num_rounds``/``target_score``/
+``scoring``, ``max_steps``. So the decisions are every phase of the scalar engine: turn,
+drawn card, Wild Draw Four challenge, colour of a first wild, Team Attack discards, and the
+windows catch (explicit UNO), jump-in, offer and take (giving). Events are not recorded.
 
-**Layout.** Per game: hands as counts per card kind (int8, ``(n, 56)``), a bitset of held
-kinds per seat, hand sizes, UNO flags, scores, DRAW and DISCARD as kind arrays with
-lengths (top = last), cards played since the last reshuffle, what each seat knows of each
-hand (a challenge shows a hand), the scalar fields as one int32 row, the PCG64 words.
-``memory_per_game()`` gives the bytes (798 for classic with 2 players).
+**Layout.** Per game: hands as counts per card kind (int8, ``(n, 56)``; ``Rules`` allows at
+most ``MAX_COUNT`` = 100 copies of a kind), a bitset of held kinds per seat, hand sizes, UNO
+flags, scores, DRAW and DISCARD as kind arrays with lengths (top = last), cards played since
+the last reshuffle, what each seat knows of each hand, the public history (``State.history``,
+int16 ``(n, 21)``), a window's queue of seats with the answers stored per position (the
+action, and a hidden UNO call of a jump-in window), the open offers per seat, the scalar
+fields as one int32 row, the PCG64 words. ``memory_per_game()`` gives the bytes: 902 for
+classic with 2 players (902 classic-stacking-jumpin, 910 tmnt, 1,846 house: its 560-card
+piles; 1,816 classic and 2,760 house with 4 players, 7,246 and 8,190 with 10), all of it
+allocated at construction.
 
-**Observations: layout 0.** ``observe`` gives the first ``observation.V0_SIZE`` (1254)
-entries of :class:`~uno_env.game.observation.ObservationEncoder`'s vector, the whole
-observation of layout 0: the public history of layout 1 (HISTORY, WD4_COLOR) is not kept
-by the batched engine (``OBS_SIZE`` here is ``V0_SIZE``). Policies that read layout 1 cannot
-play on it (the vector env and the batched evaluation refuse them with a ``ValueError``).
+**Observations: layouts 0 and 1.** ``observe`` gives the first ``obs_size`` entries of
+:class:`~uno_env.game.observation.ObservationEncoder`'s vector: all 1537 of the current
+layout 1 (with the public history, HISTORY and WD4_COLOR) for ``layout=1``, the 1254 of
+layout 0 for ``layout=0`` (the default, for layout-0 policies).
 
 **Phases as masks.** Every kernel takes a boolean ``active`` mask over the batch and
 handles each game in its own phase; ``step`` by default steps every game that is not over.
@@ -66,19 +73,18 @@ from uno_env.game import actions as A
 from uno_env.game import cards as C
 from uno_env.game.batched import kernels as K
 from uno_env.game.batched import pcg64 as R
-from uno_env.game.engine import CATCH, NO_PENDING, PHASE_NAMES, Engine, State
+from uno_env.game.engine import NO_PENDING, NUM_HISTORY_COLUMNS, PHASE_NAMES, Engine, State
 from uno_env.game.inputs import integer_array
-from uno_env.game.observation import V0_SIZE, ObservationEncoder
+from uno_env.game.observation import LAYOUT_SIZES, V0_SIZE, ObservationEncoder
 from uno_env.game.rules import Rules, make_rules, show_value
 
-OBS_SIZE = V0_SIZE  # the batched engine's observations: layout 0 (the prefix of the scalar encoder's)
-OBS_LAYOUT_VERSION = 0
+OBS_SIZE = V0_SIZE  # the default observation: layout 0 (the prefix of the scalar encoder's)
+OBS_LAYOUT_VERSION = 0  # the default layout (``BatchedEngine(..., layout=1)``: the current one)
 
-# options the batched engine cannot play, with the value it needs
-REFUSED_OPTIONS = {"stacking": False, "jump_in": False, "seven_slap": False, "giving": False,
-                   "count_sewers": 0}
+# the batch state, in the order the kernels unpack it (kernels.py's docstring)
 STATE_ARRAYS = ("g", "hands", "held", "hand_size", "uno_called", "scores", "round_points",
-                "draw_pile", "discard", "played", "known", "rng")
+                "draw_pile", "discard", "played", "known", "rng", "history", "queue", "answers",
+                "jump_uno", "offers")
 _INT8, _FLOAT32, _UINT64 = np.dtype(np.int8), np.dtype(np.float32), np.dtype(np.uint64)  # of out and prng
 _EPISODES = {"round": K.EPISODE_ROUND, "game": K.EPISODE_GAME, "rounds": K.EPISODE_ROUNDS}
 
@@ -95,26 +101,18 @@ def _seed_words(seed: Any, i: int) -> np.ndarray:
                      f"{show_value(seed)} ({type(seed).__name__})")
 
 
-def check_supported(rules: Rules) -> None:
-    """``ValueError`` naming every option of ``rules`` that the batched engine cannot play."""
-    bad = [f"{k}={getattr(rules, k)!r}" for k, ok in REFUSED_OPTIONS.items() if getattr(rules, k) != ok]
-    if bad:
-        raise ValueError(f"the batched engine plays the official rules only; unsupported option(s): "
-                         f"{', '.join(bad)} (use the scalar engine, uno_env.game.engine.Engine)")
-    counts = rules.deck_counts()
-    if max(counts) > 127:
-        raise ValueError(f"the batched engine holds at most 127 copies of a card kind, the deck has "
-                         f"{max(counts)}")
-
-
 class BatchedEngine:
     """``batch_size`` games of one ruleset and player count (see the module docstring)."""
 
-    def __init__(self, rules: Any = "classic", num_players: int = 2, batch_size: int = 1):
+    def __init__(self, rules: Any = "classic", num_players: int = 2, batch_size: int = 1, layout: int = 0):
         self.rules = rules if isinstance(rules, Rules) else make_rules(rules)
-        check_supported(self.rules)
         if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
             raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
+        if isinstance(layout, bool) or layout not in LAYOUT_SIZES:
+            raise ValueError(f"layout must be an observation layout version {sorted(LAYOUT_SIZES)}, got "
+                             f"{show_value(layout)}")
+        self.layout = int(layout)
+        self.obs_size = LAYOUT_SIZES[self.layout]
         self.scalar = Engine(self.rules, num_players)  # validates the player count and the deck
         self.n = n = self.scalar.n
         self.batch_size = B = int(batch_size)
@@ -138,9 +136,17 @@ class BatchedEngine:
         cfg[K.CFG_UNTIL] = r.draw_rule == "until_playable"
         cfg[K.CFG_WSTARTS] = r.winner_starts
         cfg[K.CFG_DECK] = D
+        cfg[K.CFG_STACKING] = r.stacking
+        cfg[K.CFG_WHOLE] = r.stacked_challenge == "whole"
+        cfg[K.CFG_JUMP] = r.jump_in
+        cfg[K.CFG_JUMP_RANDOM] = r.jump_in_random_pick
+        cfg[K.CFG_SLAP] = r.seven_slap
+        cfg[K.CFG_SLAP_RANDOM] = r.seven_slap_random
+        cfg[K.CFG_GIVING] = r.giving
         self.cfg = cfg
+        self.ru = (cfg, self.deck, self.points)  # the kernels' rule constants
         # the encoder's constant part (opponent presence, rule flags) is the observation template
-        self.template = ObservationEncoder(self.scalar)._template[:OBS_SIZE].copy()
+        self.template = ObservationEncoder(self.scalar)._template[:self.obs_size].copy()
         self.g = np.zeros((B, K.NUM_FIELDS), np.int32)
         self.g[:, K.F_PHASE] = K.OVER  # nothing to decide before the first reset
         self.g[:, K.F_OVER] = 1
@@ -159,9 +165,15 @@ class BatchedEngine:
         self.rng = np.zeros((B, R.RNG_WORDS), np.uint64)
         self.rng[:] = R.words_from_seed(0)  # replaced by reset's seeds; distinct per game below
         self.rng[:, R.I_LO] |= np.uint64(1)
+        self.history = np.zeros((B, n, NUM_HISTORY_COLUMNS), np.int16)
+        self.history[:, :, K.H_LEFT] = -1
+        self.queue = np.zeros((B, n), np.int8)  # a window's seats, F_QPOS answering now
+        self.answers = np.full((B, n), -1, np.int16)  # per queue position: the action (-1: pass)
+        self.jump_uno = np.zeros((B, n), np.int8)  # per queue position: UNO called in a JUMP window
+        self.offers = np.full((B, n), -1, np.int16)  # per seat: the kind offered (-1: none)
         self.st = tuple(getattr(self, name) for name in STATE_ARRAYS)
         self._all = np.ones(B, bool)
-        self._mask_shape, self._obs_shape, self._prng_shape = (B, A.NUM_ACTIONS), (B, OBS_SIZE), (B, R.RNG_WORDS)
+        self._mask_shape, self._obs_shape, self._prng_shape = (B, A.NUM_ACTIONS), (B, self.obs_size), (B, R.RNG_WORDS)
         self._scratch = np.zeros((3, K.MAX_LEGAL), np.int64)  # kernels allocate nothing
 
     # ------------------------------------------------------------------ set-up
@@ -222,7 +234,7 @@ class BatchedEngine:
                 dealer_arr[idx] = seats
         if words:
             self.rng[idx] = words
-        K.new_episodes(self.st, self.cfg, self.deck, self.points, active, orders, has_order, dealer_arr)
+        K.new_episodes(self.st, self.ru, active, orders, has_order, dealer_arr)
         return active
 
     @staticmethod
@@ -301,17 +313,17 @@ class BatchedEngine:
             raise ValueError(f"illegal action {a} ({self.scalar.describe(a)}) in game {bad}, phase "
                              f"{PHASE_NAMES[self.g[bad, K.F_PHASE]]!r}, seat {self.g[bad, K.F_ACTOR]}; "
                              f"legal: {self.legal_actions(bad)}")
-        K.step_batch(self.st, self.cfg, self.deck, self.points, acts, act)
+        K.step_batch(self.st, self.ru, acts, act)
 
     def observe(self, seats: Any, active: Any = None, out: np.ndarray | None = None) -> np.ndarray:
-        """Observations ``(B, 1254)`` float32: game ``b`` as seat ``seats[b]`` (an int: every game)
-        sees it, equal to the first ``OBS_SIZE`` (= ``V0_SIZE``) entries of
-        ``ObservationEncoder.encode`` (layout 0). Rows outside ``active`` are left as
-        they are (zero in a fresh array)."""
+        """Observations ``(B, obs_size)`` float32: game ``b`` as seat ``seats[b]`` (an int: every
+        game) sees it, equal to the first ``obs_size`` entries of ``ObservationEncoder.encode``
+        (1254 for layout 0, all 1537 for layout 1). Rows outside ``active`` are left as they
+        are (zero in a fresh array)."""
         act = self._all if active is None else self._select(active)
         seats = self._seats(seats, act)
         if out is None:  # the kernel writes every entry of an active row
-            out = (np.empty if active is None else np.zeros)((self.batch_size, OBS_SIZE), np.float32)
+            out = (np.empty if active is None else np.zeros)(self._obs_shape, np.float32)
         out = self._array(out, self._obs_shape, _FLOAT32, "observe out")
         K.observe_batch(self.st, self.cfg, self.template, seats, act, out)
         return out
@@ -336,8 +348,8 @@ class BatchedEngine:
         decides, the game ends or ``rules.max_steps`` is reached: one compiled call."""
         act = ~self.game_over if active is None else self._select(active) & ~self.game_over
         seats = self._seats(seats, act)
-        K.random_bots_until(self.st, self.cfg, self.deck, self.points, act, seats, self.rules.max_steps,
-                            self._prng(prng), self._scratch)
+        K.random_bots_until(self.st, self.ru, act, seats, self.rules.max_steps, self._prng(prng),
+                            self._scratch)
 
     # ------------------------------------------------------------------ results
     @property
@@ -388,13 +400,16 @@ class BatchedEngine:
 
     def game_state(self, b: int) -> dict[str, Any]:
         """Game ``b`` in the form of :func:`state_dict` (compare with a scalar state)."""
+        b = self._game(b)
         g = self.g[b]
-        n = self.n
-        phase = int(g[K.F_PHASE])
-        queue = []
-        if phase == CATCH:
-            off, d = int(g[K.F_OFFENDER]), int(g[K.F_DIR])
-            queue = [(off + d * i) % n for i in range(int(g[K.F_QPOS]) + 1, n)]
+        qpos, qlen = int(g[K.F_QPOS]), int(g[K.F_QLEN])
+        queue = self.queue[b, :qlen].astype(np.int64).tolist()
+        answers = []  # (seat, action) in the order they were given, as the scalar State keeps them
+        for i, q in enumerate(queue):
+            if self.jump_uno[b, i]:
+                answers.append((q, A.UNO))
+            if i < qpos and self.answers[b, i] >= 0:
+                answers.append((q, int(self.answers[b, i])))
         return {
             "hands": self.hands[b].astype(np.int64).tolist(),
             "held": [int(x) for x in self.held[b]],
@@ -404,13 +419,16 @@ class BatchedEngine:
             "played": self.played[b].astype(np.int64).tolist(),
             "known": self.known[b].astype(np.int64).tolist(),
             "known_any": bool(g[K.F_KNOWNANY]),
+            "history": self.history[b].astype(np.int64).tolist(),
             "color": int(g[K.F_COLOR]), "direction": int(g[K.F_DIR]), "dealer": int(g[K.F_DEALER]),
-            "turn": int(g[K.F_TURN]), "actor": int(g[K.F_ACTOR]), "phase": phase,
+            "turn": int(g[K.F_TURN]), "actor": int(g[K.F_ACTOR]), "phase": int(g[K.F_PHASE]),
             "pending": int(g[K.F_PENDING]), "pending_kind": int(g[K.F_PKIND]),
             "skip": bool(g[K.F_SKIP]), "last_player": int(g[K.F_LAST]),
             "wd4_player": int(g[K.F_WD4P]), "wd4_guilty": bool(g[K.F_WD4G]),
-            "drawn": int(g[K.F_DRAWN]), "discards_left": int(g[K.F_DLEFT]),
-            "queue": queue, "caught": bool(g[K.F_CAUGHT]), "offender": int(g[K.F_OFFENDER]),
+            "wd4_color": int(g[K.F_WD4COLOR]), "drawn": int(g[K.F_DRAWN]),
+            "drawn_from_offer": bool(g[K.F_FROMOFFER]), "asked": bool(g[K.F_ASKED]),
+            "discards_left": int(g[K.F_DLEFT]), "queue": queue[qpos:], "answers": answers,
+            "offers": self.offers[b].astype(np.int64).tolist(), "offender": int(g[K.F_OFFENDER]),
             "uno_called": [bool(x) for x in self.uno_called[b]],
             "scores": self.scores[b].astype(np.int64).tolist(),
             "round": int(g[K.F_ROUND]), "round_points": self.round_points[b].astype(np.int64).tolist(),
@@ -420,24 +438,24 @@ class BatchedEngine:
 
 
 def state_dict(s: State) -> dict[str, Any]:
-    """A scalar :class:`State` in the form of ``BatchedEngine.game_state`` (official rules: the
-    CATCH window's answers reduce to whether anyone caught; the public history of observation
-    layout 1, ``history`` and ``wd4_color``, is not kept by the batched engine)."""
-    if s.asked or s.drawn_from_offer or any(o >= 0 for o in s.offers) or s.pending_kind > 1:
-        raise ValueError("the state uses a house rule the batched engine does not play")
+    """A scalar :class:`State` in the form of ``BatchedEngine.game_state``: every field of the
+    state but its generator (compared with ``rng_state``), the legal-action cache and the events
+    (the batched engine records none)."""
     return {
         "hands": s.hands.astype(np.int64).tolist(), "held": [int(x) for x in s.held],
         "hand_size": [int(x) for x in s.hand_size],
         "draw_pile": [int(k) for k in s.draw_pile], "discard": [int(k) for k in s.discard],
         "played": s.played.astype(np.int64).tolist(), "known": s.known.astype(np.int64).tolist(),
-        "known_any": bool(s.known_any),
+        "known_any": bool(s.known_any), "history": s.history.astype(np.int64).tolist(),
         "color": s.color, "direction": s.direction, "dealer": s.dealer, "turn": s.turn,
         "actor": s.actor, "phase": s.phase, "pending": s.pending,
         "pending_kind": s.pending_kind if s.pending_kind != NO_PENDING else NO_PENDING,
         "skip": bool(s.skip), "last_player": s.last_player, "wd4_player": s.wd4_player,
-        "wd4_guilty": bool(s.wd4_guilty), "drawn": s.drawn, "discards_left": s.discards_left,
-        "queue": list(s.queue), "caught": bool(s.answers), "offender": s.offender,
-        "uno_called": [bool(x) for x in s.uno_called], "scores": list(s.scores),
+        "wd4_guilty": bool(s.wd4_guilty), "wd4_color": s.wd4_color, "drawn": s.drawn,
+        "drawn_from_offer": bool(s.drawn_from_offer), "asked": bool(s.asked),
+        "discards_left": s.discards_left, "queue": [int(q) for q in s.queue],
+        "answers": [(int(q), int(a)) for q, a in s.answers], "offers": [int(k) for k in s.offers],
+        "offender": s.offender, "uno_called": [bool(x) for x in s.uno_called], "scores": list(s.scores),
         "round": s.round, "round_points": list(s.round_points), "round_winner": s.round_winner,
         "steps": s.steps, "turns": s.turns, "game_over": bool(s.game_over), "winner": s.winner,
     }
