@@ -40,3 +40,10 @@ _OPTIONS = {"cache": True, "nogil": True, **_probe_no_nrt()}
 def njit(fn):
     """Compile ``fn`` in nopython mode (no array refcounting), cached on disk next to the module."""
     return numba.njit(**_OPTIONS)(fn)
+
+
+def njit_inline(fn):
+    """``njit`` with ``fn`` inlined into its callers by numba (``inline="always"``): for the small
+    functions of the hot paths that take the whole batch state, whose arrays would otherwise be
+    passed as a long list of pointers and sizes on every call."""
+    return numba.njit(inline="always", **_OPTIONS)(fn)

@@ -32,7 +32,7 @@ from uno_env.game import cards as C
 from uno_env.game import engine as E
 from uno_env.game import observation as O
 from uno_env.game.batched import pcg64 as R
-from uno_env.game.batched._jit import njit
+from uno_env.game.batched._jit import njit, njit_inline
 
 # ---------------------------------------------------------------------- per-game fields (g)
 (F_COLOR, F_DIR, F_DEALER, F_TURN, F_ACTOR, F_PHASE, F_PENDING, F_PKIND, F_SKIP, F_LAST,
@@ -70,7 +70,7 @@ PLAY_END = A.DRAW
 
 
 # ====================================================================== card movement
-@njit
+@njit_inline
 def _add(st, b, p, k):
     """Engine._add"""
     g, hands, held, hsize, uno, scores, rpoints, draw, disc, played, known, rng, hist, queue, answers, juno, offers = st
@@ -81,7 +81,7 @@ def _add(st, b, p, k):
     hist[b, p, H_RECEIVED] += 1
 
 
-@njit
+@njit_inline
 def _remove(st, b, p, k):
     """Engine._remove"""
     g, hands, held, hsize, uno, scores, rpoints, draw, disc, played, known, rng, hist, queue, answers, juno, offers = st
@@ -105,25 +105,25 @@ def _reveal(st, b, p, k):
     g[b, F_KNOWNANY] = 1
 
 
-@njit
+@njit_inline
 def _top(g, disc, b):
     return np.int64(disc[b, g[b, F_DISCLEN] - 1])
 
 
-@njit
+@njit_inline
 def _top_face(g, disc, b):
     top = _top(g, disc, b)
     return top % NF if top < NCOL else NO_FACE
 
 
-@njit
+@njit_inline
 def _clear_drew_on(hist, b, p):
     """The seat's drew-on flags clear (``history[p, H_DREW_ON_COLOR:H_RECEIVED] = 0``)."""
     for i in range(H_DREW_ON_COLOR, H_RECEIVED):
         hist[b, p, i] = 0
 
 
-@njit
+@njit_inline
 def _draw_one(st, b, p):
     """Engine._draw_one: the kind drawn (reshuffling DISCARD under its top if DRAW is empty), or -1."""
     g, hands, held, hsize, uno, scores, rpoints, draw, disc, played, known, rng, hist, queue, answers, juno, offers = st
@@ -196,7 +196,7 @@ def _sewers_draw(st, b, p, k):
         _reveal(st, b, p, card)
 
 
-@njit
+@njit_inline
 def _playable(st, cfg, b, p, k):
     """Engine._playable"""
     g, held, disc = st[0], st[2], st[8]
@@ -207,13 +207,13 @@ def _playable(st, cfg, b, p, k):
 
 
 # ====================================================================== turn flow
-@njit
+@njit_inline
 def _next(g, cfg, b, p):
     """Engine._next"""
     return (p + g[b, F_DIR]) % cfg[CFG_N]
 
 
-@njit
+@njit_inline
 def _start_turn(st, cfg, b, p):
     """Engine._start_turn"""
     g, hands, held, hsize, uno, scores, rpoints, draw, disc, played, known, rng, hist, queue, answers, juno, offers = st
@@ -231,7 +231,7 @@ def _start_turn(st, cfg, b, p):
     g[b, F_TURNS] += 1
 
 
-@njit
+@njit_inline
 def _can_stack(st, cfg, b, p):
     """Engine._can_stack"""
     g, held = st[0], st[2]
@@ -337,7 +337,7 @@ def _slap(st, cfg, b, player, first):
     _draw(st, b, victim, sevens)
 
 
-@njit
+@njit_inline
 def _after_play(st, ru, b):
     """Engine._after_play: a card has been played: the catch window, then the jump-in window."""
     g, hsize, uno, queue = st[0], st[3], st[4], st[13]
@@ -375,7 +375,7 @@ def _close_window(g, b):
     g[b, F_QLEN] = 0
 
 
-@njit
+@njit_inline
 def _open_jump(st, ru, b):
     """Engine._open_jump"""
     g, held, queue = st[0], st[2], st[13]
@@ -396,7 +396,7 @@ def _open_jump(st, ru, b):
     _resolve(st, cfg, b)
 
 
-@njit
+@njit_inline
 def _resolve(st, cfg, b):
     """Engine._resolve: the played card's effect reaches the next player; the next turn begins."""
     g = st[0]
@@ -410,7 +410,7 @@ def _resolve(st, cfg, b):
         _start_turn(st, cfg, b, nxt)
 
 
-@njit
+@njit_inline
 def _draw_for_turn(st, cfg, b, p):
     """Engine._draw_for_turn"""
     g, disc, hist = st[0], st[8], st[12]
@@ -607,7 +607,7 @@ def _challenge(st, cfg, b, p):
 
 
 # ====================================================================== decisions, phase by phase
-@njit
+@njit_inline
 def _emit_plays(k, out, c):
     """The play ids of kind ``k`` (one, or one per colour for a wild) appended at ``out[c]``."""
     if k < NCOL:
@@ -619,7 +619,7 @@ def _emit_plays(k, out, c):
     return c + NCOLORS
 
 
-@njit
+@njit_inline
 def _emit_bits(bits, out, c):
     """The play ids of every kind in ``bits``, ascending."""
     while bits:
@@ -628,14 +628,14 @@ def _emit_bits(bits, out, c):
     return c
 
 
-@njit
+@njit_inline
 def _may_call_uno(st, cfg, b, p):
     """Engine._may_call_uno"""
     return cfg[CFG_EXPLICIT] != 0 and st[3][b, p] == 2 and st[4][b, p] == 0
 
 
 # --- TURN: play a matching card, draw, ask, call UNO; or stack / take a pending penalty
-@njit
+@njit_inline
 def legal_turn(st, cfg, b, p, out):
     """Engine._legal_turn"""
     g, held, hsize, disc = st[0], st[2], st[3], st[8]
@@ -663,7 +663,7 @@ def legal_turn(st, cfg, b, p, out):
     return c
 
 
-@njit
+@njit_inline
 def apply_turn(st, ru, b, p, a):
     """Engine._apply_turn"""
     g, hsize, queue = st[0], st[3], st[13]
@@ -688,7 +688,7 @@ def apply_turn(st, ru, b, p, a):
         _open_window(st, b, OFFER, m)
 
 
-@njit
+@njit_inline
 def _play_action(st, ru, b, p, a):
     """A play id: ``_play`` of its kind and colour (``A.PLAYED_KIND``, ``A.PLAYED_COLOR``)."""
     if a < A.PLAY_WILD:
@@ -698,7 +698,7 @@ def _play_action(st, ru, b, p, a):
 
 
 # --- DRAWN: play the card just drawn (or taken), or keep it
-@njit
+@njit_inline
 def legal_drawn(st, cfg, b, p, out):
     """Engine._legal_drawn"""
     g = st[0]
@@ -711,7 +711,7 @@ def legal_drawn(st, cfg, b, p, out):
     return c
 
 
-@njit
+@njit_inline
 def apply_drawn(st, ru, b, p, a):
     """Engine._apply_drawn"""
     cfg = ru[0]
@@ -724,7 +724,7 @@ def apply_drawn(st, ru, b, p, a):
 
 
 # --- CHALLENGE: the victim of a Wild Draw Four challenges, takes it, or stacks one
-@njit
+@njit_inline
 def legal_challenge(st, cfg, b, p, out):
     """Engine._legal_challenge"""
     c = 0
@@ -755,7 +755,7 @@ def apply_challenge(st, ru, b, p, a):
 
 
 # --- COLOR: the colour of a wild turned up as the first card
-@njit
+@njit_inline
 def legal_color(st, cfg, b, p, out):
     """Engine._legal_color"""
     for col in range(NCOLORS):
@@ -780,7 +780,7 @@ def apply_color(st, ru, b, p, a):
 
 
 # --- DISCARD: villains discarded after a Team Attack (up to three), or stop
-@njit
+@njit_inline
 def legal_discard(st, cfg, b, p, out):
     """Engine._legal_discard"""
     held = st[2]
@@ -822,7 +822,7 @@ def apply_discard(st, ru, b, p, a):
 
 
 # --- CATCH (window): a player did not call UNO; each other player catches or passes
-@njit
+@njit_inline
 def legal_catch(st, cfg, b, p, out):
     """Engine._legal_catch"""
     out[0] = A.PASS
@@ -837,7 +837,7 @@ def apply_catch(st, ru, b, p, a):
 
 
 # --- JUMP (window): a player holding a card identical to the top jumps in or passes
-@njit
+@njit_inline
 def legal_jump(st, cfg, b, p, out):
     """Engine._legal_jump"""
     g = st[0]
@@ -857,7 +857,7 @@ def apply_jump(st, ru, b, p, a):
 
 
 # --- OFFER (window): giving cards: each other player with 2+ cards offers one or passes
-@njit
+@njit_inline
 def legal_offer(st, cfg, b, p, out):
     """Engine._legal_offer"""
     out[0] = A.PASS
@@ -877,7 +877,7 @@ def apply_offer(st, ru, b, p, a):
 
 
 # --- TAKE: giving cards: the asker takes one offer or passes (then draws)
-@njit
+@njit_inline
 def legal_take(st, cfg, b, p, out):
     """Engine._legal_take"""
     offers = st[16]
@@ -989,7 +989,7 @@ def _next_in_window(st, ru, b):
 
 
 # --- dispatch (Engine.legal_actions / Engine.step)
-@njit
+@njit_inline
 def legal_into(st, cfg, b, out):
     """Engine.legal_actions for game ``b``, written sorted into ``out``; the count (0 when over)."""
     g = st[0]
@@ -1016,7 +1016,7 @@ def legal_into(st, cfg, b, out):
     return 0  # OVER: no decision
 
 
-@njit
+@njit_inline
 def step_one(st, ru, b, a):
     """Engine.step for a legal action ``a`` of game ``b``: a UNO call here, the rest by phase."""
     g = st[0]
