@@ -4,9 +4,8 @@
 ``uno_env/Uno-v1``          ``gymnasium.make``: the single-agent view
                             (:class:`uno_env.envs.gym_env.UnoGymEnv`); ``gymnasium.make_vec(...,
                             vectorization_mode="vector_entry_point")`` builds the batched
-                            :class:`uno_env.envs.vector_env.UnoVectorEnv` (needs numba; it
-                            observes layout 0, the first 1254 entries: the batched engine
-                            keeps no public history)
+                            :class:`uno_env.envs.vector_env.UnoVectorEnv` (needs numba; the
+                            same observation, layout 1; ``layout=0``: its first 1254 entries)
 ``uno_env/uno-v1``          ``pettingzoo.make("aec", ...)`` (PettingZoo versions with a
                             registry): the AEC env of :func:`uno_env.envs.aec_env.env`
 ``uno_env/Uno-v0``,         retired: making one raises an error that says what changed

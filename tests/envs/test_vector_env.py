@@ -1,8 +1,8 @@
 """The batched Gymnasium vector env: make_vec, spaces, masks, next-step autoreset, opponents.
 
-Its observations equal the first 1254 entries (layout 0) of the scalar encoder's for the same
-state (the engine equality itself
-is tested in tests/game/test_batched_engine.py); an episode of game ``i`` plays like a
+Its observations equal the scalar encoder's (layout 1; with ``layout=0`` its first 1254
+entries) for the same state, under every ruleset (the engine equality itself is tested in
+tests/game/test_batched_engine.py); an episode of game ``i`` plays like a
 ``Uno-v1`` episode: rewards at the end, -1 for an illegal action, truncation at max_steps.
 """
 
@@ -18,8 +18,7 @@ import uno_env  # noqa: E402,F401  (registers the ids)
 from uno_env.game import actions as A  # noqa: E402
 from uno_env.game.batched import state_dict  # noqa: E402
 from uno_env.game.engine import Engine  # noqa: E402
-from uno_env.game.observation import V0_SIZE as OBS_SIZE  # noqa: E402  (the batched engine: layout 0)
-from uno_env.game.observation import ObservationEncoder  # noqa: E402
+from uno_env.game.observation import OBS_SIZE, V0_SIZE, ObservationEncoder  # noqa: E402
 
 from helpers import vector_state  # noqa: E402
 
@@ -53,11 +52,13 @@ def test_make_vec_returns_a_vector_env_with_batched_spaces():
     assert env.metadata["autoreset_mode"] == gymnasium.vector.AutoresetMode.NEXT_STEP
 
 
-def test_observations_equal_the_scalar_encoder_for_the_learner_seat():
-    env = make(6, rules="classic", num_players=3, uno_call="explicit", seat="random").unwrapped
+@pytest.mark.parametrize("rules,n,overrides", [("classic", 3, {"uno_call": "explicit"}), ("house", 4, {}),
+                                               ("classic-stacking-jumpin", 2, {"uno_call": "explicit"})])
+def test_observations_equal_the_scalar_encoder_for_the_learner_seat(rules, n, overrides):
+    env = make(6, rules=rules, num_players=n, seat="random", **overrides).unwrapped
     obs, info = env.reset(seed=3)
     rng = np.random.default_rng(0)
-    engine = Engine(env.rules, 3)
+    engine = Engine(env.rules, n)
     encoder = ObservationEncoder(engine)
     for _ in range(30):
         for b in range(env.num_envs):
@@ -176,32 +177,49 @@ def test_scripted_bot_specs_play_game_by_game():
     assert (info["action_mask"].sum(axis=1) >= 0).all()
 
 
-def test_checkpoint_opponent_plays_inside_the_batch():
+@pytest.mark.parametrize("checkpoint", ["classic-2p", "classic-2p-layout0"])  # layouts 1 and 0
+def test_checkpoint_opponent_plays_inside_the_batch(checkpoint):
     pytest.importorskip("sb3_contrib")
-    env = make(16, opponents=["checkpoint:checkpoints/classic-2p-layout0"])
+    env = make(16, opponents=[f"checkpoint:checkpoints/{checkpoint}"])
     obs, info = env.reset(seed=7)
     for _ in range(20):
         obs, *_rest, info = env.step(first_legal(info["action_mask"]))
     assert obs.shape == (16, OBS_SIZE)
 
 
-def test_observations_are_the_layout_0_prefix():
-    """The batched engine keeps no public history: its observations are layout 0 (the first
-    1254 entries of the scalar observation)."""
-    env = make(2)
-    assert env.single_observation_space.shape == (1254,)
+def test_layout_0_observations_are_the_first_1254_entries_of_layout_1():
+    obs = {}
+    for layout in (0, 1):
+        env = make(4, layout=layout)
+        assert env.single_observation_space.shape == ((V0_SIZE,) if layout == 0 else (OBS_SIZE,))
+        obs[layout], _ = env.reset(seed=2)
+    np.testing.assert_array_equal(obs[0], obs[1][:, :V0_SIZE])
 
 
-def test_layout_1_checkpoint_opponent_is_refused(tmp_path):
+def test_make_vec_plays_house_rules_to_the_end_of_episodes():
+    env = make(16, rules="house", num_players=4, opponents=["random"])
+    obs, info = env.reset(seed=4)
+    rng = np.random.default_rng(4)
+    ended = 0
+    for _ in range(300):
+        obs, reward, term, trunc, info = env.step(random_legal(rng, info["action_mask"]))
+        assert obs.shape == (16, OBS_SIZE) and obs in env.observation_space
+        ended += int(term.sum())
+    assert ended > 0
+
+
+def test_layout_1_checkpoint_opponent_plays_and_is_refused_only_on_layout_0(tmp_path):
     from helpers import random_checkpoint
 
     random_checkpoint(tmp_path)  # written today: observation layout 1
-    with pytest.raises(ValueError, match="layout 1 .*1537 entries.*batched engine gives layout 0"):
-        make(2, opponents=[f"checkpoint:{tmp_path}"])
+    env = make(2, opponents=[f"checkpoint:{tmp_path}"])
+    obs, info = env.reset(seed=1)
+    env.step(first_legal(info["action_mask"]))
+    with pytest.raises(ValueError, match="layout 1 .*1537 entries.*engine gives layout 0 .*use layout=1"):
+        make(2, opponents=[f"checkpoint:{tmp_path}"], layout=0)
     from uno_env.tools.batched_eval import evaluate_batched
 
-    with pytest.raises(ValueError, match="layout 1 .*batched engine gives layout 0"):
-        evaluate_batched(f"checkpoint:{tmp_path}", "random", games=2, batch=2)
+    assert evaluate_batched(f"checkpoint:{tmp_path}", "random", games=2, batch=2)["games"] == 2
 
 
 def test_partial_reset_with_a_mask_keeps_the_other_games():

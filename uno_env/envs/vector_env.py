@@ -5,9 +5,9 @@ Import                 ``import uno_env; gymnasium.make_vec("uno_env/Uno-v1", nu
                        vectorization_mode="vector_entry_point", rules="classic",
                        num_players=2, opponents=["random"])``
 Action space           ``MultiDiscrete([195] * N)`` (single: ``Discrete(195)``, as ``Uno-v1``)
-Observation space      ``Box(0, inf, (N, 1254), float32)``: per game, the scalar env's observation
-                       of layout 0 (its first ``observation.V0_SIZE`` entries: the batched engine
-                       does not keep the public history of layout 1)
+Observation space      ``Box(0, inf, (N, 1537), float32)``: per game, the scalar env's observation
+                       (layout 1, with the public history); ``layout=0``: its first
+                       ``observation.V0_SIZE`` (1254) entries, the observation of layout 0
 Action mask            ``info["action_mask"]`` (int8, ``(N, 195)``) and ``env.action_masks()``
                        (bool); all zero in a game whose episode just ended
 Autoreset              next step (Gymnasium 1.x default): the step after a game's end resets
@@ -34,9 +34,9 @@ the episode with -1 and ``info["illegal"]``. Every ruleset and option (presets `
 ``"checkpoint:<dir>"``, ``"pretrained:<name>"`` (``#sample`` to sample) or a
 :class:`~uno_env.agents.checkpoint.PolicyAgent`
     the policy, evaluated once per batch on the observations and masks of every game
-    where that seat decides (a checkpoint of observation layout 0 only: one that reads
-    layout 1 is a ``ValueError``);
-a callable ``f(observations (M, 1254) float32, masks (M, 195) int8) -> actions (M,)``
+    where that seat decides (a checkpoint of either observation layout: a layout-0 policy reads
+    the first 1254 entries; with ``layout=0`` a layout-1 policy is a ``ValueError``);
+a callable ``f(observations (M, 1537) float32, masks (M, 195) int8) -> actions (M,)``
     likewise once per batch: self-play with the learner's current weights;
 any other agent spec (``"heuristic"``, ``"greedy"``)
     one agent per game and seat, asked game by game (correct, but Python-speed).
@@ -61,8 +61,8 @@ from gymnasium.vector.utils import batch_space
 from uno_env.agents.base import Agent, make_agent, parse_spec
 from uno_env.envs import checks
 from uno_env.game import actions as A
+from uno_env.game import observation as O
 from uno_env.game.batched import BatchedEngine, rng_words
-from uno_env.game.batched.engine import OBS_SIZE  # layout 0: what the batched engine observes
 from uno_env.game.rules import make_rules
 
 try:  # Gymnasium >= 1.1 names the autoreset mode; 1.0 only has next-step autoreset
@@ -77,15 +77,15 @@ MAX_REDEALS = 100
 _RANDOM, _BATCHED, _SCALAR = range(3)
 
 
-def check_batched_policy(agent: Agent) -> None:
-    """``ValueError`` unless the policy of ``agent`` reads observations the batched engine
-    gives (layout 0, ``OBS_SIZE`` entries)."""
-    width = getattr(agent.policy, "width", OBS_SIZE)
-    if width > OBS_SIZE:
+def check_batched_policy(agent: Agent, layout: int) -> None:
+    """``ValueError`` unless the policy of ``agent`` reads observations of a layout no later than
+    ``layout`` (a prefix of what a batched engine of that layout gives)."""
+    size = O.LAYOUT_SIZES[layout]
+    width = getattr(agent.policy, "width", size)
+    if width > size:
         raise ValueError(f"{getattr(agent, 'name', agent)!r} reads observations of layout "
-                         f"{getattr(agent.policy, 'layout_version', '?')} ({width} entries); the batched "
-                         f"engine gives layout 0 ({OBS_SIZE} entries, no public history): use the "
-                         f"scalar env (uno_env/Uno-v1 with a synchronous vector env) for it")
+                         f"{getattr(agent.policy, 'layout_version', '?')} ({width} entries); this batched "
+                         f"engine gives layout {layout} ({size} entries): use layout={O.LAYOUT_VERSION}")
 
 
 class UnoVectorEnv(gym.vector.VectorEnv):
@@ -93,27 +93,29 @@ class UnoVectorEnv(gym.vector.VectorEnv):
 
     def __init__(self, num_envs: int = 1, rules: Any = "classic", num_players: int = 2,
                  opponents: Any = ("random",), seat: "str | int" = "random",
-                 render_mode: str | None = None, **rule_overrides: Any):
+                 render_mode: str | None = None, layout: int = O.LAYOUT_VERSION, **rule_overrides: Any):
         if render_mode is not None:
             raise ValueError(f"the vector env does not render (render_mode must be None, got {render_mode!r})")
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         self.rules = make_rules(rules, **rule_overrides)
-        self.engine = BatchedEngine(self.rules, num_players, int(num_envs))
+        self.engine = BatchedEngine(self.rules, num_players, int(num_envs), layout=layout)
+        self.layout = self.engine.layout
+        size = self.engine.obs_size
         self.num_envs = N = int(num_envs)
         self.n = n = self.engine.n
         if seat != "random" and not (isinstance(seat, (int, np.integer)) and 0 <= seat < n):
             raise ValueError(f"seat must be 'random' or a seat in 0..{n - 1}, got {seat!r}")
         self.seat_choice = seat
         self.render_mode = None
-        self.single_observation_space = spaces.Box(0.0, np.inf, (OBS_SIZE,), np.float32)
+        self.single_observation_space = spaces.Box(0.0, np.inf, (size,), np.float32)
         self.single_action_space = spaces.Discrete(A.NUM_ACTIONS)
         self.observation_space = batch_space(self.single_observation_space, N)
         self.action_space = batch_space(self.single_action_space, N)
         self.seats = np.zeros(N, np.int64)
         self._autoreset = np.zeros(N, bool)
         self._masks = np.zeros((N, A.NUM_ACTIONS), np.int8)
-        self._obs = np.zeros((N, OBS_SIZE), np.float32)  # opponents' observations and masks
+        self._obs = np.zeros((N, size), np.float32)  # opponents' observations and masks
         self._opp_masks = np.zeros((N, A.NUM_ACTIONS), np.int8)
         self._opp_rng = rng_words(range(N))
         self._started = False
@@ -164,12 +166,11 @@ class UnoVectorEnv(gym.vector.VectorEnv):
             return (_BATCHED, spec)
         raise ValueError(f"an opponent must be an agent spec string, a policy agent or a callable, got {spec!r}")
 
-    @staticmethod
-    def _policy_fn(agent: Agent) -> Callable | None:
+    def _policy_fn(self, agent: Agent) -> Callable | None:
         policy = getattr(agent, "policy", None)
         if policy is None or not hasattr(policy, "act"):
             return None
-        check_batched_policy(agent)
+        check_batched_policy(agent, self.layout)
         deterministic, rng = getattr(agent, "deterministic", True), agent.rng
         return lambda obs, masks: policy.act(obs, masks, deterministic, rng)
 

@@ -3,12 +3,12 @@
 Library use::
 
     from uno_env.tools.batched_eval import evaluate_batched
-    r = evaluate_batched("checkpoint:checkpoints/classic-2p-layout0", "random", games=1_000_000)
+    r = evaluate_batched("checkpoint:checkpoints/classic-2p", "random", games=1_000_000)
     r["win_rate"], r["win_ci95"], r["games_per_s"]
 
 Command line::
 
-    python -m uno_env.tools.batched_eval --agent checkpoint:checkpoints/classic-2p-layout0 \\
+    python -m uno_env.tools.batched_eval --agent checkpoint:checkpoints/classic-2p \\
         --opponent random --games 1000000 --batch 8192 --seed 0
 
 **How games are played.** ``batch`` games run at once in a
@@ -16,9 +16,9 @@ Command line::
 game. Per round of decisions, every game where the agent decides is answered by one call of
 the agent (a checkpoint's policy runs once on all those observations and masks), every game
 where an opponent decides likewise. Agents: ``random`` (the ``random`` bot as a compiled
-kernel), ``checkpoint:<dir>`` or ``pretrained:<name>`` (``#sample`` samples; observation layout 0 only: the batched
-engine does not keep the public history of layout 1, and a layout-1 checkpoint is a
-``ValueError``), or a callable ``f(observations (M, 1254), masks) -> actions``.
+kernel), ``checkpoint:<dir>`` or ``pretrained:<name>`` (``#sample`` samples; either observation
+layout: the batched engine observes layout 1, of which a layout-0 policy reads the first 1254
+entries), or a callable ``f(observations (M, 1537), masks) -> actions``.
 
 **Seats and seeds.** The agent sits at seat ``g % n`` in game ``g`` (every seat equally
 often when ``games`` is a multiple of ``n``), the opponent at every other seat. Slot ``b``
@@ -42,7 +42,7 @@ import numpy as np
 
 from uno_env.game import actions as A
 from uno_env.game.batched import BatchedEngine, rng_words
-from uno_env.game.batched.engine import OBS_SIZE
+from uno_env.game.observation import LAYOUT_VERSION
 from uno_env.game.rules import make_rules
 from uno_env.tools.stats import wilson_interval
 
@@ -54,10 +54,7 @@ def _actor(spec: Any, rules, n: int, seed: int) -> tuple[str, Callable | None]:
     from uno_env.agents.base import make_agent, parse_spec
 
     if isinstance(spec, str) and parse_spec(spec).is_policy:
-        from uno_env.envs.vector_env import check_batched_policy
-
         agent = make_agent(spec, rules, n, seed)
-        check_batched_policy(agent)  # the batched engine observes layout 0
         policy, det, rng = agent.policy, agent.deterministic, agent.rng
         return "policy", lambda obs, masks: policy.act(obs, masks, det, rng)
     if callable(spec):
@@ -76,7 +73,7 @@ def evaluate_batched(agent: Any, opponent: Any = "random", rules: Any = "classic
         raise ValueError(f"batch must be a positive integer, got {batch!r}")
     r = make_rules(rules)
     B = int(min(batch, games))
-    eng = BatchedEngine(r, num_players, B)
+    eng = BatchedEngine(r, num_players, B, layout=LAYOUT_VERSION)
     n = eng.n
     actors = [_actor(agent, r, n, seed), _actor(opponent, r, n, seed + 1)]
     prng = rng_words([[seed, 1_000_000_007, b] for b in range(B)])
@@ -88,7 +85,7 @@ def evaluate_batched(agent: Any, opponent: Any = "random", rules: Any = "classic
     finished = 0
     max_steps = r.max_steps
     actions = np.zeros(B, np.int64)
-    obs = np.zeros((B, OBS_SIZE), np.float32)
+    obs = np.zeros((B, eng.obs_size), np.float32)
     masks = np.zeros((B, A.NUM_ACTIONS), np.int8)
     running = np.ones(B, bool)
     t0 = time.perf_counter()
