@@ -13,7 +13,7 @@ the fairer of the two). Cases, all measured in this one run:
                   random legal action per game (compiled kernel), ``step`` (legality checked),
                   finished games reset; no observations. The scaling curve runs it for every B.
 ``vector``        ``gymnasium.make_vec("uno_env/Uno-v1", vectorization_mode="vector_entry_point")``
-                  with N envs, ``opponents=["random"]``: observations (N, 1254), masks, autoreset;
+                  with N envs, ``opponents=["random"]``: observations (N, 1537: layout 1), masks, autoreset;
                   the learner's random legal actions are drawn in numpy from ``info["action_mask"]``.
 ``sync``          ``gymnasium.vector.SyncVectorEnv`` of N scalar ``Uno-v1`` envs, same opponents and
                   learner; decisions counted from each env's engine state.
@@ -158,7 +158,7 @@ def main(argv=None) -> int:
     u = env.unwrapped
     buffers = u._obs.nbytes + u._masks.nbytes + u._opp_masks.nbytes + u._opp_rng.nbytes + u.seats.nbytes
     print(f"\nVector env per game: {u.engine.memory_per_game()} bytes of engine state + "
-          f"{buffers // N} bytes of buffers (+ {1254 * 4 + 195} bytes per returned observation and mask)")
+          f"{buffers // N} bytes of buffers (+ {u.engine.obs_size * 4 + 195} bytes per returned observation and mask)")
     return 0
 
 

@@ -347,6 +347,19 @@ def test_reset_without_seeds_continues_each_games_stream_like_a_scalar_env():
 
 
 # ---------------------------------------------------------------------- API and errors
+def test_the_compared_form_holds_every_field_of_the_scalar_state():
+    # a State field missing from state_dict / game_state would go unchecked by the lockstep tests
+    import dataclasses
+
+    from uno_env.game.engine import State
+
+    fields = {f.name for f in dataclasses.fields(State)} - {"n", "rng", "legal_cache", "events"}
+    s = Engine(make_rules("house"), 3).new_state(np.random.default_rng(0))
+    be = BatchedEngine("house", 3, 1)
+    be.reset(seeds=[0])
+    assert set(state_dict(s)) == fields and set(be.game_state(0)) == fields
+
+
 def test_the_card_arrays_hold_every_deck_a_ruleset_can_name():
     # hands, piles and counts are int8: every count a Rules may give (MAX_COUNT) must fit
     assert MAX_COUNT <= np.iinfo(np.int8).max
