@@ -3,12 +3,12 @@
     python bench/bench_batched_rules.py                          # this checkout only
     python bench/bench_batched_rules.py --before /path/to/main   # alternated with another checkout
 
-Each case plays uniformly random legal actions in a ``BatchedEngine`` of ``B`` games:
-``legal_masks`` (int8, ``(B, 195)``), a uniformly random legal action per game (compiled
-kernel), ``step`` (legality checked), finished games reset; no observations. Rates are
-engine decisions per second of CPU time of the timed loop (``time.process_time``, after a
-warm-up step that compiles or loads the kernels). Every measurement runs in its own Python
-process that imports ``uno_env`` from the checkout it measures; with ``--before`` the two
+Each case is ``case_engine`` of ``bench/bench_batched.py``: uniformly random legal actions in
+a ``BatchedEngine`` of ``B`` games, ``legal_masks`` (int8, ``(B, 195)``), a uniformly random
+legal action per game (compiled kernel), ``step`` (legality checked), finished games reset;
+no observations. Rates are engine decisions per second of CPU time of the timed loop
+(``time.process_time``, after a warm-up step that compiles or loads the kernels). Every measurement runs in its own Python
+process that imports ``uno_env`` (and ``bench_batched``) from the checkout it measures; with ``--before`` the two
 checkouts alternate, ``--repeats`` times each, and the best run of each is kept, so both see
 the same machine load. A case the other checkout cannot play (its batched engine refused
 the house options) is shown as ``-``. The table gives each case's rate, its ratio to
@@ -22,42 +22,24 @@ import json
 import os
 import subprocess
 import sys
-import time
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CASES = (("classic", 2), ("house", 2), ("tmnt", 2), ("house", 4))  # (preset, players); the first is the baseline
 
 
 def worker(root: str, rules: str, players: int, B: int, seconds: float) -> dict:
-    """One measurement in this process, with ``uno_env`` imported from ``root``."""
-    sys.path.insert(0, root)
-    import numpy as np
+    """One measurement in this process: ``case_engine`` of ``root``'s ``bench/bench_batched.py``
+    (which imports ``uno_env`` from ``root``)."""
+    sys.path.insert(0, os.path.join(root, "bench"))
+    import bench_batched
 
     import uno_env
-    from uno_env.game.batched import BatchedEngine, rng_words
     assert os.path.dirname(os.path.dirname(os.path.abspath(uno_env.__file__))) == os.path.abspath(root)
     try:
-        eng = BatchedEngine(rules, players, B)
+        (decisions, wall, cpu), _ = bench_batched.case_engine(B, seconds, rules, players)
     except ValueError as e:  # a checkout whose batched engine refuses these rules
         return {"error": str(e)}
-    eng.reset(seeds=range(B))
-    prng = rng_words(range(10_000, 10_000 + B))
-    masks = np.empty((B, 195), np.int8)
-
-    def one() -> int:
-        over = eng.game_over
-        if over.any():
-            eng.reset(over)
-        eng.legal_masks(out=masks)
-        eng.step(eng.uniform_actions(prng))
-        return B
-
-    one()  # compile (or load the cached kernels) outside the timing
-    decisions = 0
-    w0, c0 = time.perf_counter(), time.process_time()
-    while time.perf_counter() - w0 < seconds:
-        decisions += one()
-    return {"decisions": decisions, "cpu": time.process_time() - c0, "wall": time.perf_counter() - w0}
+    return {"decisions": decisions, "cpu": cpu, "wall": wall}
 
 
 def measure(root: str, rules: str, players: int, B: int, seconds: float) -> float | None:
