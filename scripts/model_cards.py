@@ -68,8 +68,8 @@ NOTES: dict[str, dict[str, str]] = {
         "limitations": (
             "- Classic rules with their defaults, 2 players only: loading it for other rules, another\n"
             "  player count or another observation layout is a `ValueError` naming the difference.\n"
-            "- Observation layout 1: the batched engine and its vector env give layout 0, so it does\n"
-            "  not play inside them (`classic-2p-layout0` does).\n"
+            "- Observation layout 1: it plays in the scalar env, and in the batched engine's vector env\n"
+            "  and `batched_eval`, which observe layout 1 too.\n"
             "- It plays even with the `search` bot (`search:simulations=200`), which spends about\n"
             "  31 ms a decision; it has not learned to read hidden hands card by card."),
     },
@@ -77,9 +77,9 @@ NOTES: dict[str, dict[str, str]] = {
         "title": "the 0.2 agent, for the batched engine",
         "summary": (
             "The 2-player agent of uno_env 0.2: MaskablePPO from scratch (no imitation), classic\n"
-            "rules, 2 players, observation layout 0 (no public history). Kept because the batched\n"
-            "engine and its vector env give layout-0 observations: it is the checkpoint that plays\n"
-            "inside them (`uno_env.tools.batched_eval`, `make_vec(..., opponents=[\"checkpoint:...\"])`)."),
+            "rules, 2 players, observation layout 0 (no public history). Kept as the test fixture of\n"
+            "layout-0 policies: `make_vec(..., layout=0)` and the checks that refuse a policy whose\n"
+            "layout is newer than its env's. Not a pretrained agent."),
         "recipe": (
             "PPO from scratch, 14.9M steps in 90 minutes on a 2-core machine (uno_env 0.1's\n"
             "`training/train.py` with the config below); converted from its SB3 `model.zip` by\n"
@@ -117,6 +117,62 @@ NOTES: dict[str, dict[str, str]] = {
             "- Classic rules, 4 players, observation layout 1 only.\n"
             "- No better than the heuristic bot it was cloned from; a player that sees every hand wins\n"
             "  48.3% / 44.0% (`experiments/headroom.py`), so the room is in reading hidden hands."),
+    },
+    "house-2p": {
+        "title": "the 2-player agent for the house rules",
+        "summary": (
+            "MaskablePPO fine-tuning of a clone of the `heuristic` bot under the `house` preset\n"
+            "(stacking, jump-in, SEVEN slap, giving cards, FROM THE SEWERS, the 560-card deck), 2\n"
+            "players, observation layout 1. It beats `random` about 88% and `heuristic` about 56% of\n"
+            "the time."),
+        "recipe": (
+            "<!-- docs-code: skip 80 minutes of training -->\n"
+            "```bash\n"
+            "python training/train.py --config configs/train/house-2p.yaml --run house-2p --time-limit-min 115\n"
+            "```\n\n"
+            "The recipe of `classic-2p`'s first part under house rules: imitation of 400,000 decisions\n"
+            "of the heuristic (8 epochs; it then picks the heuristic's move 96.5% of the time, and wins\n"
+            "48.7% against it), then MaskablePPO (lr 1e-4 annealed towards 3e-5, clip 0.1) against a\n"
+            "league of `heuristic` (60%), `random` (20%) and its own snapshots (20%), on 2 CPU cores\n"
+            "shared with another run and five development jobs. Stopped by SIGTERM at 4.56M steps (78\n"
+            "minutes, imitation included), then `--resume --total-steps 4556368 --set\n"
+            "final_eval_games=10000` ran the final evaluation alone. `curve.png` is its learning curve\n"
+            "(1,000 games a point)."),
+        "evaluations": (
+            "On seed 20,261,204, used for nothing else (`uno-evaluate --agents pretrained:house-2p heuristic\n"
+            "--rules house --games 10000 --seed 20261204 --workers 1`, and the same with `random`):\n"
+            "**88.6%** (88.0-89.2) against `random`, **56.6%** (55.7-57.6) against `heuristic`.\n"
+            "Against `search` (its defaults; 20 games, seed 20,261,205, ~27 s of CPU a game under house\n"
+            "rules): 30.0% (14.5-51.9): the search bot is the stronger player here."),
+        "limitations": (
+            "- House rules (the `house` preset with its defaults), 2 players, layout 1 only.\n"
+            "- A short run: 4.6M steps, against `classic-2p`'s 50M; the curve was still rising slowly."),
+    },
+    "house-4p": {
+        "title": "the 4-player agent for the house rules",
+        "summary": (
+            "MaskablePPO fine-tuning of a clone of the `heuristic` bot under the `house` preset, 4\n"
+            "players (the learner in one seat, the league in the others), observation layout 1. 1\n"
+            "against 3 `heuristic` it wins about 31% (par 25%), 1 against 3 `random` about 50%."),
+        "recipe": (
+            "<!-- docs-code: skip 77 minutes of training -->\n"
+            "```bash\n"
+            "python training/train.py --config configs/train/house-4p.yaml --run house-4p --time-limit-min 115\n"
+            "```\n\n"
+            "The same recipe as `house-2p` at 4 players (imitation: 400,000 decisions, 96.2% agreement,\n"
+            "24.4% against 3 heuristic), then MaskablePPO against `heuristic` 0.6, `random` 0.2 and\n"
+            "its snapshots 0.2 in each other seat. Stopped by SIGTERM at 2.85M steps (77 minutes),\n"
+            "then `--resume --total-steps 2849552 --set final_eval_games=5000` ran the final\n"
+            "evaluation (5,000 games a line-up: the issue allowed 2,000 at 4 players)."),
+        "evaluations": (
+            "On seed 20,261,204, used for nothing else (`uno-evaluate --agents pretrained:house-4p heuristic\n"
+            "heuristic heuristic --rules house --games 10000 --seed 20261204 --workers 1`, and the same\n"
+            "with `random`): **49.0%** (48.1-50.0) against 3 `random`, **30.2%** (29.3-31.1) against 3\n"
+            "`heuristic` (par 25%; the heuristics win 21.9-23.9% each). Not measured against `search`:\n"
+            "three search seats under house rules cost over a minute of CPU a game."),
+        "limitations": (
+            "- House rules, 4 players, layout 1 only.\n"
+            "- Its edge over the heuristic is small (about 6 points over par); 2.85M steps of training."),
     },
 }
 

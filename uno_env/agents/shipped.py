@@ -41,6 +41,8 @@ from uno_env.game.rules import Rules
 SHIPPED = (
     "classic-2p",
     "classic-4p",
+    "house-2p",
+    "house-4p",
 )
 DATA_PACKAGE = "uno_env.pretrained"
 SPEC_PREFIX = "pretrained"
