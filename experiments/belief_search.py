@@ -124,6 +124,15 @@ ARMS = ("Beliefs", "learned", "true-colours", "true-voids", "true-hands", "true-
 ACTION_KINDS = np.array([C.COLOR_OF[k] < 0 or C.FACE_OF[k] >= C.FACE_DRAW2 for k in range(C.NUM_KINDS)])
 
 
+def determinise(bot: SearchAgent, v: View) -> State | None:
+    """One deal ``bot``'s search would play in decision ``v`` (decoded with its mask), as an
+    engine state in which it is seat 0 (the player ``j`` seats to its left is seat ``j``);
+    None where the observation does not rebuild a state. As in the search: after ``bot`` has
+    seen the decisions before ``v`` and :meth:`SearchAgent.observe` has read ``v``."""
+    tp = bot.deal_template(v)
+    return None if tp is None else bot.sample_deal(tp)
+
+
 def colour_evidence(v: View, deck: Sequence[int], p_holds) -> list[tuple[Evidence, Evidence]]:
     """Per opponent, the colour evidence under which :func:`deal` gives it at least one card of
     colour ``c`` with probability ``p_holds[j][c]`` (``j``: 0 for the player to my left; any

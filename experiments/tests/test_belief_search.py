@@ -52,7 +52,7 @@ def test_the_learned_arm_deals_from_the_network():
     wilds = int(sum(bot.deck[C.NUM_COLORED:]) - sum(v.hand[C.NUM_COLORED:]))
     for seed in range(5):
         bot.rng = np.random.default_rng(seed)
-        assert bot.determinise(v).hands[1][C.NUM_COLORED:].sum() == min(wilds, v.opponents[0].hand_size)
+        assert belief_search.determinise(bot, v).hands[1][C.NUM_COLORED:].sum() == min(wilds, v.opponents[0].hand_size)
 
 
 def test_both_arms_play_the_same_deals_and_the_run_depends_on_its_seeds_not_the_workers():
@@ -120,7 +120,7 @@ def test_the_true_void_arms_never_deal_an_opponent_a_colour_or_face_its_hidden_c
             assert voids[j][1] == ([0.0 if x else 1.0 for x in truth[j].any(axis=0)] if faces else None)
             lacking += int(not truth[j].any(axis=1).all() or (faces and not truth[j].any(axis=0).all()))
         for _ in range(20):
-            d = bot.determinise(v)
+            d = belief_search.determinise(bot, v)
             for j in range(3):
                 dealt = _grid(d.hands[j + 1] - shown[j])
                 assert not (dealt.any(axis=1) & ~truth[j].any(axis=1)).any()  # no colour it lacks
@@ -135,7 +135,7 @@ def test_the_true_hand_arm_deals_every_opponent_its_hand_and_shuffles_only_the_d
         bot, s, me, v = _watching(seed, lambda rules: belief_search.TrueHandSearch(rules, 4, seed))
         orders = set()
         for _ in range(5):
-            d = bot.determinise(v)
+            d = belief_search.determinise(bot, v)
             for j in range(3):
                 np.testing.assert_array_equal(d.hands[j + 1], s.hands[(me + j + 1) % 4])
             assert sorted(d.draw_pile) == sorted(s.draw_pile)
@@ -148,7 +148,7 @@ def test_an_oracle_arm_refuses_to_deal_before_it_watches_a_game(oracle):
     engine, s, v = _mid_game(0)
     bot = oracle(engine.rules, 4, 0, **({"faces": False} if oracle is belief_search.TrueVoidSearch else {}))
     with pytest.raises(RuntimeError, match="watch"):
-        bot.determinise(v)
+        belief_search.determinise(bot, v)
 
 
 @pytest.mark.parametrize("argv, message", [(["--games", "0"], "must be >= 1"),
@@ -169,7 +169,7 @@ def test_the_true_kind_arms_deal_each_opponent_its_cards_of_those_kinds_and_the_
         bot, s, me, v = _watching(seed, lambda rules: belief_search.searcher(arm, rules, 4, seed, {}, None))
         rests = set()
         for _ in range(8):
-            d = bot.determinise(v)
+            d = belief_search.determinise(bot, v)
             for j in range(3):
                 true = s.hands[(me + j + 1) % 4]
                 np.testing.assert_array_equal(d.hands[j + 1] * kinds, true * kinds)  # the slice, exactly
@@ -284,7 +284,7 @@ def test_the_true_kind_arms_leave_the_draw_pile_well_mixed(arm):
     for seed in range(4):
         bot, s, me, v = _watching(seed, lambda rules: belief_search.searcher(arm, rules, 4, seed, {}, None))
         for _ in range(150):
-            pile = bot.determinise(v).draw_pile
+            pile = belief_search.determinise(bot, v).draw_pile
             top += np.mean(random_kinds[pile[-8:]])
             whole += np.mean(random_kinds[pile])
     assert abs(top - whole) / 600 < 0.015  # unmixed, the top held 4 to 7 points more of them

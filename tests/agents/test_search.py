@@ -244,9 +244,10 @@ def test_sampled_deals_agree_with_the_observation(preset, num_players, spec):
                 v = decode(obs, legal_mask(legal))
                 twin = copy.deepcopy(bot)
                 twin.observe(v)
+                tp = twin.deal_template(v)
+                assert tp is not None
                 for _ in range(3):
-                    s = twin.determinise(v)
-                    assert s is not None
+                    s = twin.sample_deal(tp)
                     assert (encoder.encode(s, 0) == obs).all()
                     assert engine.legal_actions(s) == legal
                     cards = s.hands.sum(axis=0) + np.bincount(s.draw_pile, minlength=C.NUM_KINDS) \
@@ -301,8 +302,9 @@ def test_an_opponent_that_drew_is_dealt_no_card_of_that_colour_or_face():
                         first="red-1", draw_top=["blue-2"])
     assert bot.tracker.cvoid[0][RED] == 1.0 and bot.tracker.fvoid[0][5] == 1.0
     assert v.opponents[0].hand_size == 5
+    tp = bot.deal_template(v)
     for _ in range(50):
-        hand1 = bot.determinise(v).hands[1]
+        hand1 = bot.sample_deal(tp).hands[1]
         assert hand1.sum() == 5
         assert hand1[C.kind_of(RED, 0):C.kind_of(RED, 12) + 1].sum() == 0
         assert hand1[5:C.NUM_COLORED:13].sum() == 0

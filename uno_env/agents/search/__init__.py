@@ -13,7 +13,8 @@ sees every observation (its :class:`~uno_env.agents.beliefs.Beliefs` count cards
 opponents) and proposes the heuristic's move, the *default*. In a searched phase with a
 choice, it then compares the candidate moves on sampled deals:
 
-1. **Determinise** (:meth:`SearchAgent.determinise`): deal the cards hidden from it (other
+1. **Determinise** (:meth:`SearchAgent.deal_template`, then :meth:`SearchAgent.sample_deal`
+   per deal): deal the cards hidden from it (other
    hands, the DRAW pile) at random, consistently with its observation only: the unseen
    cards are deck - played since the last reshuffle - my hand - cards known to be in other
    hands; each opponent gets its known cards plus as many unseen ones as its hand size

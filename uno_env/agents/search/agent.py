@@ -38,7 +38,7 @@ class SearchAgent(PyRngAgent):
     decisions and how many of them replaced the heuristic's move, since construction.
 
     :meth:`act` is :meth:`observe`, the heuristic's move, the search, :meth:`remember`; a
-    program that follows a game without searching calls the three others. :meth:`voids` is
+    program that follows a game without searching calls those two. :meth:`voids` is
     where the deals' beliefs come from, :meth:`deal_template` what every deal of a decision
     shares and :meth:`sample_deal` each deal: override them to deal from other beliefs
     (``experiments/belief_search.py`` does, to bound what beliefs are worth).
@@ -178,15 +178,6 @@ class SearchAgent(PyRngAgent):
         return engine.returns(s)[0]
 
     # ------------------------------------------------------------------ determinisation
-    def determinise(self, v: View) -> State | None:
-        """One random deal of the cards hidden from me, consistent with my observation ``v``
-        (decoded with its mask) and what I read about the opponents, as an engine state in
-        which I am seat 0 (the player ``j`` seats to my left is seat ``j``); None where the
-        observation does not rebuild a state. As in the search: after :meth:`act` has seen
-        the decisions before ``v`` and :meth:`observe` has read ``v``."""
-        tp = self.deal_template(v)
-        return None if tp is None else self.sample_deal(tp)
-
     def sample_deal(self, tp: Template) -> State:
         """One deal on ``tp`` (:func:`~uno_env.agents.search.determinise.deal`, from my
         generator): every deal the search plays comes from here."""
