@@ -42,10 +42,10 @@ flags, scores, DRAW and DISCARD as kind arrays with lengths (top = last), cards 
 the last reshuffle, what each seat knows of each hand, the public history (``State.history``,
 int16 ``(n, 21)``), a window's queue of seats with the answers stored per position (the
 action, and a hidden UNO call of a jump-in window), the open offers per seat, the scalar
-fields as one int32 row, the PCG64 words. ``memory_per_game()`` gives the bytes: 902 for
-classic with 2 players (902 classic-stacking-jumpin, 910 tmnt, 1,846 house: its 560-card
-piles; 1,816 classic and 2,760 house with 4 players, 7,246 and 8,190 with 10), all of it
-allocated at construction.
+fields as one int32 row, the PCG64 words. Every state array is in ``st``; its bytes a game
+(``bench/bench_batched.py`` prints them): 902 for classic with 2 players (902
+classic-stacking-jumpin, 910 tmnt, 1,846 house: its 560-card piles; 1,816 classic and 2,760
+house with 4 players, 7,246 and 8,190 with 10), all of it allocated at construction.
 
 **Observations: layouts 0 and 1.** ``observe`` gives the first ``obs_size`` entries of
 :class:`~uno_env.game.observation.ObservationEncoder`'s vector: all 1537 of the current
@@ -389,10 +389,6 @@ class BatchedEngine:
     def truncated(self) -> np.ndarray:
         """``Engine.truncated``: not over and ``steps >= rules.max_steps``."""
         return ~self.game_over & (self.steps >= self.rules.max_steps)
-
-    def memory_per_game(self) -> int:
-        """Bytes of state per game of the batch."""
-        return sum(a.nbytes for a in self.st) // self.batch_size
 
     def rng_state(self, b: int) -> dict:
         """numpy's PCG64 state dict of game ``b``'s stream."""
