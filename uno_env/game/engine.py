@@ -125,8 +125,8 @@ LAST_PLAYED = 1  # played a coloured card from its hand (in its turn or jumping 
 LAST_WILD = 2  # played a wild card from its hand (Wild, Wild Draw Four, Team Attack, SEWERS)
 LAST_PLAYED_DRAWN = 3  # played the card it had just drawn (or taken)
 LAST_DREW = 4  # drew in its turn (by the draw rule) and did not play the card (yet)
-# 5: retired (0.5.13: "kept a playable drawn card" showed a hidden fact, RULES.md section 9);
-#    never set, kept so that the observation's one-hot block does not move
+LAST_RESERVED = 5  # never set: a drawn card kept is private (RULES.md section 9); the index
+#                   stays reserved so that the observation's one-hot block does not move
 LAST_PENALTY = 6  # its turn went to a penalty it took (Draw Two, Draw Four, SEWERS, a stack)
 LAST_DECLINED = 7  # took a Wild Draw Four without challenging it
 LAST_CHALLENGED = 8  # challenged a Wild Draw Four
