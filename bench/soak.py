@@ -238,7 +238,8 @@ def full_check(engine: Engine, s: State, deck: np.ndarray) -> None:
     h = s.history  # the public history: 0/1 flags, counts >= 0, kinds and colours in range
     if (h.shape != (s.n, G.NUM_HISTORY_COLUMNS) or (h[:, :G.H_RECEIVED] & ~1).any()
             or (h[:, G.H_RECEIVED] < 0).any() or (h[:, G.H_LAST] < 0).any()
-            or (h[:, G.H_LAST] >= G.NUM_LAST_KINDS).any() or (h[:, G.H_LEFT] < -1).any()
+            or (h[:, G.H_LAST] >= G.NUM_LAST_KINDS).any() or (h[:, G.H_LAST] == G.LAST_RESERVED).any()
+            or (h[:, G.H_LEFT] < -1).any()
             or (h[:, G.H_LEFT] >= C.NUM_COLORS).any() or not -1 <= s.wd4_color < C.NUM_COLORS):
         raise SoakFailure(f"public history out of range: {h.tolist()}, wd4_color {s.wd4_color}")
     if not s.game_over and not 0 <= s.actor < s.n:

@@ -10,7 +10,7 @@ from helpers import load_script
 
 from uno_env.game import actions as A
 from uno_env.game import events as E
-from uno_env.game.engine import H_RECEIVED, Engine
+from uno_env.game.engine import H_LAST, H_RECEIVED, LAST_RESERVED, Engine
 
 soak = load_script("bench", "soak")
 
@@ -145,5 +145,18 @@ def test_a_public_history_out_of_range_is_caught(monkeypatch):
         s.history[p, H_RECEIVED] = -3
 
     monkeypatch.setattr(Engine, "_draw_for_turn", negative_count)
+    with pytest.raises(soak.SoakFailure, match="public history out of range"):
+        soak.play_game("classic", 9, 1)
+
+
+def test_the_reserved_last_action_is_caught(monkeypatch):
+    """Kind LAST_RESERVED (the retired kept event's) is never set: a seat showing it fails."""
+    original = Engine._draw_for_turn
+
+    def reserved(self, s, p):
+        original(self, s, p)
+        s.history[p, H_LAST] = LAST_RESERVED
+
+    monkeypatch.setattr(Engine, "_draw_for_turn", reserved)
     with pytest.raises(soak.SoakFailure, match="public history out of range"):
         soak.play_game("classic", 9, 1)
