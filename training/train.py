@@ -118,7 +118,7 @@ from uno_env.envs.gym_env import UnoGymEnv
 from uno_env.game import actions as A
 from uno_env.game.global_state import GLOBAL_STATE_SIZE
 from uno_env.game.rules import make_rules
-from uno_env.learn import configs, run_dirs
+from uno_env.learn import configs, machine, run_dirs
 from uno_env.learn.demo_store import demonstrations
 from uno_env.learn.imitation import summary as imitation_summary
 from uno_env.learn.sb3.actor import masked_policy, set_actor
@@ -197,7 +197,7 @@ def load_config(path: str, overrides: dict | None = None) -> Config:
 
 def check_machine(cfg: Config, source: str) -> None:
     """``ValueError`` naming the keys of ``cfg`` this machine cannot hold, before anything is
-    spent (:func:`uno_env.learn.configs.check_machine`): ``torch_threads`` beyond its CPUs, and
+    spent (:func:`uno_env.learn.machine.check_machine`): ``torch_threads`` beyond its CPUs, and
     memory: the networks being trained, the rollout buffer (built with the model, before the
     imitation), the envs (a process each with ``vec_env: subproc``), the demonstrations and
     the worker processes."""
@@ -205,15 +205,15 @@ def check_machine(cfg: Config, source: str) -> None:
     n_in = ckpt.input_size(cfg.policy_input, cfg.num_players)
     subproc = cfg.vec_env == "subproc"
     needs = {
-        f"net_arch {cfg.net_arch}": configs.PARAMETER_BYTES * configs.network_parameters(
+        f"net_arch {cfg.net_arch}": machine.PARAMETER_BYTES * machine.network_parameters(
             list(cfg.net_arch), n_in, n_in + GLOBAL_STATE_SIZE if state else None),
         f"n_steps x n_envs {cfg.n_steps} x {cfg.n_envs}":
-            cfg.n_steps * cfg.n_envs * (configs.STEP_BYTES + (configs.STATE_BYTES if state else 0)),
-        f"n_envs {cfg.n_envs}": cfg.n_envs * (configs.PROCESS_BYTES if subproc else configs.ENV_BYTES),
-        f"imitate_decisions {cfg.imitate_decisions}": configs.demonstration_bytes(cfg, state),
-        f"eval_workers {cfg.eval_workers}": cfg.eval_workers * configs.PROCESS_BYTES,
+            cfg.n_steps * cfg.n_envs * (machine.STEP_BYTES + (machine.STATE_BYTES if state else 0)),
+        f"n_envs {cfg.n_envs}": cfg.n_envs * (machine.PROCESS_BYTES if subproc else machine.ENV_BYTES),
+        f"imitate_decisions {cfg.imitate_decisions}": machine.demonstration_bytes(cfg, state),
+        f"eval_workers {cfg.eval_workers}": cfg.eval_workers * machine.PROCESS_BYTES,
     }
-    configs.check_machine(cfg, source, needs)
+    machine.check_machine(cfg, source, needs)
 
 
 def split_overrides(sets: dict) -> tuple[dict, dict]:

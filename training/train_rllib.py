@@ -106,7 +106,7 @@ from uno_env import _atomic, _files
 from uno_env.agents import checkpoint as ckpt
 from uno_env.agents.policy import PolicyAgent
 from uno_env.game.rules import Rules, make_rules
-from uno_env.learn import configs, run_dirs
+from uno_env.learn import configs, machine, run_dirs
 from uno_env.learn.demo_store import demonstrations
 from uno_env.learn.imitation import summary as imitation_summary
 from uno_env.learn.stop_signals import Interrupted, StopSignals
@@ -200,7 +200,7 @@ RLLIB_BATCH_COPIES = 3
 
 def check_machine(cfg: Config, source: str) -> None:
     """``ValueError`` naming the keys of ``cfg`` this machine (the driver's) cannot hold, before
-    Ray starts (:func:`uno_env.learn.configs.check_machine`): ``torch_threads`` beyond its
+    Ray starts (:func:`uno_env.learn.machine.check_machine`): ``torch_threads`` beyond its
     CPUs, and memory: the networks,
     the training batch, the envs sampled in the driver (``num_env_runners: 0``), the
     demonstrations and the evaluation workers. Env runners and learners on a cluster are
@@ -208,14 +208,14 @@ def check_machine(cfg: Config, source: str) -> None:
     n_in = ckpt.input_size(cfg.policy_input, cfg.num_players)
     driver_envs = cfg.num_envs_per_env_runner if cfg.num_env_runners == 0 else 0
     needs = {
-        f"net_arch {cfg.net_arch}": configs.PARAMETER_BYTES * configs.network_parameters(list(cfg.net_arch), n_in),
+        f"net_arch {cfg.net_arch}": machine.PARAMETER_BYTES * machine.network_parameters(list(cfg.net_arch), n_in),
         f"train_batch_size {cfg.train_batch_size}":
-            cfg.train_batch_size * configs.STEP_BYTES * RLLIB_BATCH_COPIES,
-        f"num_envs_per_env_runner {cfg.num_envs_per_env_runner}": driver_envs * configs.ENV_BYTES,
-        f"imitate_decisions {cfg.imitate_decisions}": configs.demonstration_bytes(cfg, False),
-        f"eval_workers {cfg.eval_workers}": cfg.eval_workers * configs.PROCESS_BYTES,
+            cfg.train_batch_size * machine.STEP_BYTES * RLLIB_BATCH_COPIES,
+        f"num_envs_per_env_runner {cfg.num_envs_per_env_runner}": driver_envs * machine.ENV_BYTES,
+        f"imitate_decisions {cfg.imitate_decisions}": machine.demonstration_bytes(cfg, False),
+        f"eval_workers {cfg.eval_workers}": cfg.eval_workers * machine.PROCESS_BYTES,
     }
-    configs.check_machine(cfg, source, needs)
+    machine.check_machine(cfg, source, needs)
 
 
 def split_overrides(sets: dict) -> tuple[dict, dict]:

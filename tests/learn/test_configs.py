@@ -160,43 +160,6 @@ def test_layers_a_checkpoint_cannot_hold_are_refused_naming_net_arch(net_arch):
     assert configs.TRAINING_CHECKS["net_arch"].problem("net_arch", [ckpt.MAX_WIDTH] * ckpt.MAX_HIDDEN_LAYERS) is None
 
 
-def test_more_torch_threads_than_cpus_are_named(monkeypatch):
-    monkeypatch.setattr(configs, "usable_cpus", lambda: 2)
-    cfg = configs.TrainingConfig(torch_threads=2, eval_workers=40)  # workers: capped when they play
-    configs.check_machine(cfg, "c.yaml", {})
-    for key, threads in (("torch_threads", None), ("n_envs", {"n_envs": 3})):
-        with pytest.raises(ValueError, match=rf"^c\.yaml: config key '{key}' is 3, more than the 2 CPUs this "
-                                             rf"machine lets the run use: at most 2 \(--set {key}=2\)$"):
-            configs.check_machine(dataclasses.replace(cfg, torch_threads=3) if threads is None else cfg,
-                                  "c.yaml", {}, threads)
-
-
-def test_memory_beyond_the_machine_is_named_by_its_keys_largest_first(monkeypatch):
-    monkeypatch.setattr(configs, "machine_memory", lambda: 8 << 30)
-    cfg = configs.TrainingConfig()
-    configs.check_machine(cfg, "c.yaml", {"imitate_decisions 1": 6 << 30})  # 75% of 8 GB
-    with pytest.raises(ValueError, match=r"^c\.yaml: the config needs about 7\.0 GB of memory, more than 75% of "
-                                         r"the 8\.0 GB this machine lets the run use: imitate_decisions 9 "
-                                         r"\(6\.0 GB\), net_arch \[1\] \(1\.0 GB\)$"):
-        configs.check_machine(cfg, "c.yaml", {"net_arch [1]": 1 << 30, "imitate_decisions 9": 6 << 30, "x": 0})
-
-
-def test_the_machine_memory_is_the_lowest_of_its_limits():
-    memory = configs.machine_memory()
-    assert memory is not None and 0 < memory <= os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
-    child = run_bounded("from uno_env.learn import configs; print(configs.machine_memory())", memory_mb=700)
-    assert child.returncode == 0 and int(child.stdout) == 700 << 20  # an address-space limit counts
-
-
-def test_one_demonstration_is_an_observation_of_1537_float32_and_its_mask_action_and_return():
-    assert configs.DECISION_BYTES == 4 * 1537 + 195 + 8 + 4
-    cfg = configs.TrainingConfig(imitate_decisions=1000)
-    assert configs.demonstration_bytes(cfg, critic_state=False) == 1000 * configs.DECISION_BYTES
-    assert configs.demonstration_bytes(dataclasses.replace(cfg, imitate_workers=3), True) == (
-        2 * 1000 * (configs.DECISION_BYTES + 4 * 807) + 3 * configs.PROCESS_BYTES)
-    assert configs.demonstration_bytes(dataclasses.replace(cfg, imitate_decisions=0, imitate_workers=3), True) == 0
-
-
 def test_config_lines_print_one_key_a_line_in_order_with_yaml_values():
     from uno_env.learn.configs import config_lines
     lines = config_lines({"rules": "classic", "phases": [{"until": 1.0, "opponents": {"random": 1.0}}],

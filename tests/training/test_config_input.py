@@ -14,7 +14,7 @@ import pytest
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "training"))
 import train  # noqa: E402
-from uno_env.learn import configs  # noqa: E402
+from uno_env.learn import configs, machine  # noqa: E402
 from helpers import cli_error  # noqa: E402
 
 
@@ -163,7 +163,7 @@ def test_what_a_checkpoint_or_ppo_cannot_take_is_named_when_the_config_is_read(s
     ({"eval_workers": 100}, "eval_workers 100 (25.0 GB)"),
 ])
 def test_memory_the_machine_cannot_hold_is_named_by_its_keys(monkeypatch, sets, named):
-    monkeypatch.setattr(configs, "machine_memory", lambda: 16 << 30)
+    monkeypatch.setattr(machine, "machine_memory", lambda: 16 << 30)
     train.check_machine(train.load_config(TEST), "test.yaml")
     with pytest.raises(ValueError, match=r"^test\.yaml: the config needs about .* of memory, more than 75% of the "
                                          r"16\.0 GB this machine lets the run use: " + re.escape(named)):
@@ -171,7 +171,7 @@ def test_memory_the_machine_cannot_hold_is_named_by_its_keys(monkeypatch, sets, 
 
 
 def test_more_torch_threads_than_cpus_are_named(monkeypatch):
-    monkeypatch.setattr(configs, "usable_cpus", lambda: 2)
+    monkeypatch.setattr(machine, "usable_cpus", lambda: 2)
     train.check_machine(train.load_config(TEST, {"torch_threads": 2, "eval_workers": 8}), "test.yaml")
     with pytest.raises(ValueError, match=r"config key 'torch_threads' is 4, more than the 2 CPUs"):
         train.check_machine(train.load_config(TEST, {"torch_threads": 4}), "test.yaml")
@@ -179,8 +179,8 @@ def test_more_torch_threads_than_cpus_are_named(monkeypatch):
 
 @pytest.mark.parametrize("name", sorted(os.listdir(os.path.join(ROOT, "configs", "train"))))
 def test_every_shipped_config_fits_a_machine_of_2_cpus_and_8_gb(monkeypatch, name):
-    monkeypatch.setattr(configs, "usable_cpus", lambda: 2)
-    monkeypatch.setattr(configs, "machine_memory", lambda: 8 << 30)
+    monkeypatch.setattr(machine, "usable_cpus", lambda: 2)
+    monkeypatch.setattr(machine, "machine_memory", lambda: 8 << 30)
     train.check_machine(train.load_config(os.path.join(ROOT, "configs", "train", name)), name)
 
 

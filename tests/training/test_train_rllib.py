@@ -147,9 +147,9 @@ def test_layers_a_checkpoint_cannot_hold_are_named_when_the_config_is_read(train
     ({"eval_workers": 100}, "eval_workers 100 (25.0 GB)"),
 ])
 def test_memory_the_driver_cannot_hold_is_named_by_its_keys(train, monkeypatch, overrides, named):
-    from uno_env.learn import configs
+    from uno_env.learn import machine
 
-    monkeypatch.setattr(configs, "machine_memory", lambda: 16 << 30)
+    monkeypatch.setattr(machine, "machine_memory", lambda: 16 << 30)
     train.check_machine(train.load_config(TEST_CONFIG), "test.yaml")
     with pytest.raises(ValueError, match=r"^test\.yaml: the config needs about .* of memory, more than 75% "
                                          r"of the 16\.0 GB this machine lets the run use: " + re.escape(named)):
@@ -158,10 +158,10 @@ def test_memory_the_driver_cannot_hold_is_named_by_its_keys(train, monkeypatch, 
 
 @pytest.mark.parametrize("path", sorted(glob.glob(os.path.join(ROOT, "configs", "rllib", "*.yaml"))))
 def test_every_shipped_rllib_config_fits_a_machine_of_2_cpus_and_8_gb(train, monkeypatch, path):
-    from uno_env.learn import configs
+    from uno_env.learn import machine
 
-    monkeypatch.setattr(configs, "usable_cpus", lambda: 2)
-    monkeypatch.setattr(configs, "machine_memory", lambda: 8 << 30)
+    monkeypatch.setattr(machine, "usable_cpus", lambda: 2)
+    monkeypatch.setattr(machine, "machine_memory", lambda: 8 << 30)
     train.check_machine(train.load_config(path), path)
 
 

@@ -21,9 +21,6 @@ the same way:
                            that a bad one stops a run before it spends anything
 :func:`initial_policy`     the checked actor tensors of ``init_checkpoint`` (a run that
                            starts from a checkpoint's policy)
-:func:`check_machine`      a config against the machine: ``torch_threads`` and the CPUs, the
-                           memory of its arrays (each script adds up its own, from the
-                           per-unit sizes :data:`DECISION_BYTES`, :data:`STEP_BYTES`...)
 =========================  =================================================================
 
 Decisions:
@@ -46,7 +43,8 @@ Decisions:
   the message names the entry (``phases[0].until must be ...``).
 * What a checkpoint can hold is checked with the config (``net_arch``: 1..16 layers of
   1..8192, :mod:`uno_env.agents.checkpoint`), what the machine can hold before the run spends
-  anything (:func:`check_machine`, called by each script's own ``check_machine``); the bounds
+  anything (:func:`uno_env.learn.machine.check_machine`, called by each script's own
+  ``check_machine``); the bounds
   are in docs/RELIABILITY.md.
 """
 
@@ -278,106 +276,6 @@ TRAINING_CHECKS: dict[str, Check] = {
     "eval_workers": integer(1),
     "checkpoint_every": integer(1),
 }
-
-
-# ---------------------------------------------------------------------- what the machine can hold
-# The arrays that grow with a config, in bytes (the rest of a run, the interpreter, torch and the
-# engines, is ~0.3 GB whatever the config). Estimates, to refuse before anything is spent a run
-# that cannot fit, not to tune one.
-DECISION_BYTES = 4 * OBS_SIZE + NUM_ACTIONS + 8 + 4
-"""one demonstration (imitate_decisions): the observation (1537 float32), the mask (bool), the
-action (int64) and the return (float32); a state critic adds STATE_BYTES"""
-STATE_BYTES = 4 * GLOBAL_STATE_SIZE
-"""the global state of a decision or step (807 float32), kept with critic: state"""
-STEP_BYTES = 4 * (OBS_SIZE + NUM_ACTIONS + 8)
-"""one step of a rollout: the observation and the mask (float32, as SB3's buffer keeps it) and
-eight float32 columns (action, reward, return, value, ...)"""
-PARAMETER_BYTES = 16
-"""one parameter being trained: the float32 weight, its gradient and Adam's two moments"""
-ENV_BYTES = 64 << 10
-"""one env in the learner's process (measured: ~51 KB, a classic 2-player UnoGymEnv)"""
-PROCESS_BYTES = 256 << 20
-"""one worker process (an evaluation or collection worker, a subproc env; measured: 240 MB
-resident with torch and Stable-Baselines3 imported)"""
-MEMORY_SHARE = 0.75
-"""the share of the machine's memory (:func:`machine_memory`) a config may need"""
-
-
-def machine_memory() -> int | None:
-    """Bytes of memory this process may use: the machine's physical memory, or less where a
-    container (cgroup) or ``RLIMIT_AS`` caps it; None where the platform does not tell."""
-    try:
-        limits = [os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")]
-    except (AttributeError, OSError, ValueError):
-        return None
-    for path in ("/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory/memory.limit_in_bytes"):
-        try:
-            text = _files.read_bounded_text(path, 1 << 16, "cgroup limit").strip()
-        except (OSError, ValueError):
-            continue
-        if text.isdigit():
-            limits.append(int(text))
-    try:
-        import resource
-
-        soft = resource.getrlimit(resource.RLIMIT_AS)[0]
-        if soft != resource.RLIM_INFINITY:
-            limits.append(soft)
-    except (ImportError, OSError, ValueError):
-        pass
-    return min(limits)
-
-
-def network_parameters(net_arch: list[int], n_in: int, critic_in: int | None = None) -> int:
-    """Parameters of the actor (``n_in`` -> ``net_arch`` -> the action logits) and the critic
-    (``critic_in``, default ``n_in``, -> ``net_arch`` -> 1 value)."""
-    def mlp(sizes: list[int]) -> int:
-        return sum(a * b + b for a, b in zip(sizes, sizes[1:]))
-
-    return mlp([n_in, *net_arch, NUM_ACTIONS]) + mlp([critic_in or n_in, *net_arch, 1])
-
-
-def demonstration_bytes(cfg: TrainingConfig, critic_state: bool) -> int:
-    """The demonstrations of ``imitate_decisions`` and their collectors: with ``imitate_workers``
-    > 1, two copies (each worker's share, then the parent's columns) and the worker processes."""
-    if not cfg.imitate_decisions:
-        return 0
-    per_decision = DECISION_BYTES + (STATE_BYTES if critic_state else 0)
-    if cfg.imitate_workers == 1:
-        return cfg.imitate_decisions * per_decision
-    return 2 * cfg.imitate_decisions * per_decision + cfg.imitate_workers * PROCESS_BYTES
-
-
-def _size(n: float) -> str:
-    for unit, scale in (("TB", 1 << 40), ("GB", 1 << 30), ("MB", 1 << 20)):
-        if n >= scale:
-            return f"{n / scale:,.1f} {unit}"
-    return f"{n / (1 << 10):,.1f} KB"
-
-
-def check_machine(cfg: TrainingConfig, source: str, needs: Mapping[str, int],
-                  threads: Mapping[str, int] | None = None) -> None:
-    """``ValueError`` naming ``source`` and the keys of ``cfg`` the machine cannot hold, before a
-    run spends anything: a key of ``threads`` (by default ``torch_threads``: threads that only
-    slow each other down beyond the CPUs) asking for more than the CPUs this process may use
-    (:func:`uno_env._processes.usable_cpus`), or the memory ``needs`` (``{"keys of the config":
-    bytes}``, all held at once) beyond :data:`MEMORY_SHARE` of :func:`machine_memory`, its parts
-    named largest first. Worker processes count in the memory (:data:`PROCESS_BYTES` each);
-    more of them than CPUs is no error: ``eval_workers`` are capped at the CPUs when they play
-    (:func:`uno_env._processes.pool_size`; the results do not depend on them), and
-    ``imitate_workers`` decide the demonstrations' rows, so they run as asked."""
-    cpus = usable_cpus()
-    threads = {"torch_threads": cfg.torch_threads, **(threads or {})}
-    for key, count in threads.items():
-        if count > cpus:
-            raise ValueError(f"{source}: config key {key!r} is {count}, more than the {cpus} CPUs this "
-                             f"machine lets the run use: at most {cpus} (--set {key}={cpus})")
-    memory = machine_memory()
-    total = sum(needs.values())
-    if memory is not None and total > MEMORY_SHARE * memory:
-        parts = ", ".join(f"{keys} ({_size(n)})" for keys, n in sorted(needs.items(), key=lambda kv: -kv[1]) if n)
-        raise ValueError(f"{source}: the config needs about {_size(total)} of memory, more than "
-                         f"{MEMORY_SHARE:.0%} of the {_size(memory)} this machine lets the run use: {parts}")
 
 
 def read_mapping(path: str) -> dict[str, Any]:
