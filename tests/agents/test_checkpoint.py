@@ -443,19 +443,28 @@ def test_save_refuses_tensors_that_do_not_fit_the_card(tmp_path):
 
 
 # ---------------------------------------------------------------------- the shipped agent, play time
-@pytest.mark.parametrize("name", ["classic-2p", "classic-2p-layout0", "classic-4p"])
+SHIPPED_DIRS = sorted(d for d in os.listdir(os.path.join(ROOT, "checkpoints"))
+                      if os.path.isfile(os.path.join(ROOT, "checkpoints", d, "card.json")))
+
+
+def test_every_shipped_checkpoint_folder_is_checked():
+    assert {"classic-2p", "classic-2p-layout0", "classic-4p", "house-2p", "house-4p"} <= set(SHIPPED_DIRS)
+
+
+@pytest.mark.parametrize("name", SHIPPED_DIRS)
 def test_shipped_checkpoint_is_safe_and_plays_without_torch(name):
-    """A shipped agent holds no pickle (not SB3's model.zip, not RLlib's checkpoint) and plays
+    """A shipped agent holds no pickle (not SB3's model.zip, not RLlib's checkpoint), only its
+    card, its weights and its model card (README.md; the curve and eval.csv aside), and plays
     through numpy alone (torch, SB3 and ray are not even imported)."""
     shipped = os.path.join(ROOT, "checkpoints", name)
     card = ckpt.load_card(shipped)
     assert sorted(f for f in os.listdir(shipped) if not f.endswith((".csv", ".png"))) == sorted(
-        ["card.json", card["policy"]["weights"]])
+        ["README.md", "card.json", card["policy"]["weights"]])
     lineup = [f"checkpoint:checkpoints/{name}"] + ["random"] * (card["num_players"] - 1)
     code = ("import sys, numpy as np, uno_env\n"
             "import uno_env.learn.sb3.convert  # the SB3 side imports torch only when used\n"
             "from uno_env.tools.evaluate import evaluate\n"
-            f"r = evaluate({lineup!r}, num_players={card['num_players']}, games=4, seed=0)\n"
+            f"r = evaluate({lineup!r}, {card['rules']['name']!r}, num_players={card['num_players']}, games=4, seed=0)\n"
             "print(r['games'], [m for m in ('torch', 'stable_baselines3', 'sb3_contrib', 'ray') if m in sys.modules])\n")
     env = dict(os.environ, PYTHONPATH=ROOT)
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
