@@ -1,0 +1,61 @@
+"""Steady-state resident memory per game of the batched engine at scale.
+
+    python bench/bench_memory.py --rules classic --num-players 2 --games 100000 --steps 300
+
+Runs the loop of ``bench/bench_batched.py``'s engine case (legal masks into one buffer, uniform
+random legal actions from per-game PCG64 words, finished games reset in place) on ``--games``
+games for ``--steps`` steps and prints the growth of the process's resident set divided by the
+games, beside the engine's own state arrays (``bench_batched.memory_per_game``). The difference
+is what a step allocates for the batch (the actions, the masks, the checks' temporaries) and the
+allocator's slack: it is per batch, not kept per game.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bench_batched import memory_per_game, rng_words  # noqa: E402
+
+from uno_env.game.actions import NUM_ACTIONS  # noqa: E402
+from uno_env.game.batched.engine import BatchedEngine  # noqa: E402
+
+PAGE = os.sysconf("SC_PAGE_SIZE")
+
+
+def resident() -> int:
+    with open("/proc/self/statm") as f:  # Linux: pages resident is the second field
+        return int(f.read().split()[1]) * PAGE
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--rules", default="classic")
+    ap.add_argument("--num-players", type=int, default=2)
+    ap.add_argument("--games", type=int, default=100_000)
+    ap.add_argument("--steps", type=int, default=300)
+    args = ap.parse_args()
+    warm = BatchedEngine(args.rules, args.num_players, 8)  # compile before measuring
+    warm.reset(seeds=range(8))
+    base = resident()
+    eng = BatchedEngine(args.rules, args.num_players, args.games)
+    eng.reset(seeds=range(args.games))
+    prng = rng_words(range(10_000, 10_000 + args.games))
+    masks = np.empty((args.games, NUM_ACTIONS), np.int8)
+    for _ in range(args.steps):
+        over = eng.game_over
+        if over.any():
+            eng.reset(over)
+        eng.legal_masks(out=masks)
+        eng.step(eng.uniform_actions(prng))
+    per_game = (resident() - base) / args.games
+    print(f"{args.rules}, {args.num_players} players, {args.games:,} games, {args.steps} steps: "
+          f"{per_game:,.0f} bytes a game resident; engine state {memory_per_game(eng):,}, the mask "
+          f"buffer {NUM_ACTIONS}, the PCG64 words {prng.nbytes // args.games}")
+
+
+if __name__ == "__main__":
+    main()
