@@ -146,7 +146,8 @@ NOTES: dict[str, dict[str, str]] = {
             "rules): 30.0% (14.5-51.9): the search bot is the stronger player here."),
         "limitations": (
             "- House rules (the `house` preset with its defaults), 2 players, layout 1 only.\n"
-            "- A short run: 4.6M steps, against `classic-2p`'s 50M; the curve was still rising slowly."),
+            "- A short run: 4.6M steps, against `classic-2p`'s 50M; its curve against the heuristic had\n"
+            "  levelled off at 55-57% from 3M steps (1,000 games a point)."),
     },
     "house-4p": {
         "title": "the 4-player agent for the house rules",
@@ -270,7 +271,9 @@ def render(name: str, card: dict) -> str:
             "view's opponents, a training league):", "",
             "```bash",
             f"uno-evaluate --agents checkpoint:checkpoints/{name} heuristic"
-            + ("" if n == 2 else " heuristic" * (n - 2)) + " --games 2000 --workers 2",
+            + ("" if n == 2 else " heuristic" * (n - 2))
+            + ("" if rules.get("name", "classic") == "classic" else f" --rules {rules['name']}")
+            + " --games 2000 --workers 2",
             f"uno-play --rules {rules.get('name', 'classic')} --opponents"
             + " heuristic" * (n - 2) + f" checkpoint:checkpoints/{name}",
             "```", "",
