@@ -9,7 +9,7 @@ tests play whole games (classic, tmnt, house; 3-4 players) at 1400x900, 1280x657
 screen less the browser's bars) and 390x844 (a phone) and measure, at every decision, that
 the page never scrolls sideways (``scrollWidth`` against ``clientWidth``) and that the hand,
 the prompt and every choice are on the screen. Others: a whole game by keyboard alone, the
-agent panel of a watched checkpoint seat, and the set-up greying out a checkpoint that does
+agent panel of a watched checkpoint seat (and of that game replayed), and the set-up greying out a checkpoint that does
 not fit.
 
 Needs the distribution's ``chromium`` and ``chromedriver`` (Debian: ``apt-get install chromium
@@ -398,6 +398,27 @@ def test_watch_shows_the_agent_panel_for_a_checkpoint_seat(browser, tmp_path):
         assert rows and len(page.all("#thoughts-list li.chosen")) == 1
         assert all("%" in r.get_attribute("aria-label") for r in rows)
         page.shot("web-watch-agent-panel")
+
+        # the game played to its end and its log replayed: the panel at the frames where the
+        # checkpoint seat decides
+        err = d.execute_async_script(
+            "const done = arguments[0];"
+            "(async () => { while (!(await api('POST', `/api/games/${S.game}/step`, {seat: 'all', steps: 100})).view.over);"
+            " const text = await api('GET', `/api/games/${S.game}/log`); selectTab('replay', true);"
+            " await openReplay(text); })().then(() => done($('replay-error').textContent), (e) => done(String(e)));")
+        assert not err, err
+        WebDriverWait(d, 15).until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-frame") == "0")
+        frames = []
+        for i in range(30):
+            if page.all("#thoughts"):
+                frames.append(i)
+                assert "player_0 (best) thinks" in d.find_element(By.ID, "thoughts-title").text
+                assert f"frame {i} " in d.find_element(By.ID, "thoughts-note").text
+                assert len(page.all("#thoughts-list li.chosen")) == 1
+            d.find_element(By.ID, "rp-next").click()
+            WebDriverWait(d, 10).until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-frame") == str(i + 1))
+        assert frames, "the replay never showed the panel"
+        assert len(frames) < 30, "the panel showed at the other seat's frames too"
 
 
 def test_a_whole_game_is_playable_by_keyboard_alone(server, browser):

@@ -11,6 +11,7 @@ pytest.importorskip("starlette")
 pytest.importorskip("httpx")
 from starlette.testclient import TestClient  # noqa: E402
 
+from uno_env.game import actions as A  # noqa: E402
 from uno_env.tools.web.server import create_app  # noqa: E402
 from uno_env.tools.web.thoughts import MAX_SHOWN, agent_thoughts  # noqa: E402
 
@@ -106,3 +107,68 @@ def test_a_bot_without_a_policy_has_no_thoughts(checkpoint):
     c, _ = checkpoint
     gid, _ = watch(c, ["heuristic", "random"])
     assert all(v["thoughts"] is None for v in steps(c, gid, "all", 20))
+
+
+def replayed(c, gid):
+    """The log of game ``gid`` replayed: (its replay id, every frame)."""
+    text = c.get(f"/api/games/{gid}/log").text
+    r = c.post("/api/replays", content=text, headers={"Content-Type": "application/x-ndjson"})
+    assert r.status_code == 201, r.text
+    rid, count = r.json()["id"], r.json()["count"]
+    return rid, [c.get(f"/api/replays/{rid}/frames/{i}").json()["frame"] for i in range(count)]
+
+
+def test_a_replayed_checkpoint_seat_shows_its_probabilities_at_its_decisions(checkpoint):
+    c, spec = checkpoint
+    gid, _ = watch(c, [spec, "heuristic"])
+    watched = {v["thoughts"]["decision"]: v["thoughts"] for v in steps(c, gid, "all") if v["thoughts"]}
+    rid, frames = replayed(c, gid)
+    shown = [(i, f["thoughts"]) for i, f in enumerate(frames) if f["thoughts"]]
+    assert shown, "the checkpoint seat never decided in the replay"
+    for i, t in shown:
+        assert t["seat"] == 0 and t["short"] == "best" and t["decision"] == i
+        assert frames[i + 1]["seat"] == 0 and t["chosen"] == frames[i + 1]["action"]  # what it did next
+        assert len(t["actions"]) == min(t["legal"], MAX_SHOWN)
+    # the same probabilities as when it was watched, decision by decision
+    strip = lambda t: (t["actions"], t["chosen"], t["legal"])  # noqa: E731
+    assert [strip(t) for _, t in shown] == [strip(t) for _, t in sorted(watched.items())]
+    assert all(f["thoughts"] is None or f["thoughts"]["seat"] == 0 for f in frames)
+
+
+def test_replayed_thoughts_never_depend_on_cards_hidden_from_the_seat(checkpoint):
+    """A replay shows every hand, but a seat's panel is from its own observation: other
+    seats' hands and the DRAW pile changed, its probabilities are the same."""
+    c, spec = checkpoint
+    gid, _ = watch(c, [spec, "heuristic"])
+    list(steps(c, gid, "all"))
+    rid, frames = replayed(c, gid)
+    rep = c.app.state.server.store.items[rid]
+    agent, u, rng = rep.policies[0], rep.u, np.random.default_rng(1)
+    compared = 0
+    for i, f in enumerate(frames):
+        if not f["thoughts"]:
+            continue
+        s = rep._state(i)[0]
+        t, changed = _perturbed(s, 0, rng)
+        if not changed:
+            continue
+        mask = A.legal_mask(u.engine.legal_actions(s))
+        assert (A.legal_mask(u.engine.legal_actions(t)) == mask).all()
+        after = agent_thoughts(agent, u.encoder.encode(t, 0), mask, u.action_names)
+        assert after["actions"] == f["thoughts"]["actions"] and after["legal"] == f["thoughts"]["legal"]
+        compared += 1
+    assert compared >= 3
+
+
+def test_a_replay_without_a_loadable_checkpoint_seat_has_no_thoughts(checkpoint, tmp_path):
+    c, spec = checkpoint
+    gid, _ = watch(c, [spec, "heuristic"])
+    list(steps(c, gid, "all"))
+    text = c.get(f"/api/games/{gid}/log").text
+    other = TestClient(create_app(checkpoint_roots=[str(tmp_path / "elsewhere")]))  # not under its roots
+    r = other.post("/api/replays", content=text, headers={"Content-Type": "application/x-ndjson"})
+    assert r.status_code == 201, r.text
+    assert r.json()["frame"]["thoughts"] is None
+    rid = r.json()["id"]
+    assert all(other.get(f"/api/replays/{rid}/frames/{i}").json()["frame"]["thoughts"] is None
+               for i in range(r.json()["count"]))

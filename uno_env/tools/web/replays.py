@@ -13,6 +13,13 @@ milliseconds), or from the last frame built when the page steps forwards: a 5 MB
 44,544 actions with ~1,870 cards in the hands holds 1.0 MB (``bench/web_memory.py``). Its
 estimated size (``nbytes``, charged by the store: :class:`uno_env.tools.web.games.Store`) is
 the env, the actions and the state copies.
+
+**The agent panel.** A seat whose spec names a checkpoint the server may load (under its
+``--checkpoint-root``) gets its policy loaded when the log arrives; a frame where that seat
+is to decide carries ``thoughts`` (:mod:`uno_env.tools.web.thoughts`): its probabilities over
+its legal actions from its own observation at that frame (never the open table the frame
+shows), with ``chosen`` the action the log says it took and ``decision`` the frame's index.
+Other frames, and logs without such a seat, carry ``thoughts: null``.
 """
 
 from __future__ import annotations
@@ -20,13 +27,16 @@ from __future__ import annotations
 import copy
 import threading
 import time
-from typing import Any
+from typing import Any, Callable
 
+from uno_env.game import actions as A
 from uno_env.game.engine import PHASE_NAMES, State
+from uno_env.game.rules import Rules
 from uno_env.tools.gamelog_read import GameLog
 from uno_env.tools.gamelog_replay import replay
 from uno_env.tools.web import views
-from uno_env.tools.web.games import ENV_BYTES, new_env, state_nbytes
+from uno_env.tools.web.games import AGENT_BYTES, ENV_BYTES, new_env, state_nbytes
+from uno_env.tools.web.thoughts import agent_thoughts
 from uno_env.tools.web.validate import ApiError, parse_rules, show
 
 CHECKPOINT_EVERY = 1000  # actions between two kept copies of the engine state
@@ -44,7 +54,9 @@ class Replay:
 
     kind = "replay"
 
-    def __init__(self, rid: str, log: GameLog):
+    def __init__(self, rid: str, log: GameLog, policies: Callable[[Rules, int, list[str]], dict[int, Any]] | None = None):
+        """``policies(rules, n, specs)``: the agents of the seats whose thoughts the frames show,
+        by seat (the module doc); None: none."""
         self.id = rid
         self.lock = threading.Lock()
         self.touched = time.monotonic()
@@ -63,6 +75,7 @@ class Replay:
             specs = ["?"] * n
         self.specs = [str(x) for x in specs]
         self.players = views.seat_names(n, self.specs)
+        self.policies = policies(rules, n, self.specs) if policies is not None else {}
         self.header = {"rules": rules.name, "options": rules.to_dict(),
                        "colors": list(rules.color_names), "num_players": n, "specs": self.specs,
                        "short": [views.short_spec(x) for x in self.specs],
@@ -100,7 +113,8 @@ class Replay:
         self.u = new_env(rules, n).unwrapped  # names, colours and the engine; its state is unused
         self._last: tuple[int, State] | None = None  # the last frame built: (index, its state)
         self.nbytes = (ENV_BYTES + len(self.actions)
-                       + (len(self.checkpoints) + 1) * max(state_nbytes(c) for c in self.checkpoints))
+                       + (len(self.checkpoints) + 1) * max(state_nbytes(c) for c in self.checkpoints)
+                       + AGENT_BYTES * len(self.policies))
 
     @property
     def count(self) -> int:
@@ -153,8 +167,25 @@ class Replay:
         u = self.u
         frame = {"step": i, "text": self._text(s, action, seat, phase),
                  "action": None if action is None else u.action_names[action], "seat": seat,
-                 "table": views.open_table(u, s), "result": views.result(u, s)}
+                 "table": views.open_table(u, s), "result": views.result(u, s),
+                 "thoughts": self._thoughts(s, i)}
         return {"id": self.id, "index": i, "count": self.count, "frame": frame}
+
+    def _thoughts(self, s: State, i: int) -> dict[str, Any] | None:
+        """The thoughts of the seat to decide at frame ``i`` from its own observation, if its
+        policy is loaded (the module doc)."""
+        seat = s.actor
+        agent = self.policies.get(seat)
+        if agent is None or s.game_over:
+            return None
+        u = self.u
+        t = agent_thoughts(agent, u.encoder.encode(s, seat), A.legal_mask(u.engine.legal_actions(s)),
+                           u.action_names)
+        if t is None:
+            return None
+        chosen = u.action_names[self.actions[i]] if i < len(self.actions) else None
+        return {"seat": seat, "spec": self.specs[seat], "short": views.short_spec(self.specs[seat]),
+                "decision": i, "chosen": chosen, **t}
 
     def texts(self) -> list[list[str]]:
         """Every frame's text (what the page lists), in one pass from the deal."""

@@ -167,7 +167,7 @@ class Server:
         except ValueError as e:
             raise ApiError(400, f"not a game log: {e}") from None
         self.store.check_room(owner)
-        rep = Replay(self.store.new_id(), log)
+        rep = Replay(self.store.new_id(), log, self.replay_policies)
         del log, text
         texts = rep.texts()
         with rep.lock:
@@ -175,6 +175,22 @@ class Server:
             first = rep.frame(0)["frame"]
         return rep, {"id": rep.id, "token": rep.token, "count": rep.count, "header": rep.header,
                      "texts": texts, "frame": first}
+
+    def replay_policies(self, rules: Any, n: int, specs: list[str]) -> dict[int, Any]:
+        """The agents of a replayed log's checkpoint seats that this server may load (under its
+        checkpoint roots, fitting the log's rules and player count), by seat; the others are
+        left out (their frames show no thoughts)."""
+        from uno_env.agents import parse_spec
+
+        out: dict[int, Any] = {}
+        for seat, spec in enumerate(specs):
+            try:
+                if not parse_spec(spec).is_policy:
+                    continue
+                out[seat] = self.specs.make(self.specs.check(spec, f"seat {seat}"), rules, n, seat, f"seat {seat}")
+            except (ApiError, ValueError):
+                continue
+        return out
 
     def limits(self) -> dict[str, Any]:
         st = self.store

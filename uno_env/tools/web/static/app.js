@@ -325,11 +325,12 @@ function renderTurn(view, t, replaying) {
 }
 
 // ---------------------------------------------------------------- the agent panel
-// A watched agent's probabilities over its own legal actions, from its own observation
-// (the server's thoughts.py); a played game's view never has any.
+// A watched or replayed agent's probabilities over its own legal actions, from its own
+// observation (the server's thoughts.py; a replay's frame where that seat decides); a played
+// game's view never has any.
 function renderThoughts(view) {
   const box = $("thoughts");
-  const t = view.mode === "watch" ? view.thoughts : null;
+  const t = view.mode === "play" ? null : view.thoughts;
   box.classList.toggle("hidden", !t);
   if (!t) return;
   $("thoughts-title").textContent = `What player_${t.seat} (${t.short}) thinks`;
@@ -348,7 +349,7 @@ function renderThoughts(view) {
     list.append(li);
   });
   const more = t.legal - t.actions.length;
-  $("thoughts-note").textContent = `decision ${t.decision} \u00B7 ${t.legal} legal move${t.legal === 1 ? "" : "s"}` +
+  $("thoughts-note").textContent = `${view.mode === "replay" ? "frame" : "decision"} ${t.decision} \u00B7 ${t.legal} legal move${t.legal === 1 ? "" : "s"}` +
     (more > 0 ? ` (${more} not shown)` : "") + " \u00B7 from its own observation";
 }
 
@@ -776,8 +777,9 @@ function renderFrame(frame, i) {
                 specs: h.specs, bottom: h.specs.indexOf("human") >= 0 ? h.specs.indexOf("human") : null,
                 over: frame.result.over, winner: frame.result.winner, choices: [], hand: [], prompt: "",
                 round_points: frame.result.round_points, round_winner: frame.result.round_winner,
-                truncated: frame.result.truncated};
+                truncated: frame.result.truncated, thoughts: frame.thoughts};
   renderView(view, t);
+  renderThoughts(view);
   $("prompt").textContent = frame.text.join(" \u2014 ");
   $("rp-slider").value = String(i);
   $("rp-pos").textContent = `${i} / ${R.count - 1}`;
@@ -816,7 +818,7 @@ function show(section) {
   $("controls-play").classList.toggle("hidden", m !== "play");
   $("controls-watch").classList.toggle("hidden", m !== "watch");
   $("controls-replay").classList.toggle("hidden", m !== "replay");
-  if (m !== "watch") $("thoughts").classList.add("hidden");
+  if (m === "play") $("thoughts").classList.add("hidden");
 }
 function selectTab(tab, keep) {
   S.tab = tab;
