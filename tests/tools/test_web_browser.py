@@ -495,3 +495,93 @@ def test_the_set_up_greys_out_a_checkpoint_that_does_not_fit_before_deal(browser
         d.find_element(By.CSS_SELECTOR, "[data-opt='stacking']").click()
         d.find_element(By.ID, "start").click()  # it fits again: the game is dealt
         assert page.wait_state("input", "over") in ("input", "over")
+
+
+# ---------------------------------------------------------------------------- contrast
+# WCAG 2 contrast of every piece of text shown against what lies behind it: the computed
+# colour over its ancestors' backgrounds (a gradient: each of its stops, the worst counts).
+# Card faces (role=img, named by aria-label) and the logo are pictures; a disabled control is
+# exempt (WCAG 1.4.3).
+CONTRAST_JS = """
+const parse = (c) => { const m = c.match(/rgba?\\(([^)]+)\\)/); if (!m) return null;
+  const p = m[1].split(/[ ,\\/]+/).filter(Boolean).map(Number); return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1]; };
+const lin = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
+const lum = (c) => 0.2126 * lin(c[0]) + 0.7152 * lin(c[1]) + 0.0722 * lin(c[2]);
+const ratio = (a, b) => { const x = lum(a), y = lum(b); return (Math.max(x, y) + 0.05) / (Math.min(x, y) + 0.05); };
+const over = (top, under) => [0, 1, 2].map((i) => top[i] * top[3] + under[i] * (1 - top[3])).concat([1]);
+function behind(e) {
+  const layers = [];
+  for (let x = e; x; x = x.parentElement) {
+    const s = getComputedStyle(x);
+    const stops = (s.backgroundImage.match(/rgba?\\([^)]+\\)/g) || []).map(parse);
+    const bg = parse(s.backgroundColor);
+    if (stops.length) layers.push(stops);
+    if (bg && bg[3] > 0) layers.push([bg]);
+    if (bg && bg[3] === 1) break;
+  }
+  let under = [[255, 255, 255, 1]];
+  for (const layer of layers.reverse()) under = under.flatMap((u) => layer.map((c) => over(c, u)));
+  return under;
+}
+const out = [];
+for (const e of document.querySelectorAll("body *")) {
+  if (![...e.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim())) continue;
+  if (!e.getClientRects().length || getComputedStyle(e).visibility === "hidden") continue;
+  if (e.closest(".card, .logo, :disabled, option, script, style, .hidden")) continue;
+  const fg = parse(getComputedStyle(e).color);
+  const worst = Math.min(...behind(e).map((b) => ratio(over(fg, b), b)));
+  if (worst < arguments[0]) out.push({text: e.textContent.trim().slice(0, 40), css: e.tagName.toLowerCase() +
+    (e.id ? "#" + e.id : "") + (e.className && typeof e.className === "string" ? "." + e.className.trim().replace(/ +/g, ".") : ""),
+    color: getComputedStyle(e).color, ratio: Math.round(worst * 100) / 100});
+}
+return out;
+"""
+MIN_CONTRAST = 4.5  # WCAG 2 AA for text
+
+
+def assert_contrast(d, where: str, seen: set) -> None:
+    d.execute_script("document.body.classList.add('no-anim')")  # a pulsing badge at full colour
+    low = d.execute_script(CONTRAST_JS, MIN_CONTRAST)
+    assert not low, f"{where}: text below {MIN_CONTRAST}:1 contrast: {low}"
+    seen.add(where)
+
+
+def test_every_text_on_the_page_has_at_least_4_5_to_1_contrast(server, browser, tmp_path):
+    """The set-up, a table asking for a colour (the swatches) and for a challenge, the moves,
+    the end-of-game banner, a replay and a watched game: every text shown is at least 4.5:1
+    against its background."""
+    url, _ = server
+    page = open_page(browser, url, tmp_path)
+    d = browser
+    seen: set = set()
+    assert_contrast(d, "set-up", seen)
+    Select(d.find_element(By.CSS_SELECTOR, "#agents select")).select_by_value("greedy")
+    d.find_element(By.ID, "seed").send_keys(str(colour_then_challenge_seed()))
+    d.find_element(By.ID, "start").click()
+    decisions = 0
+    while page.wait_state("input", "over") == "input":
+        decisions += 1
+        assert decisions < 400, "the game does not end"
+        if decisions <= 8 or page.all("#choices button.challenge"):
+            assert_contrast(d, f"decision {decisions}", seen)
+        playable = page.all("#hand .card.playable")
+        if playable:
+            tap(d, playable[0])
+        else:
+            page.all("#choices button")[0].click()
+        if page.all("#picker .swatches button"):
+            assert_contrast(d, "the colour picker", seen)
+            page.all("#picker .swatches button")[0].click()
+    assert_contrast(d, "game over", seen)
+    d.find_element(By.ID, "banner-replay").click()
+    WebDriverWait(d, 15).until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-frame") == "0")
+    assert_contrast(d, "replay", seen)
+    d.find_element(By.ID, "tab-watch").click()
+    page.wait_state("setup")
+    d.find_element(By.ID, "start").click()
+    for _ in range(4):
+        page.wait_state("idle", "over")
+        d.find_element(By.ID, "watch-step").click()
+    page.wait_state("idle", "over")
+    assert_contrast(d, "watch", seen)
+    assert {"set-up", "decision 1", "game over", "replay", "watch"} <= seen

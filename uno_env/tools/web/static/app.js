@@ -11,6 +11,21 @@
 
 const COLORS = {red: "#d7262b", yellow: "#f1c40f", green: "#2e9d3a", blue: "#1e63c6",
                 orange: "#f07f1a", purple: "#7d3fa6"};
+// the text colour on a colour's swatch: dark on the light ones (yellow, green, orange), white
+// on the others, whichever has the higher WCAG contrast (the browser test checks >= 4.5:1)
+const DARK_INK = "#1b1b1b";
+function inkOn(hex) {
+  const lin = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
+  const n = parseInt(hex.slice(1), 16);
+  const l = 0.2126 * lin(n >> 16) + 0.7152 * lin((n >> 8) & 255) + 0.0722 * lin(n & 255);
+  return (1.05 / (l + 0.05)) >= ((l + 0.05) / 0.0608) ? "#fff" : DARK_INK;  // 0.0608: DARK_INK's luminance + 0.05
+}
+function paintSwatch(b, colour) {
+  b.style.background = COLORS[colour];
+  b.style.borderColor = COLORS[colour];
+  b.style.color = inkOn(COLORS[colour]);
+  if (b.style.color !== "rgb(255, 255, 255)") b.style.textShadow = "none";
+}
 const FACES = {draw2: "+2", reverse: "\u21C4", skip: "\u2298"};
 const WILDS = {"wild": "W", "wild-draw4": "+4", "team-attack": "TA", "from-the-sewers": "S"};
 const WILD_TITLES = {"wild": "WILD", "wild-draw4": "+4", "team-attack": "TEAM", "from-the-sewers": "SEWERS"};
@@ -241,8 +256,7 @@ function renderChoices(view) {
     b.dataset.name = c.name;
     if (c.type === "color") {
       b.classList.add("swatch");
-      b.style.background = COLORS[c.color];
-      b.style.borderColor = COLORS[c.color];
+      paintSwatch(b, c.color);
     }
     if (c.type === "take" && c.card) b.prepend(cardEl(c.card, "mini"), " ");
     b.addEventListener("click", () => send(c.name));
@@ -517,7 +531,7 @@ function openPicker(card, choices) {
   choices.forEach((c) => {
     const b = el("button", "swatch", c.color);
     b.dataset.name = c.name;
-    b.style.background = COLORS[c.color];
+    paintSwatch(b, c.color);
     b.addEventListener("click", () => send(c.name));
     box.append(b);
   });
