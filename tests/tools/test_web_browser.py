@@ -500,8 +500,8 @@ def test_the_set_up_greys_out_a_checkpoint_that_does_not_fit_before_deal(browser
 # ---------------------------------------------------------------------------- contrast
 # WCAG 2 contrast of every piece of text shown against what lies behind it: the computed
 # colour over its ancestors' backgrounds (a gradient: each of its stops, the worst counts).
-# Card faces (role=img, named by aria-label) and the logo are pictures; a disabled control is
-# exempt (WCAG 1.4.3).
+# Card faces (role=img, named by aria-label), the logo and the direction arrows (aria-hidden: the
+# direction is also written out) are pictures; a disabled control is exempt (WCAG 1.4.3).
 CONTRAST_JS = """
 const parse = (c) => { const m = c.match(/rgba?\\(([^)]+)\\)/); if (!m) return null;
   const p = m[1].split(/[ ,\\/]+/).filter(Boolean).map(Number); return [p[0], p[1], p[2], p.length > 3 ? p[3] : 1]; };
@@ -527,7 +527,7 @@ const out = [];
 for (const e of document.querySelectorAll("body *")) {
   if (![...e.childNodes].some((n) => n.nodeType === 3 && n.textContent.trim())) continue;
   if (!e.getClientRects().length || getComputedStyle(e).visibility === "hidden") continue;
-  if (e.closest(".card, .logo, :disabled, option, script, style, .hidden")) continue;
+  if (e.closest(".card, .logo, [aria-hidden=true], :disabled, option, script, style, .hidden")) continue;
   const fg = parse(getComputedStyle(e).color);
   const worst = Math.min(...behind(e).map((b) => ratio(over(fg, b), b)));
   if (worst < arguments[0]) out.push({text: e.textContent.trim().slice(0, 40), css: e.tagName.toLowerCase() +

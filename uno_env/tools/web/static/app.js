@@ -147,6 +147,8 @@ function renderCenter(t) {
   const cw = t.direction === "clockwise";
   $("direction").innerHTML = "";
   $("direction").append(el("b", null, cw ? "\u21BB" : "\u21BA"), cw ? "clockwise" : "counter-clockwise");
+  $("spin").classList.toggle("ccw", !cw);
+  $("spin").title = cw ? "play goes clockwise" : "play goes counter-clockwise";
   const p = $("pending");
   if (t.pending > 0) {
     p.textContent = t.pending_kind === "sewers" ? `SEWERS \u00D7${t.pending} pending` : `+${t.pending} pending`;
@@ -214,6 +216,32 @@ function renderSeats(view, t) {
     }
     if (box === bottom) box.prepend(seat);
     else box.append(seat);
+  }
+  placeAround(top, bottom, t.direction === "clockwise");
+}
+// Seats around the table in turn order: the far row left to right, then the near row right to
+// left (clockwise: seat numbers rising), on an arc (the row's ends lower, toward the sides),
+// an arrow between two seats pointing the way play goes.
+function placeAround(top, bottom, clockwise) {
+  for (const [row, ahead] of [[top, clockwise ? "\u2192" : "\u2190"], [bottom, clockwise ? "\u2190" : "\u2192"]]) {
+    const seats = [...row.children];
+    seats.slice(1).forEach((seat) => {
+      const a = el("span", "turn-arrow", ahead);
+      a.setAttribute("aria-hidden", "true");
+      seat.before(a);
+    });
+    const k = seats.length;
+    seats.forEach((seat, j) => {
+      const x = k > 1 ? (2 * j) / (k - 1) - 1 : 0;  // -1 .. 1 along the row
+      seat.style.setProperty("--arc", String(row === top ? x * x : 0));
+    });
+  }
+  // a row that wrapped is no arc and has no arrows (the ring round the discard pile shows the way)
+  for (const row of [top, bottom]) {
+    const seats = [...row.querySelectorAll(".seat")];
+    const wrapped = seats.some((q) => q.offsetTop !== seats[0].offsetTop);
+    row.classList.toggle("wrapped", wrapped);
+    if (wrapped) seats.forEach((q) => q.style.setProperty("--arc", "0"));
   }
 }
 
