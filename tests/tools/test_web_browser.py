@@ -297,6 +297,19 @@ def tap(driver, element) -> None:
     ActionChains(driver).move_to_element_with_offset(element, -element.size["width"] // 2 + 6, 0).click().perform()
 
 
+def decide(driver, page: Page, on_picker=lambda: None) -> None:
+    """This seat's decision: its first playable card (tapped), else its first choice; a wild's
+    first colour in the picker (``on_picker()`` called first)."""
+    playable = page.all("#hand .card.playable")
+    if playable:
+        tap(driver, playable[0])
+    else:
+        page.all("#choices button")[0].click()
+    if page.all("#picker .swatches button"):
+        on_picker()
+        page.all("#picker .swatches button")[0].click()
+
+
 def set_screen(driver, width: int, height: int) -> None:
     """The page's viewport exactly ``width`` x ``height`` CSS pixels (a phone's below 600)."""
     driver.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {
@@ -343,13 +356,7 @@ def test_the_table_fits_the_screen_through_a_whole_game(server, browser, tmp_pat
             assert_in_view(m, key, where)
         if decisions == 4:
             page.shot(f"web-table-{rules}-{width}x{height}")
-        playable = page.all("#hand .card.playable")
-        if playable:
-            tap(d, playable[0])
-        else:
-            page.all("#choices button")[0].click()
-        if page.all("#picker .swatches button"):
-            page.all("#picker .swatches button")[0].click()
+        decide(d, page)
     assert decisions >= 4
     assert_fits(d, "game over")
     assert "win" in d.find_element(By.ID, "banner").text
@@ -564,14 +571,7 @@ def test_every_text_on_the_page_has_at_least_4_5_to_1_contrast(server, browser, 
         assert decisions < 400, "the game does not end"
         if decisions <= 8 or page.all("#choices button.challenge"):
             assert_contrast(d, f"decision {decisions}", seen)
-        playable = page.all("#hand .card.playable")
-        if playable:
-            tap(d, playable[0])
-        else:
-            page.all("#choices button")[0].click()
-        if page.all("#picker .swatches button"):
-            assert_contrast(d, "the colour picker", seen)
-            page.all("#picker .swatches button")[0].click()
+        decide(d, page, lambda: assert_contrast(d, "the colour picker", seen))
     assert_contrast(d, "game over", seen)
     d.find_element(By.ID, "banner-replay").click()
     WebDriverWait(d, 15).until(lambda d: d.find_element(By.TAG_NAME, "body").get_attribute("data-frame") == "0")
@@ -585,3 +585,38 @@ def test_every_text_on_the_page_has_at_least_4_5_to_1_contrast(server, browser, 
     page.wait_state("idle", "over")
     assert_contrast(d, "watch", seen)
     assert {"set-up", "decision 1", "game over", "replay", "watch"} <= seen
+
+
+def test_seats_sit_around_the_table_in_turn_order_with_the_direction_shown(server, browser, tmp_path):
+    """Player_0's view of four bots: player_0 at the bottom, players 1-3 left to right on an arc
+    above (the middle one highest), the arrows between them and the ring round the discard
+    pile pointing the way play goes, through a reverse."""
+    url, _ = server
+    page = open_page(browser, url, tmp_path)
+    d = browser
+    d.find_element(By.ID, "tab-watch").click()
+    page.wait_state("setup")
+    for _ in range(2):
+        d.find_element(By.CSS_SELECTOR, "#agents button[title='one player more']").click()
+    Select(d.find_element(By.ID, "watch-seat")).select_by_value("0")
+    d.find_element(By.ID, "seed").send_keys("5")
+    d.find_element(By.ID, "start").click()
+    directions = set()
+    for _ in range(200):
+        if page.wait_state("idle", "over") == "over":
+            break
+        top = page.all("#seats .seat")
+        assert [s.get_attribute("data-seat") for s in top] == ["1", "2", "3"]
+        xs = [s.rect["x"] for s in top]
+        ys = [s.rect["y"] for s in top]
+        assert xs == sorted(xs) and ys[1] < ys[0] and ys[1] < ys[2], (xs, ys)  # left to right, an arc
+        assert not page.all("#seats-bottom .seat")  # player_0's hand is the near side
+        clockwise = "counter-clockwise" not in d.find_element(By.ID, "direction").text
+        arrows = {a.text for a in page.all("#seats .turn-arrow")}
+        assert arrows == ({"\u2192"} if clockwise else {"\u2190"}), (clockwise, arrows)
+        assert ("ccw" in d.find_element(By.ID, "spin").get_attribute("class")) == (not clockwise)
+        directions.add(clockwise)
+        if directions == {True, False}:
+            break
+        d.find_element(By.ID, "watch-step").click()
+    assert directions == {True, False}, "no reverse was played"

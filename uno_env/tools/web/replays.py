@@ -54,7 +54,8 @@ class Replay:
 
     kind = "replay"
 
-    def __init__(self, rid: str, log: GameLog, policies: Callable[[Rules, int, list[str]], dict[int, Any]] | None = None):
+    def __init__(self, rid: str, log: GameLog,
+                 policies: Callable[[Rules, int, list[str]], dict[int, Any]] | None = None):
         """``policies(rules, n, specs)``: the agents of the seats whose thoughts the frames show,
         by seat (the module doc); None: none."""
         self.id = rid
