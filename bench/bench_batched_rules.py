@@ -24,7 +24,7 @@ import subprocess
 import sys
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CASES = (("classic", 2), ("house", 2), ("tmnt", 2), ("house", 4))  # (preset, players); the first is the baseline
+CASES = (("classic", 2), ("house", 2), ("tmnt", 2), ("classic", 4), ("house", 4), ("tmnt", 4))  # (preset, players); the first is the baseline
 
 
 def worker(root: str, rules: str, players: int, B: int, seconds: float) -> dict:

@@ -1,0 +1,69 @@
+"""The batched vector env (layout 1) at every table: learner steps and decisions per CPU second.
+
+    python bench/bench_vector_tables.py [--num-envs 1024] [--seconds 2] [--repeats 2]
+
+For each of classic, house and tmnt at 2 and 4 players: ``gymnasium.make_vec("uno_env/Uno-v1",
+vectorization_mode="vector_entry_point", opponents=["random"])`` with ``--num-envs`` games, the
+learner playing uniformly random legal actions (``bench_batched.random_legal``). A learner step
+is one game's decision of the learner (``num_envs`` per ``env.step``); decisions count every
+seat's (the opponents play inside the step). Rates are per second of CPU time
+(``time.process_time``), the best of ``--repeats`` runs, after a warm-up step that compiles or
+loads the kernels. Prints a Markdown table.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+import numpy as np
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gymnasium  # noqa: E402
+from bench_batched import random_legal  # noqa: E402
+
+import uno_env  # noqa: E402,F401  (registers the ids)
+
+TABLES = (("classic", 2), ("house", 2), ("tmnt", 2), ("classic", 4), ("house", 4), ("tmnt", 4))
+
+
+def measure(rules: str, players: int, n: int, seconds: float, repeats: int) -> tuple[int, float, float]:
+    env = gymnasium.make_vec("uno_env/Uno-v1", num_envs=n, vectorization_mode="vector_entry_point",
+                             rules=rules, num_players=players, opponents=["random"])
+    rng = np.random.default_rng(0)
+    obs, info = env.reset(seed=0)
+    engine = env.unwrapped.engine
+    obs, _, _, _, info = env.step(random_legal(rng, info["action_mask"]))  # compile / load the kernels
+    best = (0.0, 0.0)
+    for _ in range(repeats):
+        calls = decisions = 0
+        start = time.process_time()
+        while time.process_time() - start < seconds:
+            before = engine.steps.astype(np.int64)
+            obs, _, _, _, info = env.step(random_legal(rng, info["action_mask"]))
+            after = engine.steps.astype(np.int64)
+            # a game reset in this step restarted its count: count its new episode's decisions only
+            decisions += int(np.where(after >= before, after - before, after).sum())
+            calls += 1
+        cpu = time.process_time() - start
+        best = max(best, (calls * n / cpu, decisions / cpu))
+    env.close()
+    return obs.shape[1], best[0], best[1]
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--num-envs", type=int, default=1024)
+    ap.add_argument("--seconds", type=float, default=2.0)
+    ap.add_argument("--repeats", type=int, default=2)
+    args = ap.parse_args()
+    print("| rules | players | N | observation | learner steps/s (CPU) | decisions/s (CPU) |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for rules, players in TABLES:
+        size, steps, decisions = measure(rules, players, args.num_envs, args.seconds, args.repeats)
+        print(f"| {rules} | {players} | {args.num_envs:,} | {size} | {steps:,.0f} | {decisions:,.0f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
