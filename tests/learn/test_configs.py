@@ -151,6 +151,16 @@ def test_a_5000_digit_integer_in_a_config_names_the_file_and_the_key(tmp_path):
         parse_overrides([f"seed={'9' * 5000}"])
 
 
+
+@pytest.mark.parametrize("key", ["clip_range", "learning_rate", "gamma"])
+def test_an_integer_beyond_a_floats_range_for_a_real_key_is_a_value_error_naming_the_key(tmp_path, key):
+    """YAML reads ``0xfff...`` (256 hex digits: 1,024 bits) as an int no float can hold; the
+    check says it is not a number instead of raising OverflowError (found by the fuzz test)."""
+    path = tmp_path / "c.yaml"
+    path.write_text(f"{key}: 0x{'f' * 256}\n")
+    with pytest.raises(ValueError, match=rf"c\.yaml: config key '{key}' must be a number .*, got <integer of 1024 bits>$"):
+        configs.load_config(configs.TrainingConfig, configs.TRAINING_CHECKS, str(path))
+
 # ---------------------------------------------------------------------- what a checkpoint and the machine hold
 @pytest.mark.parametrize("net_arch", [[ckpt.MAX_WIDTH + 1], [64] * (ckpt.MAX_HIDDEN_LAYERS + 1), [], [0]])
 def test_layers_a_checkpoint_cannot_hold_are_refused_naming_net_arch(net_arch):

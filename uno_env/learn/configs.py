@@ -83,8 +83,14 @@ class Check:
 
 
 def is_number(value: Any, low: float | None = None, high: float | None = None, low_open: bool = False) -> bool:
-    """A finite int or float (not bool) in the range (``low`` excluded when ``low_open``)."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+    """A finite int or float (not bool) in the range (``low`` excluded when ``low_open``); an
+    int beyond a float's range (YAML reads ``0xfff...`` of any length) is not one."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    try:
+        if not math.isfinite(value):
+            return False
+    except OverflowError:  # math.isfinite converts an int to a float
         return False
     if low is not None and (value <= low if low_open else value < low):
         return False
