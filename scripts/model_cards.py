@@ -73,25 +73,6 @@ NOTES: dict[str, dict[str, str]] = {
             "- It plays even with the `search` bot (`search:simulations=200`), which spends about\n"
             "  31 ms a decision; it has not learned to read hidden hands card by card."),
     },
-    "classic-2p-layout0": {
-        "title": "the 0.2 agent, for the batched engine",
-        "summary": (
-            "The 2-player agent of uno_env 0.2: MaskablePPO from scratch (no imitation), classic\n"
-            "rules, 2 players, observation layout 0 (no public history). Kept as the test fixture of\n"
-            "layout-0 policies: `make_vec(..., layout=0)` and the checks that refuse a policy whose\n"
-            "layout is newer than its env's. Not a pretrained agent."),
-        "recipe": (
-            "PPO from scratch, 14.9M steps in 90 minutes on a 2-core machine (uno_env 0.1's\n"
-            "`training/train.py` with the config below); converted from its SB3 `model.zip` by\n"
-            "`uno-convert-checkpoint` (`converted_from` in the card)."),
-        "evaluations": (
-            "A million games against `random` on the batched engine\n"
-            "(`python -m uno_env.tools.batched_eval --agent checkpoint:checkpoints/classic-2p-layout0\n"
-            "--games 1000000 --batch 8192`): 70.36% (70.27-70.45)."),
-        "limitations": (
-            "- Classic rules, 2 players, observation layout 0 only.\n"
-            "- Weaker than `classic-2p` by about 7 points against both bots."),
-    },
     "classic-4p": {
         "title": "the 4-player agent, trained with Ray RLlib",
         "summary": (

@@ -267,6 +267,25 @@ def random_checkpoint(directory: Any, rules: Any = "classic", num_players: int =
     return ckpt.save_policy(str(directory), card, tensors)
 
 
+def layout0_checkpoint(directory: Any, input_kind: str = "obs_features", hidden: tuple[int, ...] = (16,),
+                       seed: int = 0) -> dict:
+    """A checkpoint as uno_env wrote them before observation layout 1 (version 0: the policy
+    reads the first ``V0_SIZE`` entries), classic rules, 2 players, random weights; returns its
+    card. (The 0.2 agent that was kept as this fixture retired in 0.5.14.)"""
+    from uno_env.agents import checkpoint as ckpt
+    from uno_env.game import actions as A
+    from uno_env.game import observation as O
+
+    spec = {"input": input_kind, "sizes": [ckpt.input_size(input_kind, 2, 0), *hidden, A.NUM_ACTIONS],
+            "activation": "tanh", "dtype": "float32"}
+    rng = np.random.default_rng(seed)
+    tensors = {name: rng.normal(0.0, 0.5, shape).astype(np.float32)
+               for name, shape in ckpt.tensor_shapes(spec).items()}
+    card = ckpt.make_card(rules=make_rules("classic"), num_players=2, total_steps=0, wall_time_s=0.0, policy=spec)
+    card["observation_layout"] = {"version": 0, "size": O.V0_SIZE}
+    return ckpt.save_policy(str(directory), card, tensors)
+
+
 def perturb_hidden(s, observer: int, rng: np.random.Generator):
     """A copy of state ``s`` in which only cards hidden from ``observer`` changed (a hidden
     card of another hand swapped with DRAW, two other hands swapping hidden cards, DRAW

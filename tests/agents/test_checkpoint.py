@@ -25,7 +25,7 @@ from uno_env.game import cards as C
 from uno_env.game import observation as O
 from uno_env.game.rules import make_rules
 
-from helpers import not_a_regular_file, random_checkpoint, run_bounded
+from helpers import layout0_checkpoint, not_a_regular_file, random_checkpoint, run_bounded
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SHIPPED = os.path.join(ROOT, "checkpoints", "classic-2p")
@@ -118,24 +118,12 @@ def test_obs_features_of_layout_0_are_those_of_before():
         ckpt.obs_features_layout(2, 7)
 
 
-def _layout0_checkpoint(directory, input_kind, hidden=(16,), seed=0) -> dict:
-    """A checkpoint as uno_env wrote them before layout 1 (observation_layout version 0)."""
-    spec = {"input": input_kind, "sizes": [ckpt.input_size(input_kind, 2, 0), *hidden, A.NUM_ACTIONS],
-            "activation": "tanh", "dtype": "float32"}
-    rng = np.random.default_rng(seed)
-    tensors = {name: rng.normal(0.0, 0.5, shape).astype(np.float32)
-               for name, shape in ckpt.tensor_shapes(spec).items()}
-    card = ckpt.make_card(rules=CLASSIC, num_players=2, total_steps=0, wall_time_s=0.0, policy=spec)
-    card["observation_layout"] = {"version": 0, "size": O.V0_SIZE}
-    return ckpt.save_policy(str(directory), card, tensors)
-
-
 @pytest.mark.parametrize("input_kind", ["raw", "obs_features"])
 def test_layout_0_checkpoint_plays_on_the_layout_0_prefix(tmp_path, input_kind):
     """A version-0 card loads; its policy reads the first 1254 entries of today's
     observation (the layout-0 observation), so it acts as it did, and also takes the
     layout-0 observations of the batched engine."""
-    card = _layout0_checkpoint(tmp_path, input_kind)
+    card = layout0_checkpoint(tmp_path, input_kind)
     _, tensors = ckpt.load_checkpoint(tmp_path, CLASSIC, 2)
     obs, masks = observations()
     assert obs.shape[1] == O.OBS_SIZE
@@ -448,7 +436,7 @@ SHIPPED_DIRS = sorted(d for d in os.listdir(os.path.join(ROOT, "checkpoints"))
 
 
 def test_every_shipped_checkpoint_folder_is_checked():
-    assert {"classic-2p", "classic-2p-layout0", "classic-4p", "house-2p", "house-4p"} <= set(SHIPPED_DIRS)
+    assert {"classic-2p", "classic-4p", "house-2p", "house-4p", "tmnt-2p"} <= set(SHIPPED_DIRS)
 
 
 @pytest.mark.parametrize("name", SHIPPED_DIRS)

@@ -30,15 +30,17 @@ def repo_card(name: str) -> dict:
 
 def test_every_listed_agent_has_its_folder_in_the_package_and_no_other_folder_is_there():
     assert sorted(os.listdir(DATA)) == sorted(shipped.SHIPPED)
+    checkpoints = os.path.join(ROOT, "checkpoints")  # and every checkpoint there ships
+    assert sorted(d for d in os.listdir(checkpoints)
+                  if os.path.isfile(os.path.join(checkpoints, d, "card.json"))) == sorted(shipped.SHIPPED)
     for name in shipped.SHIPPED:  # in the source tree: a link to the checkpoint training wrote
         assert os.path.islink(os.path.join(DATA, name))
         assert os.path.realpath(os.path.join(DATA, name)) == os.path.realpath(os.path.join(ROOT, "checkpoints", name))
 
 
-def test_the_layout0_fixture_is_not_a_pretrained_agent():
-    assert "classic-2p-layout0" not in shipped.SHIPPED
-    with pytest.raises(ValueError, match="no pretrained agent 'classic-2p-layout0'; shipped: classic-2p"):
-        make_agent("pretrained:classic-2p-layout0", "classic", 2)
+def test_an_unknown_pretrained_name_is_refused_naming_the_shipped_ones():
+    with pytest.raises(ValueError, match="no pretrained agent 'classic-2p-layout0'; shipped: classic-2p, "):
+        make_agent("pretrained:classic-2p-layout0", "classic", 2)  # the 0.2 agent, retired in 0.5.14
 
 
 def test_pretrained_lists_rules_players_and_results_from_the_cards():

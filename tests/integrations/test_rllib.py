@@ -239,10 +239,13 @@ def test_a_checkpoint_opponent_module_is_read_on_the_driver_and_plays_greedily(t
         opponent_module_spec(f"checkpoint:{path}", make_rules("classic"), 3)
 
 
-def test_the_shipped_layout_0_checkpoint_plays_as_an_opponent_module():
-    """A checkpoint of observation layout 0 (the shipped classic-2p-layout0) reads the layout-0
-    prefix of the observations and picks what its checkpoint agent picks."""
-    path = os.path.join(ROOT, "checkpoints", "classic-2p-layout0")
+def test_a_layout_0_checkpoint_plays_as_an_opponent_module(tmp_path):
+    """A checkpoint of observation layout 0 reads the layout-0 prefix of the observations and
+    picks what its checkpoint agent picks."""
+    from helpers import layout0_checkpoint
+
+    layout0_checkpoint(tmp_path, hidden=(32, 32))
+    path = str(tmp_path)
     spec = opponent_module_spec(f"checkpoint:{path}", make_rules("classic"), 2)
     assert spec.model_config["layout_version"] == 0
     module = spec.build()

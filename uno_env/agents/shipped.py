@@ -16,8 +16,8 @@ themselves (``card.json`` and the weights, not the learning curve or ``eval.csv`
 
 :data:`SHIPPED` is the list of what ships. Adding an agent: its name there, and its link,
 ``ln -s ../../checkpoints/<name> uno_env/pretrained/<name>`` (tests/agents/test_shipped.py
-checks that the two agree and that every card loads). Other checkpoints in ``checkpoints/``
-(``classic-2p-layout0``, a test fixture of the old observation layout) are not shipped.
+checks that the two agree, that every checkpoint in ``checkpoints/`` is listed and that every
+card loads).
 
 The card is checked against the rules and player count asked for, as ``checkpoint:<dir>``
 does: ``pretrained:classic-2p`` plays the classic rules at 2 players and refuses anything
