@@ -439,6 +439,26 @@ def test_a_run_from_a_checkpoint_starts_from_its_policy_and_records_it(trained, 
     assert ckpt.load_card(run)["started_from"] == card["started_from"]
 
 
+def test_init_other_rules_starts_a_tmnt_run_from_a_classic_policy_and_records_its_rules(trained, tmp_path, capsys):
+    """``init_other_rules``: a checkpoint of the classic rules starts a TMNT run (the layouts are
+    the same at every preset); the card records the rules it came from. Without the key the
+    same run is refused, naming the rule that differs."""
+    source = trained["dir"]
+    args = ["--config", TEST_CONFIG, "--run", "tmnt", "--checkpoint-dir", str(tmp_path / "c"),
+            "--runs-dir", str(tmp_path / "r"), "--no-progress", "--total-steps", "256",
+            "--set", "rules=tmnt", "--set", f"init_checkpoint={source}", "--set", "learning_rate=1e-12"]
+    with pytest.raises(SystemExit):
+        train.main(args)
+    assert "count_team_attack=0 (env: 4)" in capsys.readouterr().err
+    train.main(args + ["--set", "init_other_rules=true"])
+    assert f"actor from {source} (512 steps), trained under the 'classic' rules" in capsys.readouterr().out
+    (card, tensors), (source_card, source_tensors) = ckpt.load_checkpoint(str(tmp_path / "c" / "tmnt")), ckpt.load_checkpoint(source)
+    assert card["rules"]["name"] == "tmnt" and card["rules"]["count_team_attack"] == 4
+    assert all(np.allclose(tensors[k], source_tensors[k], atol=1e-6) for k in source_tensors)
+    assert card["started_from"] == {"checkpoint": source, "sha256": source_card["policy"]["sha256"],
+                                    "total_steps": 512, "rules": "classic"}
+
+
 def test_imitate_cache_collects_once_and_the_second_run_reads_the_same_rows(tmp_path, capsys):
     cache = tmp_path / "demos" / "heuristic-300.safetensors"
     common = ["--config", TEST_CONFIG, "--checkpoint-dir", str(tmp_path / "c"), "--runs-dir", str(tmp_path / "r"),

@@ -61,7 +61,8 @@ observation_layout  ``{"version", "size"}`` of :mod:`uno_env.game.observation`: 
 action_layout       ``{"version", "size"}`` of :mod:`uno_env.game.actions`
 policy              the network: see below
 started_from        optional (0.5.13): the checkpoint a run's actor started as
-                    (``init_checkpoint``: its directory, weights' SHA-256 and steps;
+                    (``init_checkpoint``: its directory, weights' SHA-256 and steps, and
+                    its rules' name when they were not the run's (``init_other_rules``);
                     :func:`check_network` checks that its network is the run's)
 algorithm, total_steps, wall_time_s, saved, evaluation, config, run, uno_env_version:
                     information only (never interpreted when loading), as ``started_from``

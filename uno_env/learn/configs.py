@@ -190,6 +190,10 @@ class TrainingConfig:
     checkpoints/classic-4p: same rules, num_players, net_arch, activation and obs_features, else
     an error naming the difference); imitate_decisions then fit only the value net (to the
     outcomes of imitate_teacher's games: checkpoint:<the same dir> for the policy's own)"""
+    init_other_rules: bool = False
+    """let init_checkpoint be a policy trained under other rules (transfer: every preset has the
+    same observation and action layouts, the rule flags are in the observation); players and
+    network must still match, and the card's started_from records the checkpoint's rules"""
     imitate_decisions: int = 0
     """before PPO, fit the policy to this many decisions of imitate_teacher playing every seat
     (and the value net to their outcomes): uno_env.learn.imitation; 0: start at random"""
@@ -266,6 +270,7 @@ TRAINING_CHECKS: dict[str, Check] = {
     "vf_coef": real(0),
     "max_grad_norm": real(0, low_open=True),
     "init_checkpoint": text(optional=True),
+    "init_other_rules": boolean(),
     "imitate_decisions": integer(0),
     "imitate_teacher": text(),
     "imitate_epochs": integer(1),
@@ -406,13 +411,16 @@ def initial_policy(cfg: TrainingConfig, rules: Rules) -> tuple[dict[str, Any], d
         return None
     where = f"init_checkpoint {cfg.init_checkpoint!r}"
     try:
-        card, tensors = ckpt.load_checkpoint(cfg.init_checkpoint, rules, cfg.num_players)
+        card, tensors = ckpt.load_checkpoint(cfg.init_checkpoint, None if cfg.init_other_rules else rules,
+                                             cfg.num_players)
         network = ckpt.policy_spec(list(cfg.net_arch), cfg.activation, cfg.policy_input, cfg.num_players)
         ckpt.check_network(card, network, where)
     except (ValueError, OSError) as exc:
         raise ValueError(exc if str(exc).startswith(where) else f"{where}: {exc}") from None
     started_from = {"checkpoint": cfg.init_checkpoint, "sha256": card["policy"]["sha256"],
                     "total_steps": card.get("total_steps")}  # information only: a card may lack it
+    if cfg.init_other_rules:
+        started_from["rules"] = ckpt.card_rules(card).name
     return started_from, tensors
 
 
@@ -420,7 +428,9 @@ def started_from_line(started_from: Mapping[str, Any]) -> str:
     """What a training script prints when its actor starts from a checkpoint."""
     steps = started_from.get("total_steps")
     trained = f" ({steps:,} steps)" if isinstance(steps, int) and not isinstance(steps, bool) else ""
-    return f"actor from {started_from['checkpoint']}{trained}"
+    rules = started_from.get("rules")
+    other = f", trained under the {rules!r} rules" if isinstance(rules, str) else ""
+    return f"actor from {started_from['checkpoint']}{trained}{other}"
 
 
 def config_lines(config: Mapping[str, Any], width: int = 100) -> list[str]:
