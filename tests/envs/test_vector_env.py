@@ -18,6 +18,7 @@ import uno_env  # noqa: E402,F401  (registers the ids)
 from uno_env.game import actions as A  # noqa: E402
 from uno_env.game.batched import state_dict  # noqa: E402
 from uno_env.game.engine import Engine  # noqa: E402
+from uno_env.game.global_state import GLOBAL_STATE_SIZE, GlobalStateEncoder  # noqa: E402
 from uno_env.game.observation import OBS_SIZE, V0_SIZE, ObservationEncoder  # noqa: E402
 
 from helpers import vector_state  # noqa: E402
@@ -68,6 +69,30 @@ def test_observations_equal_the_scalar_encoder_for_the_learner_seat(rules, n, ov
             np.testing.assert_array_equal(obs[b], encoder.encode(s, int(env.seats[b]))[:OBS_SIZE])
             assert state_dict(s) == env.engine.game_state(b)
         obs, _, _, _, info = env.step(random_legal(rng, info["action_mask"]))
+
+
+@pytest.mark.parametrize("rules,n", [("classic", 2), ("house", 4)])
+def test_the_critic_state_is_the_global_state_seen_from_the_learner_as_in_the_scalar_env(rules, n):
+    """``critic_state``: "info" gives ``info["state"]``, "append" appends it to the observation;
+    both are ``GlobalStateEncoder.encode(state, learner seat)``, as ``UnoGymEnv``'s."""
+    envs = {mode: make(4, rules=rules, num_players=n, critic_state=mode).unwrapped for mode in ("info", "append")}
+    assert envs["append"].single_observation_space.shape == (OBS_SIZE + GLOBAL_STATE_SIZE,)
+    out = {mode: env.reset(seed=5) for mode, env in envs.items()}
+    engine = Engine(envs["info"].rules, n)
+    state_encoder = GlobalStateEncoder(engine)
+    rng = np.random.default_rng(1)
+    for _ in range(25):
+        (obs, info), (both, _) = out["info"][:2], out["append"][:2]
+        np.testing.assert_array_equal(both[:, :OBS_SIZE], obs)
+        np.testing.assert_array_equal(both[:, OBS_SIZE:], info["state"])
+        for b in range(4):
+            s = engine.new_state(np.random.default_rng(0))
+            _load(s, envs["info"].engine.game_state(b))
+            np.testing.assert_array_equal(info["state"][b], state_encoder.encode(s, int(envs["info"].seats[b])))
+        actions = random_legal(rng, info["action_mask"])
+        out = {mode: env.step(actions)[::4] for mode, env in envs.items()}  # (obs, info)
+    with pytest.raises(ValueError, match="critic_state must be one of"):
+        make(2, critic_state="both")
 
 
 def _load(s, d):
@@ -177,10 +202,16 @@ def test_scripted_bot_specs_play_game_by_game():
     assert (info["action_mask"].sum(axis=1) >= 0).all()
 
 
-@pytest.mark.parametrize("checkpoint", ["classic-2p", "classic-2p-layout0"])  # layouts 1 and 0
-def test_checkpoint_opponent_plays_inside_the_batch(checkpoint):
-    pytest.importorskip("sb3_contrib")
-    env = make(16, opponents=[f"checkpoint:checkpoints/{checkpoint}"])
+@pytest.mark.parametrize("layout", [1, 0])
+def test_checkpoint_opponent_plays_inside_the_batch(layout, tmp_path):
+    # the shipped classic-2p (layout 1), and a policy of layout 0 (reads the first 1254 entries)
+    from helpers import layout0_checkpoint
+
+    path = "checkpoints/classic-2p"
+    if layout == 0:
+        layout0_checkpoint(tmp_path)
+        path = str(tmp_path)
+    env = make(16, opponents=[f"checkpoint:{path}"])
     obs, info = env.reset(seed=7)
     for _ in range(20):
         obs, *_rest, info = env.step(first_legal(info["action_mask"]))

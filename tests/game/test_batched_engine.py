@@ -5,7 +5,7 @@ a :class:`BatchedEngine` passes through exactly the states of ``Engine`` (every 
 ``State``: hands, piles, top, colour, direction, phase, actor, pending penalty, windows'
 queues and hidden answers, offers, UNO flags, known cards, public history, scores, winner,
 step and turn counts), with the same legal actions, the same observation for every seat
-(layouts 0 and 1) and the same RNG state (so the same reshuffles, jump-in picks and SEVEN
+(layouts 0 and 1), the same global state seen from every seat and the same RNG state (so the same reshuffles, jump-in picks and SEVEN
 slaps), after every step. The default run plays a few games per preset (every one of
 ``PRESETS``), house option and player count and checks that the random play reached every
 phase and rule it is meant to cover; the ``slow`` variants play many more, at 2-10 players.
@@ -27,6 +27,7 @@ from collections import Counter  # noqa: E402
 
 from uno_env.game import events as EV  # noqa: E402
 from uno_env.game.engine import JUMP, OFFER, PENDING_SEWERS, PHASE_NAMES, TAKE  # noqa: E402
+from uno_env.game.global_state import GlobalStateEncoder  # noqa: E402
 from uno_env.game.observation import OBS_SIZE, V0_SIZE, ObservationEncoder  # noqa: E402
 from uno_env.game.rules import MAX_COUNT, PRESETS, make_rules  # noqa: E402
 
@@ -54,9 +55,12 @@ def pick(rng: np.random.Generator, legal: list[int]) -> int:
 def assert_same(be: BatchedEngine, engine: Engine, encoder: ObservationEncoder, states, where: str,
                 observe: bool = True) -> None:
     """Game b of ``be`` equals ``states[b]``: state, RNG, legal actions, every seat's observation
-    (the first ``be.obs_size`` entries of the scalar encoder's: layout 0 or 1)."""
+    (the first ``be.obs_size`` entries of the scalar encoder's: layout 0 or 1) and the global
+    state seen from every seat (seat 0's: the absolute one)."""
     masks = be.legal_masks()
     obs = [be.observe(p) for p in range(be.n)] if observe else []
+    global_states = [be.global_state(p) for p in range(be.n)] if observe else []
+    state_encoder = GlobalStateEncoder(engine)
     width = be.obs_size
     returns, truncated = be.returns(), be.truncated()
     for b, s in enumerate(states):
@@ -72,6 +76,11 @@ def assert_same(be: BatchedEngine, engine: Engine, encoder: ObservationEncoder, 
         for p in range(be.n if observe else 0):
             np.testing.assert_array_equal(obs[p][b], encoder.encode(s, p)[:width],
                                           err_msg=f"{where}, game {b}, seat {p}")
+            np.testing.assert_array_equal(global_states[p][b], state_encoder.encode(s, p),
+                                          err_msg=f"{where}, game {b}, global state from seat {p}")
+        if observe:
+            np.testing.assert_array_equal(global_states[0][b], state_encoder.encode(s),
+                                          err_msg=f"{where}, game {b}, global state")
 
 
 def _covered(s, t: int, seen: Counter) -> None:
@@ -381,6 +390,23 @@ def test_illegal_action_is_refused_and_no_game_changes():
     assert [be.game_state(b) for b in range(3)] == before
 
 
+def test_a_step_the_caller_checked_plays_as_a_checked_step():
+    # step(checked=True) (the vector env, which checked the actions against its masks) skips
+    # only the legality scan: the same legal actions leave every game in the same state
+    engines = [BatchedEngine("house", 3, 4), BatchedEngine("house", 3, 4)]
+    for be in engines:
+        be.reset(seeds=[5, 6, 7, 8])
+    rng = np.random.default_rng(0)
+    for _ in range(200):
+        live = ~engines[0].game_over
+        if not live.any():
+            break
+        actions = np.array([rng.choice(engines[0].legal_actions(b)) if live[b] else 0 for b in range(4)])
+        engines[0].step(actions, active=live)
+        engines[1].step(actions, active=live, checked=True)
+        assert [engines[0].game_state(b) for b in range(4)] == [engines[1].game_state(b) for b in range(4)]
+
+
 @pytest.mark.parametrize("bad", [dict(batch_size=0), dict(batch_size=True), dict(num_players=1),
                                  dict(num_players=11)])
 def test_bad_sizes_are_refused(bad):
@@ -463,6 +489,9 @@ BAD_CALLS = {  # a call on a batch of 2 games: what the error names
     "observe into a short out": (lambda be: be.observe(0, out=np.zeros((1, V0_SIZE), np.float32)),
                                  r"observe out must be a float32 array of shape \(2, 1254\), got float32 \(1, 1254\)"),
     "observe into float64": (lambda be: be.observe(0, out=np.zeros((2, V0_SIZE))), "float64"),
+    "global_state with seat 2": (lambda be: be.global_state(2), r"seats must be in 0\.\.1"),
+    "global_state into a short out": (lambda be: be.global_state(0, out=np.zeros((1, 807), np.float32)),
+                                      r"global_state out must be a float32 array of shape \(2, 807\)"),
     "masks into a short out": (lambda be: be.legal_masks(out=np.zeros((2, 10), np.int8)),
                                r"legal_masks out must be a int8 array of shape \(2, 195\)"),
     "masks into a list": (lambda be: be.legal_masks(out=[0] * 390), "legal_masks out must be"),

@@ -10,6 +10,10 @@ Observation space      ``Box(0, inf, (N, 1537), float32)``: per game, the scalar
                        ``observation.V0_SIZE`` (1254) entries, the observation of layout 0
 Action mask            ``info["action_mask"]`` (int8, ``(N, 195)``) and ``env.action_masks()``
                        (bool); all zero in a game whose episode just ended
+Critic state           ``critic_state``, as :class:`~uno_env.envs.gym_env.UnoGymEnv`'s (training
+                       only: hidden information): ``"info"``: ``info["state"]`` ``(N, 807)``, the
+                       global state seen from each game's learner; ``"append"``: appended to each
+                       observation (``(N, 1537 + 807)``); ``None`` (default): nothing
 Autoreset              next step (Gymnasium 1.x default): the step after a game's end resets
                        that game and ignores its action (an id all the same); reward 0, not
                        terminated
@@ -60,9 +64,11 @@ from gymnasium.vector.utils import batch_space
 
 from uno_env.agents.base import Agent, make_agent, parse_spec
 from uno_env.envs import checks
+from uno_env.envs.gym_env import CRITIC_STATE_MODES
 from uno_env.game import actions as A
 from uno_env.game import observation as O
 from uno_env.game.batched import BatchedEngine, rng_words
+from uno_env.game.global_state import GLOBAL_STATE_SIZE
 from uno_env.game.rules import make_rules
 
 try:  # Gymnasium >= 1.1 names the autoreset mode; 1.0 only has next-step autoreset
@@ -93,15 +99,19 @@ class UnoVectorEnv(gym.vector.VectorEnv):
 
     def __init__(self, num_envs: int = 1, rules: Any = "classic", num_players: int = 2,
                  opponents: Any = ("random",), seat: "str | int" = "random",
-                 render_mode: str | None = None, layout: int = O.LAYOUT_VERSION, **rule_overrides: Any):
+                 render_mode: str | None = None, layout: int = O.LAYOUT_VERSION,
+                 critic_state: str | None = None, **rule_overrides: Any):
         if render_mode is not None:
             raise ValueError(f"the vector env does not render (render_mode must be None, got {render_mode!r})")
+        if not (critic_state is None or (isinstance(critic_state, str) and critic_state in CRITIC_STATE_MODES)):
+            raise ValueError(f"critic_state must be one of {list(CRITIC_STATE_MODES)}, got {checks.show(critic_state)}")
+        self.critic_state = critic_state
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
         self.rules = make_rules(rules, **rule_overrides)
         self.engine = BatchedEngine(self.rules, num_players, int(num_envs), layout=layout)
         self.layout = self.engine.layout
-        size = self.engine.obs_size
+        size = self.engine.obs_size + (GLOBAL_STATE_SIZE if critic_state == "append" else 0)
         self.num_envs = N = int(num_envs)
         self.n = n = self.engine.n
         if seat != "random" and not (isinstance(seat, (int, np.integer)) and 0 <= seat < n):
@@ -115,7 +125,7 @@ class UnoVectorEnv(gym.vector.VectorEnv):
         self.seats = np.zeros(N, np.int64)
         self._autoreset = np.zeros(N, bool)
         self._masks = np.zeros((N, A.NUM_ACTIONS), np.int8)
-        self._obs = np.zeros((N, size), np.float32)  # opponents' observations and masks
+        self._obs = np.zeros((N, self.engine.obs_size), np.float32)  # opponents' observations and masks
         self._opp_masks = np.zeros((N, A.NUM_ACTIONS), np.int8)
         self._opp_rng = rng_words(range(N))
         self._started = False
@@ -259,7 +269,7 @@ class UnoVectorEnv(gym.vector.VectorEnv):
         legal = self._masks[np.arange(N), acts] == 1
         illegal = live & ~legal
         ok = live & legal
-        eng.step(acts, active=ok)
+        eng.step(acts, active=ok, checked=True)  # ok: legal in the masks of this very state
         self._play_opponents(ok)
         over = ok & eng.game_over
         terminated[over] = True
@@ -281,13 +291,20 @@ class UnoVectorEnv(gym.vector.VectorEnv):
         return self._observe(), rewards, terminated, truncated, info
 
     def _observe(self) -> np.ndarray:
-        return self.engine.observe(self.seats)
+        obs = self.engine.observe(self.seats)
+        if self.critic_state == "append":
+            return np.concatenate([obs, self.engine.global_state(self.seats)], axis=1)
+        return obs
 
     def _info(self) -> dict[str, Any]:
         live = ~self._autoreset
         self.engine.legal_masks(live, out=self._masks)
-        return {"action_mask": self._masks.copy(), "_action_mask": np.ones(self.num_envs, bool),
+        info = {"action_mask": self._masks.copy(), "_action_mask": np.ones(self.num_envs, bool),
                 "seat": self.seats.copy(), "_seat": np.ones(self.num_envs, bool)}
+        if self.critic_state == "info":
+            info["state"] = self.engine.global_state(self.seats)
+            info["_state"] = np.ones(self.num_envs, bool)
+        return info
 
     def action_masks(self) -> np.ndarray:
         """Legal actions of every game's learner decision, as bools ``(N, 195)``."""

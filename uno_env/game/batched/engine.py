@@ -6,6 +6,7 @@
     engine.step(actions)                      # (B,) action ids; ValueError (nothing changed) if one is illegal
     engine.observe(seats)                     # (B, obs_size) float32: the observation of seat seats[b]
                                               # (layout 1: 1537 entries; layout 0: the first 1254)
+    engine.global_state(seats)                # (B, 807) float32: every hand, for centralised critics
     engine.game_over, engine.winner, engine.returns(), engine.truncated()
 
 Game ``b`` of the batch is, decision for decision, the scalar
@@ -50,7 +51,9 @@ house with 4 players, 7,246 and 8,190 with 10), all of it allocated at construct
 **Observations: layouts 0 and 1.** ``observe`` gives the first ``obs_size`` entries of
 :class:`~uno_env.game.observation.ObservationEncoder`'s vector: all 1537 of the current
 layout 1 (with the public history, HISTORY and WD4_COLOR) for ``layout=1``, the 1254 of
-layout 0 for ``layout=0`` (the default, for layout-0 policies).
+layout 0 for ``layout=0`` (the default, for layout-0 policies). ``global_state`` gives
+:class:`~uno_env.game.global_state.GlobalStateEncoder`'s vector (hidden information: every hand
+and the DRAW pile's counts; training only), seen from a seat or with absolute seats.
 
 **Phases as masks.** Every kernel takes a boolean ``active`` mask over the batch and
 handles each game in its own phase; ``step`` by default steps every game that is not over.
@@ -74,6 +77,7 @@ from uno_env.game import cards as C
 from uno_env.game.batched import kernels as K
 from uno_env.game.batched import pcg64 as R
 from uno_env.game.engine import NO_PENDING, NUM_HISTORY_COLUMNS, PHASE_NAMES, Engine, State
+from uno_env.game.global_state import GLOBAL_STATE_SIZE, GlobalStateEncoder
 from uno_env.game.inputs import integer_array
 from uno_env.game.observation import LAYOUT_SIZES, V0_SIZE, ObservationEncoder
 from uno_env.game.rules import Rules, make_rules, show_value
@@ -147,6 +151,7 @@ class BatchedEngine:
         self.ru = (cfg, self.deck, self.points)  # the kernels' rule constants
         # the encoder's constant part (opponent presence, rule flags) is the observation template
         self.template = ObservationEncoder(self.scalar)._template[:self.obs_size].copy()
+        self.state_template = GlobalStateEncoder(self.scalar)._template.copy()  # its rule flags
         self.g = np.zeros((B, K.NUM_FIELDS), np.int32)
         self.g[:, K.F_PHASE] = K.OVER  # nothing to decide before the first reset
         self.g[:, K.F_OVER] = 1
@@ -295,9 +300,12 @@ class BatchedEngine:
         c = K.legal_one(self.st, self.cfg, self._game(b), out)
         return out[:c].tolist()
 
-    def step(self, actions: Any, active: Any = None) -> None:
+    def step(self, actions: Any, active: Any = None, checked: bool = False) -> None:
         """Apply ``actions[b]`` for the actor of every active game (default: every game not over).
-        ``ValueError`` naming the first illegal action; then no game is changed."""
+        ``ValueError`` naming the first illegal action; then no game is changed. ``checked=True``
+        skips that check, for a caller that has just checked every action against
+        :meth:`legal_masks` of this very state (the vector env): an illegal action then corrupts
+        its game."""
         acts = np.asarray(actions)
         if acts.shape != (self.batch_size,) or not np.issubdtype(acts.dtype, np.integer):
             raise ValueError(f"actions must be integer ids of shape ({self.batch_size},), "
@@ -307,7 +315,7 @@ class BatchedEngine:
         over = act & self.game_over
         if over.any():
             raise ValueError(f"game {int(np.flatnonzero(over)[0])} is over; reset it before stepping")
-        bad = K.first_illegal(self.st, self.cfg, acts, act, self._scratch)
+        bad = -1 if checked else K.first_illegal(self.st, self.cfg, acts, act, self._scratch)
         if bad >= 0:
             a = int(acts[bad])
             raise ValueError(f"illegal action {a} ({self.scalar.describe(a)}) in game {bad}, phase "
@@ -326,6 +334,21 @@ class BatchedEngine:
             out = (np.empty if active is None else np.zeros)(self._obs_shape, np.float32)
         out = self._array(out, self._obs_shape, _FLOAT32, "observe out")
         K.observe_batch(self.st, self.cfg, self.template, seats, act, out)
+        return out
+
+    def global_state(self, seats: Any = 0, active: Any = None, out: np.ndarray | None = None) -> np.ndarray:
+        """Global states ``(B, GLOBAL_STATE_SIZE)`` float32 for centralised critics (training only:
+        they hold every hand): game ``b`` seen from seat ``seats[b]``, equal to
+        ``GlobalStateEncoder.encode(state, seat)``; ``seats=0`` gives the absolute seats of
+        PettingZoo's ``state()``. Rows outside ``active`` are left as they are (zero in a fresh
+        array)."""
+        act = self._all if active is None else self._select(active)
+        seats = self._seats(seats, act)
+        shape = (self.batch_size, GLOBAL_STATE_SIZE)
+        if out is None:
+            out = (np.empty if active is None else np.zeros)(shape, np.float32)
+        out = self._array(out, shape, _FLOAT32, "global_state out")
+        K.global_state_batch(self.st, self.cfg, self.state_template, seats, act, out)
         return out
 
     def uniform_actions(self, prng: np.ndarray, active: Any = None) -> np.ndarray:

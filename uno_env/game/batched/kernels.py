@@ -30,6 +30,7 @@ from numba.cpython.unsafe.numbers import trailing_zeros
 from uno_env.game import actions as A
 from uno_env.game import cards as C
 from uno_env.game import engine as E
+from uno_env.game import global_state as G
 from uno_env.game import observation as O
 from uno_env.game.batched import pcg64 as R
 from uno_env.game.batched._jit import njit, njit_inline
@@ -1192,6 +1193,45 @@ def observe_batch(st, cfg, template, seats, active, obs):
                     row[base + O.HIST_LEFT + hist[b, q, H_LEFT]] = 1.0
         if history and cfg[CFG_CHALLENGE] != 0 and g[b, F_WD4P] >= 0 and g[b, F_WD4COLOR] >= 0:
             row[O.WD4_COLOR + g[b, F_WD4COLOR]] = 1.0
+
+
+@njit
+def global_state_batch(st, cfg, template, seats, active, out):
+    """GlobalStateEncoder.encode of every active game seen from ``seats[b]`` (seat 0: absolute
+    seats) into ``out[b]``: every hand, the DRAW pile's counts, the public table."""
+    g, hands, held, hsize, uno, scores, rpoints, draw, disc, played, known, rng, hist, queue, answers, juno, offers = st
+    n = cfg[CFG_N]
+    target = np.float64(cfg[CFG_TARGET])
+    for b in range(g.shape[0]):
+        if not active[b]:
+            continue
+        p = seats[b]
+        row = out[b]
+        for i in range(row.shape[0]):
+            row[i] = template[i]
+        for j in range(n):  # slot j: the seat j places to p's left
+            q = (p + j) % n
+            for k in range(NK):
+                row[G.HANDS + j * NK + k] = hands[b, q, k]
+            row[G.SIZES + j] = hsize[b, q]
+            row[G.SCORES + j] = scores[b, q] / target
+            row[G.UNO + j] = uno[b, q]
+        for i in range(g[b, F_DRAWLEN]):
+            row[G.DRAW + draw[b, i]] += 1.0
+        row[G.TOP + _top(g, disc, b)] = 1.0
+        if g[b, F_COLOR] >= 0:
+            row[G.COLOR + g[b, F_COLOR]] = 1.0
+        row[G.PHASE + g[b, F_PHASE]] = 1.0
+        if g[b, F_ACTOR] >= 0:
+            row[G.ACTOR + (g[b, F_ACTOR] - p) % n] = 1.0
+        row[G.TURN + (g[b, F_TURN] - p) % n] = 1.0
+        if g[b, F_PENDING]:
+            row[G.PENDING] = g[b, F_PENDING]
+            row[G.PENDING + 1 + g[b, F_PKIND]] = 1.0
+        if g[b, F_DIR] < 0:
+            row[G.DIRECTION] = 1.0
+        for k in range(NK):
+            row[G.PLAYED + k] = played[b, k]
 
 
 @njit
