@@ -99,6 +99,46 @@ NOTES: dict[str, dict[str, str]] = {
             "- No better than the heuristic bot it was cloned from; a player that sees every hand wins\n"
             "  48.3% / 44.0% (`experiments/headroom.py`), so the room is in reading hidden hands."),
     },
+    "tmnt-2p": {
+        "title": "the 2-player agent for the TMNT edition",
+        "summary": (
+            "The shipped `classic-2p` trained further with MaskablePPO under the `tmnt` preset (the\n"
+            "official rules plus four Team Attack wilds and their villain discards), 2 players,\n"
+            "observation layout 1. It beats `random` about 80% and `heuristic` about 58% of the time."),
+        "recipe": (
+            "<!-- docs-code: skip 95 minutes of training -->\n"
+            "```bash\n"
+            "python training/train.py --config configs/train/tmnt-2p.yaml --run tmnt-2p\n"
+            "```\n\n"
+            "Every preset has the same observation and action layouts (the rule flags are part of the\n"
+            "observation), so `classic-2p` plays TMNT as it is: 53.9% (52.3-55.4) against `heuristic`\n"
+            "(4,000 games, seed 777). The run starts its actor there (`init_checkpoint:\n"
+            "checkpoints/classic-2p` with `init_other_rules: true`), fits the value network alone to\n"
+            "200,000 decisions of the heuristic (31 s), then runs MaskablePPO (lr 1e-4 annealed towards\n"
+            "3e-5, clip 0.1) against a league of `heuristic` (60%), `random` (20%) and its own snapshots\n"
+            "(20%) for 95 minutes on one core of a 2-core machine shared with development work:\n"
+            "18.7M steps. `curve.png` is its learning curve (1,000 games a point; the first point is\n"
+            "classic-2p under TMNT rules). An earlier run of the house agents' recipe (a clone of the\n"
+            "heuristic, then PPO) had reached 55.2% only at ~9M steps, about 3 hours."),
+        "evaluations": (
+            "On seed 20,261,206, used for nothing else (`uno-evaluate --agents pretrained:tmnt-2p heuristic\n"
+            "--rules tmnt --games 10000 --seed 20261206 --workers 2`, and the same with `random`):\n"
+            "**80.3%** (79.5-81.0) against `random`, **58.4%** (57.4-59.3) against `heuristic`.\n"
+            "Against `search` (its defaults; `uno-evaluate --agents pretrained:tmnt-2p search --rules tmnt\n"
+            "--games 200 --seed 20261207 --workers 1`, 488 s of CPU, ~2.4 s a game): 53.0% (46.1-59.8):\n"
+            "even with the search bot.\n\n"
+            "One policy for two tables: its weights play the classic rules at least as well as\n"
+            "`classic-2p` does (a copy of its card naming the classic rules; `uno-evaluate --paired\n"
+            "checkpoint:checkpoints/classic-2p checkpoint:<that copy> --opponent heuristic --rules classic\n"
+            "--num-players 2 --games 10000 --seed 20261206`, and `--opponent random`): 57.7% against\n"
+            "`heuristic` where classic-2p wins 56.7% (+1.0 points, -0.0 to +2.0, game by game), 78.3%\n"
+            "against `random` where it wins 77.1% (+1.3, +0.4 to +2.2). The card still names the TMNT\n"
+            "rules, so `pretrained:tmnt-2p` refuses a classic table; classic-2p stays the classic agent."),
+        "limitations": (
+            "- TMNT rules (the `tmnt` preset with its defaults), 2 players, layout 1 only.\n"
+            "- Its curve against the heuristic rose from 54.8% (classic-2p under TMNT rules) to 56-60%\n"
+            "  within 5M steps and stayed there (1,000 games a point)."),
+    },
     "house-2p": {
         "title": "the 2-player agent for the house rules",
         "summary": (
@@ -210,6 +250,13 @@ def render(name: str, card: dict) -> str:
     if trained:
         facts.append(("trained with", f"{trained.get('library', '?')} {trained.get('version', '')}, "
                                       f"`{trained.get('script', '?')}`"))
+    started = card.get("started_from")
+    if isinstance(started, dict):
+        steps = started.get("total_steps")
+        facts.append(("started from", f"`{started.get('checkpoint', '?')}`"
+                                      + (f" ({steps:,} steps" if isinstance(steps, int) else " (")
+                                      + (f", trained under the `{started['rules']}` rules" if "rules" in started else "")
+                                      + f"; weights SHA-256 `{str(started.get('sha256', '?'))[:16]}…`)"))
     imitation = card.get("imitation")
     if imitation:
         facts.append(("imitation", f"{imitation.get('decisions', 0):,} decisions of `{imitation.get('teacher')}` "

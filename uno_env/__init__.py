@@ -24,7 +24,7 @@ works without Gymnasium or PettingZoo installed.
 from uno_env import registration
 from uno_env.game.rules import PRESETS, Rules, make_rules
 
-__version__ = "0.5.13"
+__version__ = "0.5.14"
 __all__ = ["env", "raw_env", "Rules", "make_rules", "PRESETS", "__version__"]
 _ENVS = ("env", "raw_env")  # loaded on first use, from uno_env.envs.aec_env (PettingZoo, Gymnasium)
 

@@ -21,7 +21,8 @@ from uno_env.game.rules import make_rules  # noqa: E402
 def test_each_table_rates_the_bots_and_the_pretrained_agents_made_for_it():
     assert ladder.table_agents("classic", 2) == ["random", "greedy", "heuristic", "search", "pretrained:classic-2p"]
     assert ladder.table_agents("classic", 4) == ["random", "greedy", "heuristic", "search", "pretrained:classic-4p"]
-    assert ladder.table_agents("tmnt", 2) == ["random", "greedy", "heuristic", "search"]
+    assert ladder.table_agents("tmnt", 2) == ["random", "greedy", "heuristic", "search", "pretrained:tmnt-2p"]
+    assert ladder.table_agents("tmnt", 4) == ["random", "greedy", "heuristic", "search"]  # no agent yet
     assert "search" not in ladder.table_agents("house", 4)  # too slow there
     assert len(ladder.TABLES) == 6
 

@@ -43,6 +43,7 @@ SHIPPED = (
     "classic-4p",
     "house-2p",
     "house-4p",
+    "tmnt-2p",
 )
 DATA_PACKAGE = "uno_env.pretrained"
 SPEC_PREFIX = "pretrained"
