@@ -83,6 +83,11 @@ class HeuristicWeights:
             if not isinstance(value, numbers.Real) or not math.isfinite(value):
                 raise ValueError(f"heuristic parameter {f.name!r} must be a finite number, got {value!r}")
 
+    def as_array(self) -> np.ndarray:
+        """The weights as float64 numbers in the order of the fields: what the compiled heuristic
+        of the batched engine reads (``uno_env.game.batched.bots.WEIGHT_NAMES``)."""
+        return np.array([float(getattr(self, name)) for name in FIELD_NAMES], np.float64)
+
     @classmethod
     def from_mapping(cls, values: Mapping[str, Any]) -> "HeuristicWeights":
         """The defaults with ``values`` replaced; ``ValueError`` naming an unknown key."""

@@ -74,6 +74,7 @@ import numpy as np
 
 from uno_env.game import actions as A
 from uno_env.game import cards as C
+from uno_env.game.batched import bots as BK
 from uno_env.game.batched import kernels as K
 from uno_env.game.batched import pcg64 as R
 from uno_env.game.engine import NO_PENDING, NUM_HISTORY_COLUMNS, PHASE_NAMES, Engine, State
@@ -180,6 +181,10 @@ class BatchedEngine:
         self._all = np.ones(B, bool)
         self._mask_shape, self._obs_shape, self._prng_shape = (B, A.NUM_ACTIONS), (B, self.obs_size), (B, R.RNG_WORDS)
         self._scratch = np.zeros((3, K.MAX_LEGAL), np.int64)  # kernels allocate nothing
+        self._fscratch = np.zeros(BK.FS_SIZE, np.float64)  # the heuristic's counting, per decision
+        # the heuristic's rule constants: deck counts per kind, points per kind, villain kind bits
+        self.bot_consts = (np.array(self.rules.deck_counts(), np.int64), self.points,
+                           np.int64(self.scalar.villain_bits))
 
     # ------------------------------------------------------------------ set-up
     def _select(self, games: Any) -> np.ndarray:
@@ -373,6 +378,60 @@ class BatchedEngine:
         seats = self._seats(seats, act)
         K.random_bots_until(self.st, self.ru, act, seats, self.rules.max_steps, self._prng(prng),
                             self._scratch)
+
+    def _bot_memory(self, memory: Any, cls: type, name: str) -> Any:
+        if not isinstance(memory, cls) or memory.shape != (self.batch_size, self.n):
+            raise ValueError(f"{name} must be a {cls.__name__}({self.batch_size}, {self.n}), got {show_value(memory)}")
+        return memory
+
+    def _weights(self, weights: Any) -> np.ndarray:
+        w = np.asarray(weights)
+        if w.dtype != np.float64 or w.shape != (BK.NUM_WEIGHTS,) or not np.isfinite(w).all():
+            raise ValueError(f"heuristic weights must be {BK.NUM_WEIGHTS} finite float64 numbers in the order of "
+                             f"bots.WEIGHT_NAMES (HeuristicWeights.as_array()), got {show_value(weights)}")
+        return np.ascontiguousarray(w)
+
+    def greedy_actions(self, streams: "BK.GreedyStreams", active: Any = None) -> np.ndarray:
+        """The ``greedy`` bot's action (``GreedyAgent.act`` on the actor's observation) per game not
+        over (-1 elsewhere); its tie-breaks drawn from the actor's stream in ``streams``."""
+        act = ~self.game_over if active is None else self._select(active) & ~self.game_over
+        streams = self._bot_memory(streams, BK.GreedyStreams, "streams")
+        out = np.full(self.batch_size, -1, np.int64)
+        BK.greedy_actions(self.st, self.cfg, self.points, act, streams.mt, streams.pos, out, self._scratch)
+        return out
+
+    def heuristic_actions(self, beliefs: "BK.HeuristicBeliefs", weights: Any, active: Any = None) -> np.ndarray:
+        """The ``heuristic`` bot's action (``HeuristicAgent.act``) per game not over (-1 elsewhere):
+        ``weights`` as ``HeuristicWeights.as_array()``; the actor's beliefs in ``beliefs`` are
+        updated as the scalar bot's are at its decisions."""
+        act = ~self.game_over if active is None else self._select(active) & ~self.game_over
+        beliefs = self._bot_memory(beliefs, BK.HeuristicBeliefs, "beliefs")
+        out = np.full(self.batch_size, -1, np.int64)
+        BK.heuristic_actions(self.st, self.cfg, self.bot_consts, act, self._weights(weights), beliefs.arrays, out,
+                             self._scratch, self._fscratch)
+        return out
+
+    def bots_until(self, seats: Any, slot_kinds: Any, slot_weights: np.ndarray, prng: np.ndarray,
+                   streams: "BK.GreedyStreams", beliefs: "BK.HeuristicBeliefs", active: Any = None) -> int:
+        """Compiled bots play every seat ``j`` places to the left of ``seats[b]`` (``slot_kinds[j]``:
+        ``bots.BOT_RANDOM``, ``BOT_GREEDY``, ``BOT_HEURISTIC`` with ``slot_weights[j]``, or
+        ``BOT_NONE``) in each active game until ``seats[b]`` or a ``BOT_NONE`` seat decides, the
+        game ends or ``rules.max_steps`` is reached: one compiled call. Returns how many games
+        stopped at a ``BOT_NONE`` seat."""
+        act = ~self.game_over if active is None else self._select(active) & ~self.game_over
+        seats = self._seats(seats, act)
+        kinds = integer_array(slot_kinds, "slot_kinds").astype(np.int64)
+        if kinds.shape != (self.n,) or kinds.min() < BK.BOT_NONE or kinds.max() > BK.BOT_HEURISTIC:
+            raise ValueError(f"slot_kinds must hold {self.n} bot kinds in {BK.BOT_NONE}..{BK.BOT_HEURISTIC}, "
+                             f"got {show_value(slot_kinds)}")
+        sw = np.asarray(slot_weights)
+        if sw.dtype != np.float64 or sw.shape != (self.n, BK.NUM_WEIGHTS) or not np.isfinite(sw).all():
+            raise ValueError(f"slot_weights must be float64 ({self.n}, {BK.NUM_WEIGHTS}), got {show_value(slot_weights)}")
+        streams = self._bot_memory(streams, BK.GreedyStreams, "streams")
+        beliefs = self._bot_memory(beliefs, BK.HeuristicBeliefs, "beliefs")
+        return int(BK.bots_until(self.st, self.ru, act, seats, self.rules.max_steps, kinds, np.ascontiguousarray(sw),
+                                 self.bot_consts, self._prng(prng), streams.mt, streams.pos, beliefs.arrays,
+                                 self._scratch, self._fscratch))
 
     # ------------------------------------------------------------------ results
     @property
