@@ -15,6 +15,7 @@ import pytest
 pytest.importorskip("numba")
 
 import uno_env  # noqa: E402,F401  (registers the ids)
+from uno_env.envs import vector_env as VE  # noqa: E402
 from uno_env.game import actions as A  # noqa: E402
 from uno_env.game.batched import state_dict  # noqa: E402
 from uno_env.game.engine import Engine  # noqa: E402
@@ -194,12 +195,36 @@ def test_a_callable_policy_opponent_is_called_once_per_batch():
     assert max(calls) > 1
 
 
-def test_scripted_bot_specs_play_game_by_game():
-    env = make(4, num_players=3, opponents=["heuristic", "greedy"])
-    obs, info = env.reset(seed=6)
-    for _ in range(10):
-        obs, *_rest, info = env.step(first_legal(info["action_mask"]))
-    assert (info["action_mask"].sum(axis=1) >= 0).all()
+def _trajectory(opponents, n, steps=40, seed=6, **kwargs):
+    env = make(16, num_players=n, opponents=opponents, **kwargs)
+    obs, info = env.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    out = [obs.copy()]
+    for _ in range(steps):
+        obs, reward, term, trunc, info = env.step(random_legal(rng, info["action_mask"]))
+        out += [obs.copy(), reward.copy(), term.copy(), info["seat"].copy()]
+    return out
+
+
+OPPONENT_MIXES = [
+    (["heuristic", "greedy"], 3, {}),
+    (["greedy"], 2, {}),
+    (["heuristic:bluff=0,hold_wild=2,track=0"], 4, {"rules": "house"}),
+    (["random", "heuristic", "greedy"], 4, {"rules": "tmnt", "uno_call": "explicit"}),
+    (["heuristic", lambda obs, masks: masks.argmax(axis=1)], 3, {}),  # a policy among them: game by game
+]
+
+
+@pytest.mark.parametrize("opponents,n,kwargs", OPPONENT_MIXES)
+def test_compiled_scripted_opponents_play_the_games_the_python_agents_played(opponents, n, kwargs, monkeypatch):
+    compiled = _trajectory(opponents, n, **kwargs)
+    env = make(2, num_players=n, opponents=opponents, **kwargs).unwrapped
+    assert {kind for kind, _ in env.controllers} & {VE._GREEDY, VE._HEURISTIC}
+    monkeypatch.setattr(VE, "COMPILED_BOTS", ())  # one Python agent per game and seat, as before
+    python = _trajectory(opponents, n, **kwargs)
+    assert len(compiled) == len(python)
+    for a, b in zip(compiled, python):
+        assert np.array_equal(a, b)
 
 
 @pytest.mark.parametrize("layout", [1, 0])

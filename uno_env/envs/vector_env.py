@@ -35,6 +35,11 @@ the episode with -1 and ``info["illegal"]``. Every ruleset and option (presets `
 ``"random"``
     the ``random`` bot, as a compiled kernel over the batch (same choice distribution as
     :class:`~uno_env.agents.bots.RandomAgent`, its own per-game stream);
+``"greedy"``, ``"heuristic"``, ``"heuristic:key=value,..."``
+    compiled kernels over the batch (:mod:`uno_env.game.batched.bots`): the same decisions as
+    :class:`~uno_env.agents.bots.GreedyAgent` / :class:`~uno_env.agents.heuristic.HeuristicAgent`
+    (any weights) from the same observations, seeded as the per-game Python agents were, so the
+    env plays the same games as with them; the heuristic's card counting per game and seat;
 ``"checkpoint:<dir>"``, ``"pretrained:<name>"`` (``#sample`` to sample) or a
 :class:`~uno_env.agents.checkpoint.PolicyAgent`
     the policy, evaluated once per batch on the observations and masks of every game
@@ -42,8 +47,11 @@ the episode with -1 and ``info["illegal"]``. Every ruleset and option (presets `
     the first 1254 entries; with ``layout=0`` a layout-1 policy is a ``ValueError``);
 a callable ``f(observations (M, 1537) float32, masks (M, 195) int8) -> actions (M,)``
     likewise once per batch: self-play with the learner's current weights;
-any other agent spec (``"heuristic"``, ``"greedy"``)
+any other agent spec (``"search"``, ``"module:..."``)
     one agent per game and seat, asked game by game (correct, but Python-speed).
+
+When every opponent is ``random``, ``greedy`` or ``heuristic``, the opponents' decisions
+between two learner decisions are one compiled call (``BatchedEngine.bots_until``).
 
 ``set_opponents(opponents)`` swaps them (from the next decision on).
 
@@ -63,11 +71,13 @@ from gymnasium import spaces
 from gymnasium.vector.utils import batch_space
 
 from uno_env.agents.base import Agent, make_agent, parse_spec
+from uno_env.agents.heuristic import HeuristicWeights
 from uno_env.envs import checks
 from uno_env.envs.gym_env import CRITIC_STATE_MODES
 from uno_env.game import actions as A
 from uno_env.game import observation as O
 from uno_env.game.batched import BatchedEngine, rng_words
+from uno_env.game.batched import bots as BK
 from uno_env.game.global_state import GLOBAL_STATE_SIZE
 from uno_env.game.rules import make_rules
 
@@ -80,7 +90,10 @@ except ImportError:  # pragma: no cover
 ILLEGAL_REWARD = -1.0
 MAX_REDEALS = 100
 
-_RANDOM, _BATCHED, _SCALAR = range(3)
+_RANDOM, _BATCHED, _SCALAR, _GREEDY, _HEURISTIC = range(5)
+# agent kinds played by compiled kernels (the rest: one Python agent per game and seat)
+COMPILED_BOTS = ("greedy", "heuristic")
+_BOT_KINDS = {_RANDOM: BK.BOT_RANDOM, _GREEDY: BK.BOT_GREEDY, _HEURISTIC: BK.BOT_HEURISTIC}
 
 
 def check_batched_policy(agent: Agent, layout: int) -> None:
@@ -128,6 +141,10 @@ class UnoVectorEnv(gym.vector.VectorEnv):
         self._obs = np.zeros((N, self.engine.obs_size), np.float32)  # opponents' observations and masks
         self._opp_masks = np.zeros((N, A.NUM_ACTIONS), np.int8)
         self._opp_rng = rng_words(range(N))
+        self._beliefs = BK.HeuristicBeliefs(N, n)  # the compiled heuristic's, per game and seat
+        self._streams = BK.GreedyStreams(N, n, allocate=False)  # greedy's, allocated when one plays
+        self._slot_kinds = np.full(n, BK.BOT_NONE, np.int64)
+        self._slot_weights = np.zeros((n, BK.NUM_WEIGHTS), np.float64)
         self._started = False
         self.set_opponents(opponents)
 
@@ -153,6 +170,15 @@ class UnoVectorEnv(gym.vector.VectorEnv):
                 made[key] = len(self.controllers)
                 self.controllers.append(self._controller(spec, j))
             self.slot_controller[j] = made[key]
+        self._slot_kinds[:] = BK.BOT_NONE
+        for j in range(1, self.n):
+            kind, impl = self.controllers[self.slot_controller[j]]
+            if kind in _BOT_KINDS:
+                self._slot_kinds[j] = _BOT_KINDS[kind]
+            if kind == _HEURISTIC:
+                self._slot_weights[j] = impl
+        if (self._slot_kinds == BK.BOT_GREEDY).any() and not self._streams.allocated:
+            self._streams = BK.GreedyStreams(self.num_envs, self.n)
         if self._started:
             self._reset_agents(np.ones(self.num_envs, bool))
 
@@ -160,9 +186,15 @@ class UnoVectorEnv(gym.vector.VectorEnv):
         if isinstance(spec, str):
             if spec == "random":
                 return (_RANDOM, None)
-            if parse_spec(spec).is_policy:
+            parsed = parse_spec(spec)
+            if parsed.is_policy:
                 agent = make_agent(spec, self.rules, self.n)
                 return (_BATCHED, self._policy_fn(agent))
+            if parsed.kind in COMPILED_BOTS:
+                make_agent(spec, self.rules, self.n)  # ValueError for a bad spec, now
+                if parsed.kind == "greedy":
+                    return (_GREEDY, slot)
+                return (_HEURISTIC, HeuristicWeights.from_spec(spec).as_array())
             make_agent(spec, self.rules, self.n)  # ValueError for an unknown spec, now
             agents = [make_agent(spec, self.rules, self.n) for _ in range(self.num_envs)]
             return (_SCALAR, agents)
@@ -185,10 +217,22 @@ class UnoVectorEnv(gym.vector.VectorEnv):
         return lambda obs, masks: policy.act(obs, masks, deterministic, rng)
 
     def _reset_agents(self, games: np.ndarray) -> None:
-        for kind, agents in self.controllers:
+        """A new episode for the scripted opponents of ``games``: each draws its seed from the
+        env's generator in the same order as one Python agent per game and slot did (so the
+        compiled bots play the games those agents played)."""
+        idx = np.flatnonzero(games)
+        for c, (kind, impl) in enumerate(self.controllers):
             if kind == _SCALAR:
-                for b in np.flatnonzero(games):
-                    agents[b].reset(int(self.np_random.integers(2**31)))
+                for b in idx:
+                    impl[b].reset(int(self.np_random.integers(2**31)))
+            elif kind in (_GREEDY, _HEURISTIC):
+                slots = np.flatnonzero(self.slot_controller == c)
+                for b in idx:
+                    seed = int(self.np_random.integers(2**31))
+                    if kind == _GREEDY:
+                        for j in slots:
+                            self._streams.seed_like_agent(int(b), int((self.seats[b] + j) % self.n), seed)
+        self._beliefs.reset(idx)
 
     def _play_opponents(self, live: np.ndarray) -> None:
         """Opponents decide in every ``live`` game until the learner decides or the game ends."""
@@ -196,6 +240,10 @@ class UnoVectorEnv(gym.vector.VectorEnv):
         max_steps = self.rules.max_steps
         if all(kind == _RANDOM for kind, _ in self.controllers):  # the whole loop in one kernel
             eng.random_bots_until(seats, self._opp_rng, live)
+            return
+        if all(kind in _BOT_KINDS for kind, _ in self.controllers):  # compiled bots: one kernel too
+            eng.bots_until(seats, self._slot_kinds, self._slot_weights, self._opp_rng, self._streams,
+                           self._beliefs, live)
             return
         actions = np.zeros(self.num_envs, np.int64)
         while True:
@@ -209,6 +257,12 @@ class UnoVectorEnv(gym.vector.VectorEnv):
                     continue
                 if kind == _RANDOM:
                     actions[sel] = eng.random_bot_actions(self._opp_rng, sel)[sel]
+                    continue
+                if kind == _GREEDY:
+                    actions[sel] = eng.greedy_actions(self._streams, sel)[sel]
+                    continue
+                if kind == _HEURISTIC:
+                    actions[sel] = eng.heuristic_actions(self._beliefs, impl, sel)[sel]
                     continue
                 rows = np.flatnonzero(sel)
                 obs = eng.observe(eng.actor, sel, out=self._obs)[rows]

@@ -828,10 +828,13 @@ class GreedyStreams:
     ``greedy`` bot's tie-breaks: :meth:`seed` gives a seat the stream of a Python
     ``random.Random`` (a scalar ``GreedyAgent``'s ``py``)."""
 
-    def __init__(self, batch_size: int, num_players: int):
-        self.mt = np.zeros((batch_size, num_players, MT_N), np.uint32)
-        self.pos = np.full((batch_size, num_players), MT_N, np.int64)
+    def __init__(self, batch_size: int, num_players: int, allocate: bool = True):
+        # allocate=False: a placeholder for callers without greedy seats (2.5 KB a seat saved)
+        rows = (batch_size, num_players) if allocate else (1, 1)
+        self.mt = np.zeros(rows + (MT_N,), np.uint32)
+        self.pos = np.full(rows, MT_N, np.int64)
         self.shape = (batch_size, num_players)
+        self.allocated = allocate
 
     def seed(self, b: int, seat: int, py) -> None:
         """Seat ``seat`` of game ``b`` continues the stream of ``py`` (a ``random.Random``)."""

@@ -379,8 +379,10 @@ class BatchedEngine:
         K.random_bots_until(self.st, self.ru, act, seats, self.rules.max_steps, self._prng(prng),
                             self._scratch)
 
-    def _bot_memory(self, memory: Any, cls: type, name: str) -> Any:
-        if not isinstance(memory, cls) or memory.shape != (self.batch_size, self.n):
+    def _bot_memory(self, memory: Any, cls: type, name: str, greedy: bool = False) -> Any:
+        """``memory`` if it is a ``cls`` for this batch (with its streams allocated if ``greedy``)."""
+        if not isinstance(memory, cls) or memory.shape != (self.batch_size, self.n) or (
+                greedy and not memory.allocated):
             raise ValueError(f"{name} must be a {cls.__name__}({self.batch_size}, {self.n}), got {show_value(memory)}")
         return memory
 
@@ -395,7 +397,7 @@ class BatchedEngine:
         """The ``greedy`` bot's action (``GreedyAgent.act`` on the actor's observation) per game not
         over (-1 elsewhere); its tie-breaks drawn from the actor's stream in ``streams``."""
         act = ~self.game_over if active is None else self._select(active) & ~self.game_over
-        streams = self._bot_memory(streams, BK.GreedyStreams, "streams")
+        streams = self._bot_memory(streams, BK.GreedyStreams, "streams", greedy=True)
         out = np.full(self.batch_size, -1, np.int64)
         BK.greedy_actions(self.st, self.cfg, self.points, act, streams.mt, streams.pos, out, self._scratch)
         return out
@@ -427,7 +429,7 @@ class BatchedEngine:
         sw = np.asarray(slot_weights)
         if sw.dtype != np.float64 or sw.shape != (self.n, BK.NUM_WEIGHTS) or not np.isfinite(sw).all():
             raise ValueError(f"slot_weights must be float64 ({self.n}, {BK.NUM_WEIGHTS}), got {show_value(slot_weights)}")
-        streams = self._bot_memory(streams, BK.GreedyStreams, "streams")
+        streams = self._bot_memory(streams, BK.GreedyStreams, "streams", greedy=bool((kinds == BK.BOT_GREEDY).any()))
         beliefs = self._bot_memory(beliefs, BK.HeuristicBeliefs, "beliefs")
         return int(BK.bots_until(self.st, self.ru, act, seats, self.rules.max_steps, kinds, np.ascontiguousarray(sw),
                                  self.bot_consts, self._prng(prng), streams.mt, streams.pos, beliefs.arrays,
