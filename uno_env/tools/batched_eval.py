@@ -15,8 +15,9 @@ Command line::
 :class:`~uno_env.game.batched.BatchedEngine`; each finished game's slot starts the next
 game. Per round of decisions, every game where the agent decides is answered by one call of
 the agent (a checkpoint's policy runs once on all those observations and masks), every game
-where an opponent decides likewise. Agents: ``random`` (the ``random`` bot as a compiled
-kernel), ``checkpoint:<dir>`` or ``pretrained:<name>`` (``#sample`` samples; either observation
+where an opponent decides likewise. Agents: ``random``, ``greedy``, ``heuristic`` and
+``heuristic:key=value,...`` (the scripted bots as compiled kernels,
+:mod:`uno_env.game.batched.bots`: the scalar bots' decisions), ``checkpoint:<dir>`` or ``pretrained:<name>`` (``#sample`` samples; either observation
 layout: the batched engine observes layout 1, of which a layout-0 policy reads the first 1254
 entries), or a callable ``f(observations (M, 1537), masks) -> actions``.
 
@@ -24,7 +25,10 @@ entries), or a callable ``f(observations (M, 1537), masks) -> actions``.
 often when ``games`` is a multiple of ``n``), the opponent at every other seat. Slot ``b``
 of the batch deals its games from one stream started at ``np.random.default_rng([seed, b])``
 (dealer, shuffle and reshuffles exactly as the scalar engine with that generator, one game
-after another), and its ``random`` choices from another; a run is reproduced by the same
+after another), and its ``random`` choices from another; ``greedy``'s tie-breaks come from one
+Mersenne Twister per slot and seat (``random.Random(default_rng([seed, 2, b, seat]).integers(2**63))``,
+as a ``GreedyAgent`` seeded with that seed draws), and the heuristic's beliefs start afresh
+with every game; a run is reproduced by the same
 ``seed`` and ``batch``. Games cut at ``rules.max_steps`` count as not won and are reported.
 
 The scalar evaluation tool (:mod:`uno_env.tools.evaluate`) plays every ruleset and any
@@ -42,16 +46,25 @@ import numpy as np
 
 from uno_env.game import actions as A
 from uno_env.game.batched import BatchedEngine, rng_words
+from uno_env.game.batched import bots as BK
 from uno_env.game.observation import LAYOUT_VERSION
 from uno_env.game.rules import make_rules
 from uno_env.tools.stats import wilson_interval
 
 
 def _actor(spec: Any, rules, n: int, seed: int) -> tuple[str, Callable | None]:
-    """``("random", None)`` or ``("policy", f(obs, masks) -> actions)`` for an agent spec."""
+    """``("random", None)``, ``("greedy", None)``, ``("heuristic", weights)`` or ``("policy",
+    f(obs, masks) -> actions)`` for an agent spec."""
     if isinstance(spec, str) and spec == "random":
         return "random", None
     from uno_env.agents.base import make_agent, parse_spec
+    from uno_env.agents.heuristic import HeuristicWeights
+
+    if isinstance(spec, str) and parse_spec(spec).kind in ("greedy", "heuristic"):
+        make_agent(spec, rules, n, seed)  # ValueError for a bad spec
+        if parse_spec(spec).kind == "greedy":
+            return "greedy", None
+        return "heuristic", HeuristicWeights.from_spec(spec).as_array()
 
     if isinstance(spec, str) and parse_spec(spec).is_policy:
         agent = make_agent(spec, rules, n, seed)
@@ -59,7 +72,7 @@ def _actor(spec: Any, rules, n: int, seed: int) -> tuple[str, Callable | None]:
         return "policy", lambda obs, masks: policy.act(obs, masks, det, rng)
     if callable(spec):
         return "policy", spec
-    raise ValueError(f"agent must be 'random', a checkpoint policy (checkpoint:<dir>, pretrained:<name>) "
+    raise ValueError(f"agent must be 'random', 'greedy', 'heuristic[:key=value,...]', a checkpoint policy (checkpoint:<dir>, pretrained:<name>) "
                      f"or a callable f(obs, masks), got {spec!r}")
 
 
@@ -77,6 +90,13 @@ def evaluate_batched(agent: Any, opponent: Any = "random", rules: Any = "classic
     n = eng.n
     actors = [_actor(agent, r, n, seed), _actor(opponent, r, n, seed + 1)]
     prng = rng_words([[seed, 1_000_000_007, b] for b in range(B)])
+    kinds = {kind for kind, _ in actors}
+    streams = BK.GreedyStreams(B, n, allocate="greedy" in kinds)
+    if "greedy" in kinds:
+        for b in range(B):
+            for p in range(n):
+                streams.seed_like_agent(b, p, [seed, 2, b, p])
+    beliefs = BK.HeuristicBeliefs(B, n)
     game_of = np.arange(B)  # game index played in each slot
     seat = game_of % n  # the agent's seat in each slot
     eng.reset(seeds=[[seed, b] for b in range(B)])
@@ -97,6 +117,10 @@ def evaluate_batched(agent: Any, opponent: Any = "random", rules: Any = "classic
                 continue
             if kind == "random":
                 actions[sel] = eng.random_bot_actions(prng, sel)[sel]
+            elif kind == "greedy":
+                actions[sel] = eng.greedy_actions(streams, sel)[sel]
+            elif kind == "heuristic":
+                actions[sel] = eng.heuristic_actions(beliefs, fn, sel)[sel]
             else:
                 rows = np.flatnonzero(sel)
                 o = eng.observe(eng.actor, sel, out=obs)[rows]
@@ -121,6 +145,7 @@ def evaluate_batched(agent: Any, opponent: Any = "random", rules: Any = "classic
                 seat[nxt] = game_of[nxt] % n
                 started += len(nxt)
                 eng.reset(nxt)  # the slot's card stream goes on
+                beliefs.reset(nxt)
     wall = time.perf_counter() - t0
     lo, hi = wilson_interval(wins, games)
     return {
@@ -135,8 +160,10 @@ def evaluate_batched(agent: Any, opponent: Any = "random", rules: Any = "classic
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m uno_env.tools.batched_eval",
                                 description="Many games of an agent against an opponent on the batched engine.")
-    p.add_argument("--agent", required=True, help="random or checkpoint:<dir>[#sample]")
-    p.add_argument("--opponent", default="random", help="random or checkpoint:<dir> (every other seat)")
+    p.add_argument("--agent", required=True,
+                   help="random, greedy, heuristic[:key=value,...] or checkpoint:<dir>[#sample]")
+    p.add_argument("--opponent", default="random",
+                   help="random, greedy, heuristic[:key=value,...] or checkpoint:<dir> (every other seat)")
     p.add_argument("--rules", default="classic", help="a preset (classic, tmnt, house, ...) or a YAML file")
     p.add_argument("--num-players", "--players", dest="players", type=int, default=2)
     p.add_argument("--games", type=int, default=100_000)

@@ -47,7 +47,7 @@ import numpy as np
 
 from uno_env.game import actions as A
 from uno_env.game import cards as C
-from uno_env.game.batched._jit import njit
+from uno_env.game.batched._jit import njit, njit_inline
 from uno_env.game.batched.kernels import (
     CATCH, CFG_GIVING, CFG_JUMP, CFG_N, CFG_SLAP, CFG_STACKING, CFG_TPRS, CFG_VILLAIN, CHALLENGE, COLOR,
     DISCARD, DRAWN, F_ACTOR, F_COLOR, F_DIR, F_DISCLEN, F_KNOWNANY, F_OVER, F_PENDING, F_PHASE, F_STEPS, JUMP,
@@ -86,7 +86,11 @@ FS_TOTAL = FS_WILDS + 1  # unseen cards in all (1.0 if none)
 FS_SHARE = FS_TOTAL + 1  # 4: share of each colour
 FS_PNO = FS_SHARE + NCOLORS  # 4: P(no card of colour c) of an opponent (Beliefs.opponent)
 FS_COUNTED = FS_PNO + NCOLORS  # 1.0 once the counting of this decision is done
-FS_SIZE = FS_COUNTED + 1
+FS_MODEL_OFF = FS_COUNTED + 1  # the offset of the opponent modelled in FS_PNO and FS_MODEL (-1: none)
+FS_MODEL = FS_MODEL_OFF + 1  # 4: its unknown cards, known colour bits, known face bits, known wild
+FS_POW_WILD = FS_MODEL + 4  # its (1 - wilds / total) ** unknown (p_block on a wild top), once computed
+FS_POW_WILD_OK = FS_POW_WILD + 1
+FS_SIZE = FS_POW_WILD_OK + 1
 
 # MT19937 (CPython's _randommodule.c)
 MT_N, MT_M = 624, 397
@@ -149,7 +153,7 @@ def _best_color(hands, b, p):
     return best_c
 
 
-@njit
+@njit_inline
 def _color_count(hands, b, p, c):
     m = 0
     for k in range(c * NF, (c + 1) * NF):
@@ -157,7 +161,7 @@ def _color_count(hands, b, p, c):
     return m
 
 
-@njit
+@njit_inline
 def _playable(k, color, top_face):
     """bots.playable: card kind ``k`` on the current colour / top face (wilds: yes)."""
     if k >= NCOL:
@@ -165,13 +169,13 @@ def _playable(k, color, top_face):
     return COLOR_OF[k] == color or (FACE_OF[k] == top_face and top_face != NO_FACE)
 
 
-@njit
+@njit_inline
 def _top_face(g, disc, b):
     top = np.int64(disc[b, g[b, F_DISCLEN] - 1])
     return FACE_OF[top]
 
 
-@njit
+@njit_inline
 def _find(legal, c, a):
     for i in range(c):
         if legal[i] == a:
@@ -179,13 +183,13 @@ def _find(legal, c, a):
     return False
 
 
-@njit
-def _offer_kind(st, cfg, b, p, off):
+@njit_inline
+def _offer_kind(offers, cfg, b, p, off):
     """View.offers[off - 1]: the kind the opponent ``off`` seats to ``p``'s left offers, or -1."""
     if cfg[CFG_GIVING] == 0:
         return -1
     n = cfg[CFG_N]
-    return np.int64(st[16][b, (p + off) % n])
+    return np.int64(offers[b, (p + off) % n])
 
 
 # ====================================================================== greedy
@@ -262,7 +266,7 @@ def greedy_one(st, cfg, points, b, mt, pos, legal, kinds):
         for i in range(c):
             a = legal[i]
             if a >= A.TAKE:
-                k = _offer_kind(st, cfg, b, p, a - A.TAKE + 1)
+                k = _offer_kind(st[16], cfg, b, p, a - A.TAKE + 1)
                 if k >= 0 and _playable(k, color, face) and points[k] > best_pts:
                     best, best_pts = a, points[k]
         return best
@@ -280,12 +284,12 @@ def greedy_actions(st, cfg, points, active, mt, pos, actions, scratch):
 
 
 # ====================================================================== heuristic: beliefs
-@njit
-def _known_any(st, cfg, b, p):
+@njit_inline
+def _known_any(vw, cfg, b, p):
     """View.known_any: the game records known cards and ``p`` knows one in another hand."""
-    if st[0][b, F_KNOWNANY] == 0:
+    if vw[0][b, F_KNOWNANY] == 0:
         return False
-    known = st[10]
+    known = vw[5]
     n = cfg[CFG_N]
     for j in range(1, n):
         q = (p + j) % n
@@ -295,12 +299,12 @@ def _known_any(st, cfg, b, p):
     return False
 
 
-@njit
-def _counting(st, cfg, deck_counts, b, p, kany, fs):
+@njit_inline
+def _counting(vw, cfg, deck_counts, b, p, kany, fs):
     """Beliefs.counting into ``fs`` (once per decision): unseen cards per kind, colour, face."""
     if fs[FS_COUNTED] != 0.0:
         return
-    hands, played, known = st[1], st[9], st[10]
+    hands, played, known = vw[1], vw[4], vw[5]
     n = cfg[CFG_N]
     for k in range(NK):
         x = deck_counts[k] - np.int64(played[b, k]) - np.int64(hands[b, p, k])
@@ -331,15 +335,19 @@ def _counting(st, cfg, deck_counts, b, p, kany, fs):
     fs[FS_COUNTED] = 1.0
 
 
-@njit
-def _opponent(st, cfg, deck_counts, b, p, off, kany, track, void, fs):
+@njit_inline
+def _opponent(vw, cfg, deck_counts, b, p, off, kany, track, void, fs):
     """Beliefs.opponent of the seat ``off`` to ``p``'s left: P(no colour c) into
-    ``fs[FS_PNO:]``; returns (unknown cards, known colour bits, known face bits, known wild)."""
-    _counting(st, cfg, deck_counts, b, p, kany, fs)
+    ``fs[FS_PNO:]``; returns (unknown cards, known colour bits, known face bits, known wild).
+    The model of the last offset asked for is kept for the rest of the decision."""
+    if fs[FS_MODEL_OFF] == off:
+        return (np.int64(fs[FS_MODEL]), np.int64(fs[FS_MODEL + 1]), np.int64(fs[FS_MODEL + 2]),
+                fs[FS_MODEL + 3] != 0.0)
+    _counting(vw, cfg, deck_counts, b, p, kany, fs)
     n = cfg[CFG_N]
     q = (p + off) % n
-    known = st[10]
-    size = np.int64(st[3][b, q])
+    known = vw[5]
+    size = np.int64(vw[2][b, q])
     n_known = 0
     color_bits = 0
     face_bits = 0
@@ -364,31 +372,41 @@ def _opponent(st, cfg, deck_counts, b, p, off, kany, track, void, fs):
         else:
             r = void[b, p, off - 1, c] if track else 0.0
             fs[FS_PNO + c] = r + (1.0 - r) * (1.0 - fs[FS_COLOR + c] / total) ** np.float64(unknown)
+    fs[FS_MODEL_OFF] = off
+    fs[FS_MODEL] = unknown
+    fs[FS_MODEL + 1] = color_bits
+    fs[FS_MODEL + 2] = face_bits
+    fs[FS_MODEL + 3] = 1.0 if known_wild else 0.0
+    fs[FS_POW_WILD_OK] = 0.0
     return unknown, color_bits, face_bits, known_wild
 
 
-@njit
+@njit_inline
 def _p_block(deck_counts, hands, played, b, p, model, fs, color, face):
     """Beliefs.p_block with the opponent's ``model`` (``_opponent``'s result, P(no c) in fs)."""
     unknown, color_bits, face_bits, known_wild = model
     if known_wild or color_bits >> color & 1 or (face != NO_FACE and face_bits >> face & 1):
         return 0.0
     other = fs[FS_WILDS]
-    if face != NO_FACE:
-        k = color * NF + face
-        other += fs[FS_FACE + face] - fs[FS_UNSEEN + k]
+    if face == NO_FACE:  # the same factor for every colour: computed once
+        if fs[FS_POW_WILD_OK] == 0.0:
+            fs[FS_POW_WILD] = (1.0 - other / fs[FS_TOTAL]) ** np.float64(unknown)
+            fs[FS_POW_WILD_OK] = 1.0
+        return fs[FS_PNO + color] * fs[FS_POW_WILD]
+    k = color * NF + face
+    other += fs[FS_FACE + face] - fs[FS_UNSEEN + k]
     return fs[FS_PNO + color] * (1.0 - other / fs[FS_TOTAL]) ** np.float64(unknown)
 
 
-@njit
-def _observe(st, cfg, deck_counts, b, p, kany, w, hb, fs):
+@njit_inline
+def _observe(vw, cfg, deck_counts, b, p, kany, w, hb, fs):
     """Beliefs.observe: the voids from what the opponents did since ``p``'s last decision."""
     mem_color, has_mem, mem_played, snap_sizes, snap_pen, snap_next, void = hb
     if has_mem[b, p] == 0 or w[W_TRACK] == 0.0:
         return
     if cfg[CFG_STACKING] or cfg[CFG_SLAP] or cfg[CFG_GIVING] or cfg[CFG_JUMP]:
         return
-    hsize, played = st[3], st[9]
+    hsize, played = vw[2], vw[4]
     n = cfg[CFG_N]
     m = n - 1
     colors = 0
@@ -426,7 +444,7 @@ def _observe(st, cfg, deck_counts, b, p, kany, w, hb, fs):
                 steady_j = False
             else:
                 got -= penalty
-                _counting(st, cfg, deck_counts, b, p, kany, fs)
+                _counting(vw, cfg, deck_counts, b, p, kany, fs)
                 for c in range(NCOLORS):
                     void[b, p, j, c] *= (1.0 - fs[FS_SHARE + c]) ** np.float64(penalty)
         if m == 1:  # two players: every card played since was this opponent's
@@ -438,7 +456,7 @@ def _observe(st, cfg, deck_counts, b, p, kany, w, hb, fs):
                 if colors >> c & 1 and (c != color_then or not on):
                     void[b, p, j, c] = 0.0
             if n_played == 1 and drew == 0 and color_then >= 0 and last >= 0 and COLOR_OF[last] != color_then:
-                _counting(st, cfg, deck_counts, b, p, kany, fs)
+                _counting(vw, cfg, deck_counts, b, p, kany, fs)
                 prior = (1.0 - fs[FS_SHARE + color_then]) ** np.float64(size)
                 r = void[b, p, j, color_then]
                 q = r + (1.0 - r) * prior
@@ -451,17 +469,17 @@ def _observe(st, cfg, deck_counts, b, p, kany, w, hb, fs):
                 void[b, p, j, color_then] = 1.0
             extra = got - 1 if on else got
         if extra > 0:
-            _counting(st, cfg, deck_counts, b, p, kany, fs)
+            _counting(vw, cfg, deck_counts, b, p, kany, fs)
             for c in range(NCOLORS):
                 if void[b, p, j, c] != 0.0:
                     void[b, p, j, c] *= (1.0 - fs[FS_SHARE + c]) ** np.float64(extra)
 
 
-@njit
-def _remember(st, cfg, b, p, a, hb):
+@njit_inline
+def _remember(vw, cfg, b, p, a, hb):
     """Beliefs.remember: the colour and played counts right after ``p``'s action ``a``."""
     mem_color, has_mem, mem_played, snap_sizes, snap_pen, snap_next, void = hb
-    g, hsize, played = st[0], st[3], st[9]
+    g, hsize, played = vw[0], vw[2], vw[4]
     n = cfg[CFG_N]
     penalty = 0
     k = -1
@@ -490,13 +508,13 @@ def _remember(st, cfg, b, p, a, hb):
     has_mem[b, p] = 1
 
 
-@njit
-def _previous_color(st, b, p, hb):
+@njit_inline
+def _previous_color(vw, b, p, hb):
     """Beliefs.previous_color: the colour current before the Draw Four on top, else -1."""
     mem_color, has_mem, mem_played = hb[0], hb[1], hb[2]
     if has_mem[b, p] == 0 or mem_color[b, p] < 0:
         return -1
-    played = st[9]
+    played = vw[4]
     colors = 0
     wilds = 0
     for k in range(NK):
@@ -521,13 +539,13 @@ def _previous_color(st, b, p, hb):
 
 # ====================================================================== heuristic: decisions
 @njit
-def _wild_color(st, cfg, hc, b, p, kind, kany, w, hb, fs):
+def _wild_color(vw, cfg, hc, b, p, kind, kany, w, void, fs):
     """HeuristicAgent._wild_color: the colour for a wild ``kind`` (-1: a colour choice)."""
     deck_counts, points, villains = hc
-    hands, hsize, played = st[1], st[3], st[9]
+    hands, hsize, played = vw[1], vw[2], vw[4]
     n = cfg[CFG_N]
-    nxt_off = 1 if st[0][b, F_DIR] > 0 else n - 1
-    model = _opponent(st, cfg, deck_counts, b, p, nxt_off, kany, w[W_TRACK] != 0.0, hb[6], fs)
+    nxt_off = 1 if vw[0][b, F_DIR] > 0 else n - 1
+    model = _opponent(vw, cfg, deck_counts, b, p, nxt_off, kany, w[W_TRACK] != 0.0, void, fs)
     h_next = np.float64(hsize[b, (p + nxt_off) % n])
     danger = h_next <= w[W_DANGER]
     best_c, best_s = 0, -1e9
@@ -551,10 +569,10 @@ def _wild_color(st, cfg, hc, b, p, kind, kany, w, hb, fs):
 
 
 @njit
-def _choose_play(st, cfg, hc, b, p, kinds, m, stacking, drawn, kany, w, hb, fs):
+def _choose_play(vw, cfg, hc, b, p, kinds, m, stacking, drawn, kany, w, void, fs):
     """HeuristicAgent._choose_play among the card kinds ``kinds[:m]``; -1: keep the wilds."""
     deck_counts, points, villains = hc
-    g, hands, hsize, played = st[0], st[1], st[3], st[9]
+    g, hands, hsize, played = vw[0], vw[1], vw[2], vw[4]
     n = cfg[CFG_N]
     counts0 = _color_count(hands, b, p, 0)
     counts1 = _color_count(hands, b, p, 1)
@@ -569,7 +587,7 @@ def _choose_play(st, cfg, hc, b, p, kinds, m, stacking, drawn, kany, w, hb, fs):
     nxt_size = np.int64(hsize[b, (p + nxt_off) % n])
     prev_size = np.int64(hsize[b, (p + n - nxt_off) % n])
     danger = np.float64(nxt_size) <= w[W_DANGER]
-    model = _opponent(st, cfg, deck_counts, b, p, nxt_off, kany, w[W_TRACK] != 0.0, hb[6], fs)
+    model = _opponent(vw, cfg, deck_counts, b, p, nxt_off, kany, w[W_TRACK] != 0.0, void, fs)
     two = n == 2
     tprs = cfg[CFG_TPRS] != 0
     w_blk = w[W_BLOCK] + (w[W_BLOCK_END] if danger else 0.0)
@@ -643,13 +661,13 @@ def _choose_play(st, cfg, hc, b, p, kinds, m, stacking, drawn, kany, w, hb, fs):
         if best_a < 0 and not stacking and np.float64(non_wild) >= hold \
                 and not (danger and (wild_k == WD4 or wild_k == SEWERS)):
             return -1
-        return PLAY_WILD + NCOLORS * (wild_k - NCOL) + _wild_color(st, cfg, hc, b, p, wild_k, kany, w, hb, fs)
+        return PLAY_WILD + NCOLORS * (wild_k - NCOL) + _wild_color(vw, cfg, hc, b, p, wild_k, kany, w, void, fs)
     if best_a >= 0:
         return best_a
     return -1
 
 
-@njit
+@njit_inline
 def _play_kinds(legal, c, kinds):
     """The card kinds of the plays among ``legal[:c]`` (ascending, each once) into ``kinds``."""
     m = 0
@@ -664,16 +682,16 @@ def _play_kinds(legal, c, kinds):
 
 
 @njit
-def _guilt(st, cfg, hc, b, p, kany, w, hb, fs):
+def _guilt(vw, cfg, hc, b, p, kany, w, hb, fs):
     """HeuristicAgent._guilt: the estimated chance that the Draw Four on top was a bluff."""
     n = cfg[CFG_N]
-    nxt_off = 1 if st[0][b, F_DIR] > 0 else n - 1
+    nxt_off = 1 if vw[0][b, F_DIR] > 0 else n - 1
     off = n - nxt_off  # the player before me
-    if st[3][b, (p + off) % n] == 0:
+    if vw[2][b, (p + off) % n] == 0:
         q = 0.0
     else:
-        _opponent(st, cfg, hc[0], b, p, off, kany, w[W_TRACK] != 0.0, hb[6], fs)
-        prev = _previous_color(st, b, p, hb)
+        _opponent(vw, cfg, hc[0], b, p, off, kany, w[W_TRACK] != 0.0, hb[6], fs)
+        prev = _previous_color(vw, b, p, hb)
         if prev >= 0:
             q = 1.0 - fs[FS_PNO + prev]
         else:
@@ -686,10 +704,10 @@ def _guilt(st, cfg, hc, b, p, kany, w, hb, fs):
 
 
 @njit
-def _heuristic_decide(st, cfg, hc, b, p, legal, c, kinds, kany, w, hb, fs):
+def _heuristic_decide(vw, cfg, hc, b, p, legal, c, kinds, kany, w, hb, fs):
     """HeuristicAgent.decide."""
     deck_counts, points, villains = hc
-    g, hands = st[0], st[1]
+    g, hands = vw[0], vw[1]
     if c == 1:
         return legal[0]
     if _find(legal, c, A.UNO):
@@ -701,19 +719,19 @@ def _heuristic_decide(st, cfg, hc, b, p, legal, c, kinds, kany, w, hb, fs):
             keep = A.ASK if _find(legal, c, A.ASK) else A.DRAW
             if m == 0:
                 return keep
-            a = _choose_play(st, cfg, hc, b, p, kinds, m, g[b, F_PENDING] > 0, False, kany, w, hb, fs)
+            a = _choose_play(vw, cfg, hc, b, p, kinds, m, g[b, F_PENDING] > 0, False, kany, w, hb[6], fs)
         else:
             keep = A.PASS if _find(legal, c, A.PASS) else A.DRAW
             if m == 0:
                 return keep
-            a = _choose_play(st, cfg, hc, b, p, kinds, m, False, True, kany, w, hb, fs)
+            a = _choose_play(vw, cfg, hc, b, p, kinds, m, False, True, kany, w, hb[6], fs)
         return keep if a < 0 else a
     if ph == CHALLENGE:
         if legal[0] < PLAY_END:  # stacking: pass the Draw Four on
-            return PLAY_WILD + NCOLORS * (WD4 - NCOL) + _wild_color(st, cfg, hc, b, p, WD4, kany, w, hb, fs)
+            return PLAY_WILD + NCOLORS * (WD4 - NCOL) + _wild_color(vw, cfg, hc, b, p, WD4, kany, w, hb[6], fs)
         if not _find(legal, c, A.CHALLENGE):
             return A.DRAW
-        return A.CHALLENGE if _guilt(st, cfg, hc, b, p, kany, w, hb, fs) > w[W_CHALLENGE] else A.DRAW
+        return A.CHALLENGE if _guilt(vw, cfg, hc, b, p, kany, w, hb, fs) > w[W_CHALLENGE] else A.DRAW
     if ph == CATCH:
         return A.CATCH
     if ph == JUMP:
@@ -723,9 +741,9 @@ def _heuristic_decide(st, cfg, hc, b, p, legal, c, kinds, kany, w, hb, fs):
         k = a if a < PLAY_WILD else NCOL + (a - PLAY_WILD) // NCOLORS
         if k < NCOL:
             return k
-        return PLAY_WILD + NCOLORS * (k - NCOL) + _wild_color(st, cfg, hc, b, p, k, kany, w, hb, fs)
+        return PLAY_WILD + NCOLORS * (k - NCOL) + _wild_color(vw, cfg, hc, b, p, k, kany, w, hb[6], fs)
     if ph == COLOR:
-        return A.COLOR + _wild_color(st, cfg, hc, b, p, -1, kany, w, hb, fs)
+        return A.COLOR + _wild_color(vw, cfg, hc, b, p, -1, kany, w, hb[6], fs)
     if ph == DISCARD:
         best, best_pts, best_cnt = -1, -1, 0
         for i in range(c):
@@ -736,7 +754,7 @@ def _heuristic_decide(st, cfg, hc, b, p, legal, c, kinds, kany, w, hb, fs):
                 if best < 0 or points[k] > best_pts or (points[k] == best_pts and -cnt > -best_cnt):
                     best, best_pts, best_cnt = k, points[k], cnt
         return A.PASS if best < 0 else A.DISCARD + best
-    color, face = np.int64(g[b, F_COLOR]), _top_face(g, st[8], b)
+    color, face = np.int64(g[b, F_COLOR]), _top_face(g, vw[3], b)
     if ph == OFFER:
         best, best_s = A.PASS, -1e9
         for i in range(c):
@@ -754,7 +772,7 @@ def _heuristic_decide(st, cfg, hc, b, p, legal, c, kinds, kany, w, hb, fs):
         for i in range(c):
             a = legal[i]
             if a >= A.TAKE:
-                k = _offer_kind(st, cfg, b, p, a - A.TAKE + 1)
+                k = _offer_kind(vw[6], cfg, b, p, a - A.TAKE + 1)
                 if k < 0 or not _playable(k, color, face):
                     continue
                 if k >= NCOL:
@@ -768,17 +786,19 @@ def _heuristic_decide(st, cfg, hc, b, p, legal, c, kinds, kany, w, hb, fs):
     return legal[0]
 
 
-@njit
+@njit_inline
 def heuristic_one(st, cfg, hc, b, w, hb, legal, kinds, fs):
     """HeuristicAgent.act for the actor of game ``b``: observe, decide, remember.
     ``hc`` = (deck counts per kind, points per kind, villain kind bits)."""
     p = np.int64(st[0][b, F_ACTOR])
     c = legal_into(st, cfg, b, legal)
-    kany = _known_any(st, cfg, b, p)
+    vw = (st[0], st[1], st[3], st[8], st[9], st[10], st[16])  # what p's observation shows of them
+    kany = _known_any(vw, cfg, b, p)
     fs[FS_COUNTED] = 0.0
-    _observe(st, cfg, hc[0], b, p, kany, w, hb, fs)
-    a = _heuristic_decide(st, cfg, hc, b, p, legal, c, kinds, kany, w, hb, fs)
-    _remember(st, cfg, b, p, a, hb)
+    fs[FS_MODEL_OFF] = -1.0
+    _observe(vw, cfg, hc[0], b, p, kany, w, hb, fs)
+    a = _heuristic_decide(vw, cfg, hc, b, p, legal, c, kinds, kany, w, hb, fs)
+    _remember(vw, cfg, b, p, a, hb)
     return a
 
 
