@@ -86,7 +86,9 @@ def test_it_is_an_sb3_vec_env_with_masks_through_env_method():
     masks = np.stack(env.env_method("action_masks"))
     assert masks.dtype == bool and masks.shape == (3, 195) and (masks == env.action_masks()).all()
     assert env.has_attr("action_masks") and env.get_attr("n") == [2, 2, 2]
-    assert env.env_is_wrapped(object) == [False] * 3
+    from stable_baselines3.common.monitor import Monitor
+
+    assert env.env_is_wrapped(object) == [False] * 3 and env.env_is_wrapped(Monitor) == [True] * 3
     env.env_method("set_opponents", ["random"])
     with pytest.raises(ValueError, match="critic_state='info'"):
         UnoSB3VecEnv(2, critic_state="info")

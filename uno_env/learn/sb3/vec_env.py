@@ -36,7 +36,7 @@ seeds the next ``reset()``: game ``i``'s cards from ``default_rng(s + i)``, as t
 ``reset(seed=s)``.
 
 ``get_attr`` / ``set_attr`` / ``env_method`` reach the one vector env (its attribute, once per
-index); ``env_is_wrapped`` is False. Needs gymnasium, numba (the batched engine) and
+index); ``env_is_wrapped`` is True for ``Monitor`` (what it writes is here), else False. Needs gymnasium, numba (the batched engine) and
 stable-baselines3 (imported here: this module is in the learn layer).
 """
 
@@ -137,7 +137,11 @@ class UnoSB3VecEnv(VecEnv):
         return [result for _ in idx]
 
     def env_is_wrapped(self, wrapper_class: type, indices: Any = None) -> list[bool]:
-        return [False for _ in self._indices(indices)]
+        """True for SB3's ``Monitor`` only: every game writes ``info["episode"]`` as it does (so
+        ``evaluate_policy`` reads the episodes' returns from it), no other wrapper."""
+        from stable_baselines3.common.monitor import Monitor
+
+        return [wrapper_class is Monitor for _ in self._indices(indices)]
 
     def get_images(self) -> Sequence[np.ndarray | None]:
         return [None for _ in range(self.num_envs)]
