@@ -13,14 +13,20 @@ log is asked for; the results are the same statistics of the same kind of games.
 one deal: game ``g``'s cards come from ``np.random.default_rng([seed, g // n])``
 (``[seed, g]`` without duplicate), the very generator :class:`~uno_env.tools.table.Table`
 deals with, so both engines deal the same cards, dealer and reshuffles to game ``g``. A compiled
-bot draws its choices from a stream seeded with :func:`~uno_env.tools.table.agent_seed`
-``(seed, g, entry)``. Game ``g`` is therefore a function of ``(seed, g)`` only, whatever the
+bot draws its choices from a stream that is a function of ``(seed, g, entry)``. Game ``g`` is therefore a function of ``(seed, g)`` only, whatever the
 batch, the workers or the order games finish in; two deterministic policies play exactly the
 scalar arena's game (up to float rounding in a batched matrix product). Two things differ from
-the arena: a compiled bot's choices are drawn from its own stream with the compiled kernel (the
-same choice distribution as the scalar bot, not the same draws), and a ``#sample`` policy draws
+the arena: a compiled bot's choices are drawn with the compiled kernel from its own PCG64 stream
+per game and entry (:func:`bot_streams`: the same choice distribution as the scalar bot, not the
+same draws), and a ``#sample`` policy draws
 from one generator per entry, seeded with ``agent_seed(seed, -1, entry)``, across the batch (its
 games then depend on ``(seed, g)`` and ``batch``).
+
+**One BLAS thread.** The policies' matrix products run with numpy's BLAS held to
+:data:`BLAS_THREADS` (1) threads while the games play, through ``threadpoolctl`` (in the
+``batched`` extra; without it, BLAS keeps its own count: set ``OPENBLAS_NUM_THREADS=1`` before
+Python starts for the same effect): at batch 2048 the products are small enough that more
+threads only spin, costing 3.3x the CPU time (docs/evaluation.md).
 
 **How.** ``batch`` games run at once; each finished game's slot starts the next game. Per round
 of decisions, each line-up entry answers in one call for all games where it decides (a
@@ -30,6 +36,7 @@ compiled kernel, or the policy on all those observations). An illegal answer of 
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -45,16 +52,59 @@ from uno_env.tools.table import TableGame, agent_seed, rank_keys
 DEFAULT_BATCH = 2048  # games at once: 100k games of classic-2p vs random within 2% of 4096's speed
 
 
-def _words(seeds: Sequence[Any]) -> np.ndarray:
-    from uno_env.game.batched import rng_words
+BLAS_THREADS = 1  # numpy's BLAS threads while a batched evaluation plays (module doc)
+BOT_STREAM = 0xB07  # tells a compiled bot's streams from every other use of the seed
 
-    return rng_words(list(seeds))
+
+def bot_streams(seed: int, entry: int, stop: int) -> np.ndarray:
+    """``(stop, 6)`` PCG64 words: row ``g`` the stream of line-up entry ``entry``'s compiled bot in
+    game ``g``: state and increment (odd) from ``SeedSequence([seed, entry, BOT_STREAM])``'s
+    words ``4g .. 4g+3`` (one vectorised call for every game, where seeding a generator per game
+    cost a third of a 2-player evaluation's time outside the policy)."""
+    words = np.random.SeedSequence([seed, entry, BOT_STREAM]).generate_state(4 * stop, np.uint64).reshape(stop, 4)
+    out = np.zeros((stop, 6), np.uint64)
+    out[:, :4] = words
+    out[:, 3] |= np.uint64(1)  # PCG64's increment is odd
+    return out
+
+
+def _deal_words(seed: int, deals: np.ndarray, uses: int, cache: dict) -> np.ndarray:
+    """PCG64 words of ``default_rng([seed, deal])`` per deal (the table's deck generator),
+    computed once per deal: ``uses`` games share one (``n`` with duplicate deals, else 1)."""
+    from uno_env.game.batched.pcg64 import words_from_seed
+
+    out = np.zeros((len(deals), 6), np.uint64)
+    for i, d in enumerate(deals.tolist()):
+        entry = cache.get(d)
+        if entry is None:
+            entry = cache[d] = [words_from_seed([seed, d]), 0]
+        out[i] = entry[0]
+        entry[1] += 1
+        if entry[1] == uses:
+            del cache[d]
+    return out
+
+
+def blas_threads(limit: int = BLAS_THREADS):
+    """A context in which numpy's BLAS uses at most ``limit`` threads (``threadpoolctl``; a context
+    that changes nothing where it is not installed)."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:
+        return contextlib.nullcontext()
+    return threadpool_limits(limits=limit, user_api="blas")
 
 
 def play_batched(lineup: Sequence[Any], rules: Rules, num_players: int, games: int, seed: int = 0,
                  duplicate: bool = True, batch: int = DEFAULT_BATCH, start: int = 0,
                  progress: Callable[[int], None] | None = None) -> list[TableGame]:
     """Games ``start .. start + games - 1`` of the line-up (one entry per seat), in game order."""
+    with blas_threads():
+        return _play(lineup, rules, num_players, games, seed, duplicate, batch, start, progress)
+
+
+def _play(lineup: Sequence[Any], rules: Rules, num_players: int, games: int, seed: int, duplicate: bool,
+          batch: int, start: int, progress: Callable[[int], None] | None) -> list[TableGame]:
     from uno_env.game.batched import BatchedEngine
     from uno_env.game.batched import kernels as K
 
@@ -73,6 +123,8 @@ def play_batched(lineup: Sequence[Any], rules: Rules, num_players: int, games: i
             raise ValueError(f"{a.label} reads {a.width} observation entries; the engine gives {eng.obs_size}")
     bots = [e for e, a in enumerate(actors) if a.kind == "bot"]
     prng = {e: np.zeros((B, 6), np.uint64) for e in bots}
+    streams = {e: bot_streams(seed, e, start + games) for e in bots}
+    deal_cache: dict = {}
     bot_fn = {e: getattr(eng, actors[e].method) for e in bots}
     game_of = np.zeros(B, np.int64)
     entry_at = np.zeros((B, n), np.int64)  # line-up entry at each seat
@@ -87,8 +139,9 @@ def play_batched(lineup: Sequence[Any], rules: Rules, num_players: int, games: i
         entry_at[slots] = (seats[None, :] + g[:, None]) % n
         deals = g // n if duplicate else g
         for e in bots:
-            prng[e][slots] = _words([agent_seed(seed, int(x), e) for x in g])
-        eng.reset(slots, seeds=[[seed, int(d)] for d in deals], dealers=n - 1)
+            prng[e][slots] = streams[e][g]
+        eng.rng[slots] = _deal_words(seed, deals, n if duplicate else 1, deal_cache)
+        eng.reset(slots, dealers=n - 1)  # deals from the stream just set, as Table.play's generator
 
     start_games(np.arange(B), start)
     started = B
