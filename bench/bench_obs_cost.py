@@ -7,10 +7,10 @@ for 2 players, ``net_arch [256, 256]``, ``n_epochs 4``, ``batch_size 1024``) lea
 :class:`~uno_env.learn.sb3.vec_env.UnoSB3VecEnv` (classic, 2 players, ``random`` opponent) for
 ``--rollouts`` rollouts of ``--n-steps`` x ``--num-envs`` steps, after one rollout of warm-up.
 Prints the CPU seconds (``time.process_time``) of the whole run and of the parts timed inside it:
-the env's ``step_wait`` (the engine, the opponents, the masks and the observation), the
-batched engine's ``observe`` alone (writing every game's 1537 floats), and the rest (SB3's
-rollout collection: the policy's forward pass, the copy into the rollout buffer; the updates).
-The observation's share of a learner's time is ``observe`` over the whole.
+collecting the rollouts (of it: the env's ``step_wait``, i.e. the engine, the opponents, the masks
+and the observation; the batched engine's ``observe`` alone, writing every game's 1537 floats;
+the rollout buffer's ``add``, which copies them again) and the updates. The observation's share
+of a learner's time is ``observe`` (and the buffer's copy) over the whole.
 """
 from __future__ import annotations
 
@@ -58,15 +58,18 @@ def main(argv=None) -> dict:
     rollout = args.n_steps * args.num_envs
     model.learn(rollout)  # warm-up: kernels loaded, buffers allocated
     observe, step = Timed(BatchedEngine, "observe"), Timed(UnoSB3VecEnv, "step_wait")
+    add = Timed(type(model.rollout_buffer), "add")
+    collect, train = Timed(MaskablePPO, "collect_rollouts"), Timed(MaskablePPO, "train")
     t = time.process_time()
     model.learn(rollout * args.rollouts, reset_num_timesteps=False)
     total = time.process_time() - t
-    out = {"steps": rollout * args.rollouts, "total_s": total, "env_step_s": step.seconds,
-           "observe_s": observe.seconds, "learner_s": total - step.seconds}
+    out = {"steps": rollout * args.rollouts, "total_s": total, "collect_s": collect.seconds, "train_s": train.seconds,
+           "env_step_s": step.seconds, "observe_s": observe.seconds, "buffer_add_s": add.seconds}
     print(f"{out['steps']:,} learner steps ({args.num_envs} envs x {args.n_steps} x {args.rollouts} rollouts), "
-          f"CPU s: total {total:.1f}, env step_wait {step.seconds:.1f} ({step.seconds / total:.0%}), "
-          f"of which observe {observe.seconds:.2f} ({observe.seconds / total:.1%} of the total), "
-          f"SB3 (collection + updates) {total - step.seconds:.1f} ({(total - step.seconds) / total:.0%})")
+          f"CPU s: total {total:.2f}; collecting rollouts {collect.seconds:.2f} ({collect.seconds / total:.1%}): "
+          f"env step_wait {step.seconds:.2f} ({step.seconds / total:.1%}), of it observe {observe.seconds:.3f} "
+          f"({observe.seconds / total:.2%}), the rollout buffer's add {add.seconds:.3f} ({add.seconds / total:.2%}); "
+          f"updates {train.seconds:.2f} ({train.seconds / total:.1%})")
     return out
 
 
