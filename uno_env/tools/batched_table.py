@@ -49,7 +49,7 @@ from uno_env.game.rules import Rules
 from uno_env.tools.stats import ranks
 from uno_env.tools.table import TableGame, agent_seed, rank_keys
 
-DEFAULT_BATCH = 2048  # games at once: 100k games of classic-2p vs random within 2% of 4096's speed
+DEFAULT_BATCH = 2048  # games at once: the least CPU of 512, 2048 and 8192 (docs/evaluation.md)
 
 
 BLAS_THREADS = 1  # numpy's BLAS threads while a batched evaluation plays (module doc)
