@@ -41,3 +41,11 @@ def test_sb3_maskable_ppo_recipe_trains_with_make_vec_env_and_eval_callback(tmp_
                                             "--eval-games", "4", "--out", str(tmp_path)])
     assert -1.0 <= result["mean_reward"] <= 1.0
     assert os.path.isfile(result["best_model"])
+
+
+def test_sb3_maskable_ppo_recipe_trains_on_the_batched_engine(tmp_path):
+    pytest.importorskip("numba")
+    result = load("sb3_maskable_ppo").main(["--batched", "--total-steps", "2048", "--n-envs", "32", "--eval-freq",
+                                            "1024", "--eval-games", "4", "--out", str(tmp_path)])
+    assert -1.0 <= result["mean_reward"] <= 1.0 and -1.0 <= result["train_reward"] <= 1.0
+    assert result["episodes"] > 0 and os.path.isfile(result["best_model"])

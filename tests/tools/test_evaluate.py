@@ -145,7 +145,7 @@ def test_game_logs_replay_and_match_the_results(tmp_path):
     """Two workers each log their own games; every log replays exactly and its winner is
     the one the evaluation counted; logging does not change the games."""
     lineup = ["heuristic", "random"]
-    kwargs = dict(agents=lineup, rules="classic", games=6, seed=5)
+    kwargs = dict(agents=lineup, rules="classic", games=6, seed=5, engine="scalar")  # the arena's logs
     plain = evaluate(workers=2, **kwargs)
     logged = evaluate(workers=2, log_dir=tmp_path / "logs", **kwargs)
     assert logged["config"].pop("log_dir") == str(tmp_path / "logs")

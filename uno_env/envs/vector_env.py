@@ -360,6 +360,27 @@ class UnoVectorEnv(gym.vector.VectorEnv):
             info["_state"] = np.ones(self.num_envs, bool)
         return info
 
+    def restart(self, games: Any, observations: np.ndarray) -> None:
+        """Same-step autoreset, for wrappers whose library expects it (SB3's ``VecEnv``:
+        :mod:`uno_env.learn.sb3.vec_env`): start the next episode of the games in the boolean
+        mask ``games`` (at least one) now, as the step after their end would, and write their first
+        observations into their rows of ``observations`` (the last step's, ``(N, size)``,
+        updated in place; only those rows are observed again); the masks
+        (:meth:`action_masks`) are refreshed. Their next ``step`` then plays their actions."""
+        games = checks.vector_reset_options({"reset_mask": games}, self.num_envs)
+        if not self._started:
+            raise RuntimeError("reset() needs to be called before restart()")
+        if observations.shape != (self.num_envs,) + self.single_observation_space.shape:
+            raise ValueError(f"observations must have shape {(self.num_envs,) + self.single_observation_space.shape}, "
+                             f"got {observations.shape}")
+        self._reset_games(games)
+        rows = np.flatnonzero(games)
+        obs = self.engine.observe(self.seats, games, out=self._obs)[rows]
+        if self.critic_state == "append":
+            obs = np.concatenate([obs, self.engine.global_state(self.seats)[rows]], axis=1)
+        observations[rows] = obs
+        self.engine.legal_masks(~self._autoreset, out=self._masks)
+
     def action_masks(self) -> np.ndarray:
         """Legal actions of every game's learner decision, as bools ``(N, 195)``."""
         return self._masks.astype(bool)

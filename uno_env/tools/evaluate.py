@@ -46,7 +46,7 @@ import numpy as np
 from uno_env._files import check_directory
 from uno_env.game.rules import make_rules
 from uno_env.tools.lineup_stats import aggregate
-from uno_env.tools.matches import play_matches
+from uno_env.tools.matches import choose_engine, play_matches
 from uno_env.tools.stats import mean_interval, wilson_interval
 from uno_env.tools.table import lineup_labels, spec_name
 
@@ -63,7 +63,7 @@ def evaluate(agents: Sequence[Any], rules: Any = "classic", num_players: int | N
              games: int = 10_000, seed: int = 0, workers: int = 1, duplicate: bool = True,
              progress: bool = False, mp_context: str | None = None,
              log_dir: str | os.PathLike | None = None, log_games: int | None = None,
-             **rule_overrides: Any) -> dict[str, Any]:
+             engine: str = "auto", **rule_overrides: Any) -> dict[str, Any]:
     """Play ``games`` games of a line-up of agents (specs such as ``"heuristic"`` or Agent
     instances) and return the statistics as a JSON-serialisable dict.
 
@@ -75,8 +75,12 @@ def evaluate(agents: Sequence[Any], rules: Any = "classic", num_players: int | N
     games (all by default) to ``log_dir/game-XXXXXX.jsonl`` (:func:`game_log_path`); the config
     then has ``log_dir`` and ``logged_games``.
 
+    ``engine``: ``"auto"`` (default) plays on the batched engine when every agent plays there
+    and no log is written, else in the scalar arena; ``"batched"`` or ``"scalar"`` forces one
+    (:func:`~uno_env.tools.matches.choose_engine`; *Engines* in the module doc).
+
     The result: ``config`` (``agents``, ``rules``, ``rule_options``, ``num_players``,
-    ``games``, ``seed``, ``workers``, ``duplicate``), ``games``, ``agents`` (per line-up
+    ``games``, ``seed``, ``workers``, ``duplicate``, ``engine``, ``engine_note``: why scalar), ``games``, ``agents`` (per line-up
     entry: ``entry``, ``label``, ``spec``, ``games``, ``wins``, ``win_rate``, ``win_ci95``,
     ``mean_points``, ``mean_rank``, ``seat_games``, ``seat_wins``), ``length`` (``turns``
     and ``steps``: :func:`~uno_env.tools.stats.summarize`), ``seats`` (per seat: ``seat``,
@@ -103,15 +107,17 @@ def evaluate(agents: Sequence[Any], rules: Any = "classic", num_players: int | N
         log_games = int(log_games)
     if log_dir is not None:
         log_dir = check_directory(log_dir, "log_dir", create=True)  # a file there: ValueError
+    engine, why = choose_engine([lineup], r, n, engine, log_dir)
     t0 = time.perf_counter()
     (played,) = play_matches([lineup], r, n, games, seed, workers, duplicate, progress,
-                                mp_context=mp_context, log_dir=log_dir, log_games=log_games)
+                                mp_context=mp_context, log_dir=log_dir, log_games=log_games, engine=engine)
     elapsed = time.perf_counter() - t0
     labels = lineup_labels(lineup)
     result = aggregate(played, labels, lineup, n)
     result["config"] = {"agents": [a if isinstance(a, str) else labels[i] for i, a in enumerate(lineup)],
                         "rules": r.name, "rule_options": r.to_dict(), "num_players": n,
-                        "games": games, "seed": seed, "workers": workers, "duplicate": duplicate}
+                        "games": games, "seed": seed, "workers": workers, "duplicate": duplicate,
+                        "engine": engine, "engine_note": why}
     if log_dir is not None:
         result["config"]["log_dir"] = log_dir
         result["config"]["logged_games"] = games if log_games is None else min(games, log_games)
@@ -121,27 +127,29 @@ def evaluate(agents: Sequence[Any], rules: Any = "classic", num_players: int | N
 
 
 def evaluate_vs(agent: Any, opponent: Any, rules: Any = "classic", num_players: int = 2,
-                games: int = 10_000, seed: int = 0, workers: int = 1) -> dict[str, Any]:
+                games: int = 10_000, seed: int = 0, workers: int = 1, engine: str = "auto") -> dict[str, Any]:
     """``agent`` in one seat and ``opponent`` in every other seat (1 vs ``num_players - 1``,
     seats rotated, duplicate deals): what the training scripts record for a checkpoint's card
     and ``eval.csv``: ``games``, ``wins``, ``win_rate``, ``ci95`` (Wilson), ``truncated``,
-    ``deterministic``, ``seats``, ``duplicate_deals``, ``seed``, ``lineup``.
+    ``deterministic``, ``seats``, ``duplicate_deals``, ``seed``, ``lineup``, ``engine`` (as
+    :func:`evaluate`'s ``engine``: batched where both play there).
 
     Not ``evaluate([agent, opponent], num_players=4)``: that line-up repeats (agent, opponent,
     agent, opponent), two seats of the agent."""
     result = evaluate([agent] + [opponent] * (num_players - 1), rules=rules, num_players=num_players,
-                      games=games, seed=seed, workers=workers)
+                      games=games, seed=seed, workers=workers, engine=engine)
     me = result["agents"][0]
     label = opponent if isinstance(opponent, str) else getattr(opponent, "name", "agent")
     return {"games": games, "wins": me["wins"], "win_rate": me["win_rate"], "ci95": me["win_ci95"],
             "truncated": result["truncated"], "deterministic": True, "seats": "rotated",
-            "duplicate_deals": True, "seed": seed, "lineup": f"1 vs {num_players - 1} {label}"}
+            "duplicate_deals": True, "seed": seed, "lineup": f"1 vs {num_players - 1} {label}",
+            "engine": result["config"]["engine"]}
 
 
 def evaluate_paired(specs: Sequence[Any], opponent: Any = "random", rules: Any = "classic",
                     num_players: int = 4, games: int = 10_000, seed: int = 0, workers: int = 1,
                     duplicate: bool = True, progress: bool = False, mp_context: str | None = None,
-                    **rule_overrides: Any) -> dict[str, Any]:
+                    engine: str = "auto", **rule_overrides: Any) -> dict[str, Any]:
     """Every agent of ``specs`` in turn in one seat against ``opponent`` in all the others
     (1 vs ``num_players - 1``, as :func:`evaluate_vs`), on the same games: win rates and the
     paired differences from the first.
@@ -162,9 +170,12 @@ def evaluate_paired(specs: Sequence[Any], opponent: Any = "random", rules: Any =
     ``opponent`` sits in ``num_players - 1`` seats, so beyond 2 players it has to be a spec
     string (an instance would share one memory and seed); instances in ``specs`` need
     ``workers=1``. Every spec is built once before any game, so a bad one fails at once.
+    ``engine`` as :func:`evaluate`'s, one for all the agents (batched only where every one of them
+    and the opponent play there: the same games for all).
 
     The result: ``config`` (``specs``, ``opponent``, ``rules``, ``rule_options``,
-    ``num_players``, ``games``, ``seed``, ``workers``, ``duplicate``), ``games``, ``specs``
+    ``num_players``, ``games``, ``seed``, ``workers``, ``duplicate``, ``engine``,
+    ``engine_note``), ``games``, ``specs``
     (per agent: ``label``, ``spec``, ``wins``, ``win_rate``, ``win_ci95``, ``truncated``,
     ``elapsed_s`` and, but for the first, ``difference``: ``mean`` and ``ci95`` of its
     results minus the first's), ``won`` (per agent, per game: 1 if it won), ``elapsed_s``.
@@ -187,13 +198,15 @@ def evaluate_paired(specs: Sequence[Any], opponent: Any = "random", rules: Any =
         raise ValueError("agent instances can only be evaluated with workers=1; pass agent specs")
     for spec in [s for s in specs + [opponent] if isinstance(s, str)]:
         make_agent(spec, r, n)  # every spec checked before the first plays its games
+    lineups = [[spec] + [opponent] * (n - 1) for spec in specs]
+    engine, why = choose_engine(lineups, r, n, engine)
     labels = lineup_labels(specs)
     rows, won = [], []
     t0 = time.perf_counter()
     for spec, label in zip(specs, labels):
         began = time.perf_counter()
         (played,) = play_matches([[spec] + [opponent] * (n - 1)], r, n, games, seed, workers, duplicate,
-                                  progress, mp_context=mp_context, desc=label)
+                                  progress, mp_context=mp_context, desc=label, engine=engine)
         w = [int(t.winner_entry == 0) for t in played]
         lo, hi = wilson_interval(sum(w), games)
         row = {"label": label, "spec": spec if isinstance(spec, str) else label, "wins": sum(w),
@@ -208,7 +221,8 @@ def evaluate_paired(specs: Sequence[Any], opponent: Any = "random", rules: Any =
     return {
         "config": {"specs": [s if isinstance(s, str) else labels[i] for i, s in enumerate(specs)],
                    "opponent": spec_name(opponent), "rules": r.name, "rule_options": r.to_dict(),
-                   "num_players": n, "games": games, "seed": seed, "workers": workers, "duplicate": duplicate},
+                   "num_players": n, "games": games, "seed": seed, "workers": workers, "duplicate": duplicate,
+                   "engine": engine, "engine_note": why},
         "games": games,
         "specs": rows,
         "won": won,

@@ -25,6 +25,13 @@ any game) is a one-line error with exit code 2. ``--workers`` is a maximum: no m
 start than the games make tasks, nor than the CPUs this process may use (a note says so; the
 results do not depend on it).
 
+``--engine auto|batched|scalar`` (default ``auto``): the games are played on the batched engine
+(:mod:`uno_env.tools.batched_table`: the same seats, deals and seeds, tens of thousands of games
+a second) when every agent plays there (:mod:`uno_env.agents.batched`: compiled bots such as
+``random``, ``checkpoint:`` and ``pretrained:`` policies) and no ``--log-dir`` is given, else in
+the scalar arena; ``batched`` where an agent cannot play there is an error naming it. The output
+says which ran: a line ``engine: batched`` or ``engine: scalar (why)`` (the ladder: per table).
+
 ``--game`` (default ``uno``) picks one of the TMNT battle-card games instead
 (:mod:`uno_env.battle.tools.evaluate`: ``--agents`` mode, ``--rules`` a preset of that game,
 ``--cards`` a card list; the same statistics, plus the games won by several players).
@@ -43,7 +50,7 @@ from uno_env._processes import usable_cpus
 from uno_env.battle import GAMES as BATTLE_GAMES
 from uno_env.tools.evaluate import evaluate, evaluate_paired
 from uno_env.tools import ladder
-from uno_env.tools.matches import worker_plan
+from uno_env.tools.matches import ENGINES, engine_line, worker_plan
 from uno_env.tools.pool import evaluate_pool
 from uno_env.tools.overrides import parse_overrides
 from uno_env.tools.report import (PNG_NEEDS_MATPLOTLIB, format_paired, format_pool, format_result, print_tables,
@@ -96,6 +103,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", type=int, default=None,
                    help="worker processes at most (default: 2, or 1 on a single core; never more than "
                         "the games need or the CPUs)")
+    p.add_argument("--engine", default="auto", choices=ENGINES,
+                   help="auto (default): the batched engine when every agent plays there (compiled bots, "
+                        "checkpoint and pretrained policies) and no --log-dir, else the scalar arena; "
+                        "batched or scalar: that one")
     p.add_argument("--no-duplicate", dest="duplicate", action="store_false",
                    help="a fresh deal for every game instead of each deal played in every rotation")
     p.add_argument("--out", default=None,
@@ -169,6 +180,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     else:
         _note_workers(args)
     if args.game != "uno":
+        if args.engine == "batched":
+            parser.error("--engine batched plays UNO only (not --game)")
         from uno_env.battle.tools.evaluate import cli_main
 
         return cli_main(parser, args, overrides, _error)
@@ -181,27 +194,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.pool:
             result = evaluate_pool(args.pool, rules=args.rules, table_size=args.table_size, games=args.games,
                                    seed=args.seed, workers=args.workers, duplicate=args.duplicate,
-                                   progress=args.progress, **overrides)
+                                   progress=args.progress, engine=args.engine, **overrides)
             tables = format_pool(result)
             stem = "pool"
         elif args.paired:
             result = evaluate_paired(args.paired, args.opponent or "random", rules=args.rules,
                                      num_players=4 if args.num_players is None else args.num_players,
                                      games=args.games, seed=args.seed, workers=args.workers,
-                                     duplicate=args.duplicate, progress=args.progress, **overrides)
+                                     duplicate=args.duplicate, progress=args.progress, engine=args.engine,
+                                     **overrides)
             tables = format_paired(result)
             stem = "paired"
         else:
             result = evaluate(args.agents, rules=args.rules, num_players=args.num_players, games=args.games,
                               seed=args.seed, workers=args.workers, duplicate=args.duplicate,
                               progress=args.progress, log_dir=args.log_dir, log_games=args.log_games,
-                              **overrides)
+                              engine=args.engine, **overrides)
             tables = format_result(result)
             stem = "evaluation"
     except ValueError as exc:
         return _error(str(exc))
     if not args.quiet:
         print_tables(tables)
+        print(engine_line(result["config"]["engine"], result["config"]["engine_note"]))
     if args.out:
         try:
             paths = write_outputs(result, args.out, stem)
@@ -230,13 +245,14 @@ def _ladder(args: argparse.Namespace, argv: Sequence[str] | None) -> int:
         return _error('the ladder needs openskill: pip install "uno_env[ladder]"')
     try:
         result = ladder.run_ladder(games=args.games, slow_games=args.slow_games, seed=args.seed,
-                                   workers=args.workers, progress=args.progress)
+                                   workers=args.workers, progress=args.progress, engine=args.engine)
     except ValueError as exc:
         return _error(str(exc))
     if not args.quiet:
         for table in result["tables"]:
             print(f"{table['preset']} {table['num_players']}p: " + ", ".join(
-                f"{r['agent']} {r['ordinal']:.1f}" for r in table["ratings"]))
+                f"{r['agent']} {r['ordinal']:.1f}" for r in table["ratings"]) + "; " + ", ".join(
+                f"{kind} matches {engine_line(e['engine'], e['note'])}" for kind, e in table["engines"].items()))
     command = "uno-evaluate " + " ".join(sys.argv[1:] if argv is None else argv)
     try:
         if args.out:

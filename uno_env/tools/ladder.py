@@ -18,7 +18,10 @@ about 2 s of CPU a game of ``classic``, 25 s a game of ``house``) plays ``slow_g
 at every table of itself and ``num_players - 1`` fast agents (none with ``slow_games=0``), and
 sits out the rulesets of :data:`SLOW_SKIPPED` (``house``: too slow for a ladder that fits in minutes). Every match is
 played as :mod:`uno_env.tools.table` plays a line-up: seats rotated every game, duplicate
-deals, game ``g`` seeded by ``(seed, g)`` whatever the workers.
+deals, game ``g`` seeded by ``(seed, g)`` whatever the workers. A table's fast matches play on the batched
+engine when every fast agent plays there (:mod:`uno_env.agents.batched`: compiled bots and
+pretrained policies; ``engine="auto"``), else all of them in the scalar arena; the slow ones
+likewise (``search`` plays in the arena); the table's ``engines`` says which.
 
 **Ratings** are OpenSkill's Plackett-Luce model (the ``openskill`` package, ``pip install
 "uno_env[ladder]"``; the Weng-Lin Bayesian rating for games of several players): every
@@ -48,7 +51,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from uno_env.game.rules import make_rules
-from uno_env.tools.matches import play_matches
+from uno_env.tools.matches import choose_engine, play_matches
 
 TABLES = tuple((preset, n) for preset in ("classic", "tmnt", "house") for n in (2, 4))
 BOTS = ("random", "greedy", "heuristic", "search")
@@ -99,12 +102,14 @@ def _rated(lineup: Sequence[str], num_players: int, fast_count: int) -> int:
 
 def rate_table(preset: str, num_players: int, agents: Sequence[str] | None = None, games: int = DEFAULT_GAMES,
                slow_games: int = DEFAULT_SLOW_GAMES, seed: int = 0, workers: int = 1,
-               progress: bool = False) -> dict[str, Any]:
+               progress: bool = False, engine: str = "auto") -> dict[str, Any]:
     """Play and rate one table (module doc): ``preset``, ``num_players``, ``agents`` (default
     :func:`table_agents`), ``ratings`` (best first: ``agent``, ``mu``, ``sigma``, ``ordinal``,
     ``games``, ``wins``, ``win_rate``), ``head_to_head`` (``agents``, ``ahead_rate[i][j]``,
     ``games[i][j]``), ``matches`` (per line-up: ``agents``, ``rated``, ``games``),
-    ``truncated``, ``elapsed_s``."""
+    ``truncated``, ``engines`` (``fast`` and ``slow`` matches: ``engine`` and ``note``, as
+    :func:`~uno_env.tools.matches.choose_engine` chose from ``engine``: the fast matches play
+    batched only when all of them can), ``elapsed_s``."""
     from openskill.models import PlackettLuce
 
     rules = make_rules(preset)
@@ -114,11 +119,13 @@ def rate_table(preset: str, num_players: int, agents: Sequence[str] | None = Non
     fast_lineups, slow_lineups = table_matches(agents, num_players)
     fast_count = sum(a not in SLOW for a in agents)
     t0 = time.perf_counter()
-    played = []
+    played, engines = [], {}
     for lineups, count in ((fast_lineups, games), (slow_lineups, slow_games)):
         if lineups and count > 0:
+            used, why = choose_engine(lineups, rules, num_players, engine)
+            engines["slow" if lineups is slow_lineups else "fast"] = {"engine": used, "note": why}
             played += list(zip(lineups, play_matches(lineups, rules, num_players, count, seed, workers, True,
-                                                     progress, desc=f"{preset} {num_players}p")))
+                                                     progress, desc=f"{preset} {num_players}p", engine=used)))
     model = PlackettLuce()
     rating = {a: model.rating(name=a) for a in agents}
     index = {a: i for i, a in enumerate(agents)}
@@ -161,11 +168,12 @@ def rate_table(preset: str, num_players: int, agents: Sequence[str] | None = Non
                              "games": [[int(shared[index[a], index[b]]) for b in order] for a in order]},
             "matches": [{"agents": list(lineup), "rated": _rated(lineup, num_players, fast_count),
                          "games": len(table_games)} for lineup, table_games in played],
-            "truncated": truncated, "elapsed_s": time.perf_counter() - t0}
+            "truncated": truncated, "engines": engines, "elapsed_s": time.perf_counter() - t0}
 
 
 def run_ladder(games: int = DEFAULT_GAMES, slow_games: int = DEFAULT_SLOW_GAMES, seed: int = 0, workers: int = 1,
-               progress: bool = False, tables: Sequence[tuple[str, int]] | None = None) -> dict[str, Any]:
+               progress: bool = False, tables: Sequence[tuple[str, int]] | None = None,
+               engine: str = "auto") -> dict[str, Any]:
     """Every table of ``tables`` (default :data:`TABLES`; :func:`rate_table`); ``config``
     records the arguments."""
     import openskill
@@ -177,8 +185,8 @@ def run_ladder(games: int = DEFAULT_GAMES, slow_games: int = DEFAULT_SLOW_GAMES,
     tables = TABLES if tables is None else tables
     t0 = time.perf_counter()
     out = [rate_table(preset, n, games=games, slow_games=slow_games, seed=seed, workers=workers,
-                      progress=progress) for preset, n in tables]
-    return {"config": {"games": games, "slow_games": slow_games, "seed": seed, "workers": workers,
+                      progress=progress, engine=engine) for preset, n in tables]
+    return {"config": {"games": games, "slow_games": slow_games, "seed": seed, "workers": workers, "engine": engine,
                        "tables": [list(t) for t in tables], "bots": list(BOTS), "slow": sorted(SLOW),
                        "slow_skipped": sorted(SLOW_SKIPPED), "filler": FILLER,
                        "uno_env": uno_env.__version__, "openskill": openskill.__version__},

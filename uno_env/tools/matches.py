@@ -6,6 +6,12 @@ this process or in a pool of workers that build their table once per line-up. Ga
 depends only on ``(seed, g)`` (:mod:`uno_env.tools.table`), so a run gives the same games
 with any number of workers; ``workers`` is a maximum (:func:`worker_plan`): one process per
 task at most, and per CPU this process may use.
+
+**Engines.** ``engine="batched"`` plays every line-up on the batched engine instead
+(:func:`uno_env.tools.batched_table.play_batched`: the same seats, deals and seeds, in this
+process, ``workers`` unused); :func:`choose_engine` decides from the line-ups which engine an
+evaluation asked for ``"auto"`` gets: batched when every agent plays there
+(:mod:`uno_env.agents.batched`) and no game log is written, else scalar, with the reason.
 """
 
 from __future__ import annotations
@@ -18,6 +24,50 @@ from uno_env._processes import mp_context as mp_context_of
 from uno_env._processes import ignore_interrupts, pool_size, usable_cpus
 from uno_env.game.rules import Rules
 from uno_env.tools.table import Table, TableGame, game_log_path, spec_name
+
+ENGINES = ("auto", "batched", "scalar")  # --engine: auto picks batched where every agent plays there
+
+
+def choose_engine(matches: list[list[Any]], rules: Rules, num_players: int, engine: str = "auto",
+                  log_dir: str | None = None, table_cls: type = Table) -> tuple[str, str]:
+    """``("batched" | "scalar", why)`` for playing ``matches``: ``engine="auto"`` gets batched
+    when every agent of every line-up plays batched (:func:`uno_env.agents.batched.why_not_batched`),
+    no game log is asked for and the table is UNO's; ``why`` says why not (``""`` for batched).
+    ``engine="batched"`` where it cannot be is a ``ValueError`` with the reason."""
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be one of {list(ENGINES)}, got {engine!r}")
+    if engine == "scalar":
+        return "scalar", "asked for"
+    why = ""
+    if table_cls is not Table:
+        why = "another game's table"
+    else:
+        from uno_env.agents.batched import why_not_batched
+
+        seen: set = set()
+        for m in matches:
+            for spec in m:
+                key = spec if isinstance(spec, str) else id(spec)
+                if key in seen:
+                    continue
+                seen.add(key)
+                why = why_not_batched(spec, rules, num_players) or ""
+                if why:
+                    break
+            if why:
+                break
+        if not why and log_dir is not None:
+            why = "game logs are written by the scalar arena"
+    if not why:
+        return "batched", ""
+    if engine == "batched":
+        raise ValueError(f"engine 'batched' cannot play this: {why}")
+    return "scalar", why
+
+
+def engine_line(engine: str, why: str) -> str:
+    """What the tools print: ``engine: batched`` or ``engine: scalar (why)``."""
+    return f"engine: {engine}" + (f" ({why})" if why else "")
 
 
 def _play_range(table: Table, seed: int, start: int, stop: int, duplicate: bool,
@@ -72,12 +122,19 @@ def play_matches(matches: list[list[Any]], rules: Rules, num_players: int, games
                   seed: int, workers: int, duplicate: bool, progress: bool,
                   chunk: int | None = None, mp_context: str | None = None,
                   log_dir: str | None = None, log_games: int | None = None,
-                  desc: str = "games", table_cls: type = Table) -> list[list[TableGame]]:
+                  desc: str = "games", table_cls: type = Table, engine: str = "scalar") -> list[list[TableGame]]:
     """Play ``games`` games for every line-up in ``matches``; the games per match, in order.
     With ``log_dir`` (one line-up only) games below ``log_games`` (all if None) are logged.
     ``table_cls``: the table that plays them (``Table``: UNO; another game's table has the
     same ``__init__(specs, rules, n, seed)``, ``from_config`` and ``play``, and ``rules`` is
-    its config with a ``to_dict()``: :mod:`uno_env.battle.tools.evaluate`)."""
+    its config with a ``to_dict()``: :mod:`uno_env.battle.tools.evaluate`). ``engine``:
+    ``"scalar"`` (the arena, in workers) or ``"batched"`` (module doc; :func:`choose_engine`)."""
+    if engine == "batched":
+        if log_dir is not None or table_cls is not Table:
+            raise ValueError("the batched engine writes no game logs and plays UNO only")
+        return _play_batched(matches, rules, num_players, games, seed, duplicate, progress, desc)
+    if engine != "scalar":
+        raise ValueError(f"play_matches plays on 'scalar' or 'batched', got {engine!r}")
     rules_dict = rules.to_dict()
     instances = any(not isinstance(s, str) for m in matches for s in m)
     if instances and int(workers) > 1:
@@ -121,3 +178,16 @@ def play_matches(matches: list[list[Any]], rules: Rules, num_players: int, games
     for played in out:
         played.sort(key=lambda t: t.game)
     return out
+
+
+def _play_batched(matches: list[list[Any]], rules: Rules, num_players: int, games: int, seed: int,
+                  duplicate: bool, progress: bool, desc: str) -> list[list[TableGame]]:
+    from uno_env.tools.batched_table import play_batched
+
+    bar = _progress(games * len(matches), progress, desc)
+    try:
+        return [play_batched(list(m), rules, num_players, games, seed, duplicate,
+                             progress=None if bar is None else bar.update) for m in matches]
+    finally:
+        if bar is not None:
+            bar.close()

@@ -26,20 +26,21 @@ import numpy as np
 
 from uno_env.game.rules import make_rules
 from uno_env.tools.lineup_stats import aggregate
-from uno_env.tools.matches import play_matches
+from uno_env.tools.matches import choose_engine, play_matches
 from uno_env.tools.stats import bradley_terry, elo_from_bt, wilson_interval
 from uno_env.tools.table import lineup_labels
 
 
 def evaluate_pool(pool: Sequence[str], rules: Any = "classic", table_size: int = 2,
                   games: int = 1_000, seed: int = 0, workers: int = 1, duplicate: bool = True,
-                  progress: bool = False, mp_context: str | None = None,
+                  progress: bool = False, mp_context: str | None = None, engine: str = "auto",
                   **rule_overrides: Any) -> dict[str, Any]:
     """Round robin: ``games`` games at every table of ``table_size`` distinct agents of the
-    pool; Bradley-Terry / Elo ratings and head-to-head rates.
+    pool; Bradley-Terry / Elo ratings and head-to-head rates. ``engine``: as
+    :func:`~uno_env.tools.evaluate.evaluate`'s (batched where every agent of the pool plays there).
 
     The result: ``config`` (``pool``, ``rules``, ``rule_options``, ``table_size``,
-    ``games_per_table``, ``seed``, ``workers``, ``duplicate``), ``ratings`` (best first:
+    ``games_per_table``, ``seed``, ``workers``, ``duplicate``, ``engine``, ``engine_note``), ``ratings`` (best first:
     ``agent``, ``elo``, ``games``, ``wins``, ``win_rate``, ``win_ci95``), ``head_to_head``
     (``agents``, ``ahead_rate[i][j]``: how often i finished ahead of j, ties half;
     ``games``), ``pair_wins``, ``matches`` (per table: ``agents``, ``win_rates``,
@@ -57,9 +58,10 @@ def evaluate_pool(pool: Sequence[str], rules: Any = "classic", table_size: int =
     k = len(pool)
     tables = [list(c) for c in itertools.combinations(range(k), table_size)]
     matches = [[pool[i] for i in t] for t in tables]
+    engine, why = choose_engine(matches, r, table_size, engine)
     t0 = time.perf_counter()
     all_played = play_matches(matches, r, table_size, games, seed, workers, duplicate, progress,
-                               mp_context=mp_context)
+                               mp_context=mp_context, engine=engine)
     elapsed = time.perf_counter() - t0
     pair_wins = np.zeros((k, k))
     ahead = np.zeros((k, k))
@@ -102,7 +104,8 @@ def evaluate_pool(pool: Sequence[str], rules: Any = "classic", table_size: int =
                         "win_ci95": [lo, hi]})
     return {
         "config": {"pool": pool, "rules": r.name, "rule_options": r.to_dict(), "table_size": table_size,
-                   "games_per_table": games, "seed": seed, "workers": workers, "duplicate": duplicate},
+                   "games_per_table": games, "seed": seed, "workers": workers, "duplicate": duplicate,
+                   "engine": engine, "engine_note": why},
         "ratings": ratings,
         "head_to_head": {"agents": pool,
                          "ahead_rate": [[None if math.isnan(x) else float(x) for x in row] for row in h2h],

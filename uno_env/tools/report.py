@@ -63,8 +63,7 @@ def format_result(result: dict[str, Any]) -> list[Table]:
                  for x in result["seats"]]
     tables.append(("win rate by seat (seat 0 plays first)", ["seat", "win rate", "95% CI"], seat_rows))
     footer = [["truncated games", f"{result['truncated']} ({percent(result['truncated_rate'])})"],
-              ["time", f"{result['elapsed_s']:.1f} s ({result['games_per_s']:.0f} games/s, "
-                       f"{cfg['workers']} worker{'s' if cfg['workers'] != 1 else ''})"]]
+              ["time", f"{result['elapsed_s']:.1f} s ({result['games_per_s']:.0f} games/s, {_how(cfg)})"]]
     tables.append(("run", ["", ""], footer))
     return tables
 
@@ -103,8 +102,15 @@ def format_paired(result: dict[str, Any]) -> list[Table]:
              f"on the same deals, seed {cfg['seed']} (par {percent(1 / cfg['num_players'])}); difference: "
              f"points from the first agent, game by game")
     header = ["agent", "wins", "win rate", "95% CI (Wilson)", "difference (95% CI)", "truncated", "time s"]
-    footer = [["time", f"{result['elapsed_s']:.1f} s ({cfg['workers']} worker{'s' if cfg['workers'] != 1 else ''})"]]
+    footer = [["time", f"{result['elapsed_s']:.1f} s ({_how(cfg)})"]]
     return [(title, header, rows), ("run", ["", ""], footer)]
+
+
+def _how(cfg: dict) -> str:
+    """What played the games: the batched engine, or the arena's worker processes."""
+    if cfg.get("engine") == "batched":
+        return "batched engine"
+    return f"{cfg['workers']} worker{'s' if cfg['workers'] != 1 else ''}"
 
 
 def print_tables(tables: list[Table], file=None) -> None:
