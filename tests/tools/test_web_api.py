@@ -591,6 +591,44 @@ def test_a_module_agent_the_server_named_plays_and_no_other_does():
     assert r.status_code == 400 and "would import and run code" in r.json()["error"]
 
 
+def test_meta_lists_a_damaged_shipped_agent_as_unavailable_with_its_error(monkeypatch):
+    # one shipped card that does not load must not take the page down (it answered 500): the
+    # agent is listed, its card entry says why, as a checkpoint under --checkpoint-root
+    from uno_env.agents import checkpoint as ckpt
+
+    real = ckpt.load_card
+
+    def load_card(path, *args, **kwargs):
+        if os.path.basename(os.path.normpath(path)) == "house-4p":
+            raise ckpt.CheckpointError(f"checkpoint card {os.path.join(path, 'card.json')!r} is not JSON")
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(ckpt, "load_card", load_card)
+    r = client(checkpoint_roots=[]).get("/api/meta")
+    assert r.status_code == 200, r.text
+    meta = r.json()
+    assert {"pretrained:house-4p", "pretrained:classic-2p"} <= set(meta["agents"])
+    cards = meta["checkpoint_cards"]
+    assert set(cards["pretrained:house-4p"]) == {"error"} and "is not JSON" in cards["pretrained:house-4p"]["error"]
+    assert ROOT not in cards["pretrained:house-4p"]["error"]
+    assert cards["pretrained:classic-2p"]["num_players"] == 2
+    assert cards["pretrained:classic-2p"]["rules"]["name"] == "classic"
+
+
+@pytest.mark.parametrize("options,words", [({"rules": "house"}, "rules"), ({"num_players": 3}, "num_players 2")])
+def test_a_shipped_agent_that_does_not_fit_is_named_by_its_spec_not_its_folder(tmp_path, monkeypatch,
+                                                                                 options, words):
+    # the package folder's absolute path told a client where the server is installed
+    monkeypatch.chdir(tmp_path)
+    n = options.get("num_players", 2)
+    r = client(checkpoint_roots=[]).post("/api/games", json={
+        "rules": options.get("rules", "classic"), "opponents": ["pretrained:classic-2p"] * (n - 1), "seed": 0})
+    assert r.status_code == 400
+    error = r.json()["error"]
+    assert "checkpoint 'pretrained:classic-2p' does not match" in error and words in error
+    assert ROOT not in error and os.path.realpath(ROOT) not in error and "uno_env/pretrained" not in error
+
+
 def test_a_pretrained_opponent_plays_without_a_checkpoint_root():
     c = client(checkpoint_roots=[])
     r = c.post("/api/games", json={"rules": "classic", "opponents": ["pretrained:classic-2p"], "seed": 0})
@@ -769,7 +807,8 @@ def test_meta_says_what_each_checkpoint_was_trained_for_from_its_card(tmp_path):
     (tmp_path / "broken" / "card.json").write_text("{not json")
     meta = client(checkpoint_roots=[str(tmp_path)]).get("/api/meta").json()
     cards = meta["checkpoint_cards"]
-    assert sorted(cards) == sorted(meta["checkpoints"]) and len(cards) == 2
+    shipped = [p for p in meta["agents"] if p.startswith("pretrained:")]
+    assert sorted(cards) == sorted(meta["checkpoints"] + shipped) and len(meta["checkpoints"]) == 2
     four = next(v for k, v in cards.items() if k.endswith("four"))
     assert four["num_players"] == 4 and four["rules"]["name"] == "house"
     assert four["rules"]["stacking"] == uno_env.make_rules("house").stacking

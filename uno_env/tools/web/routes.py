@@ -11,8 +11,10 @@ JSON API (request and answer bodies are JSON objects; every error is a 4xx answe
 
 ==========================================  ==============================================
 ``GET  /api/meta``                          presets, rule options, agent specs, checkpoints
-                                            and what each card says it was trained for
-                                            (``checkpoint_cards``), the server's limits
+                                            and what each card (of a checkpoint or a
+                                            shipped agent) says it was trained for, or why
+                                            it cannot be read (``checkpoint_cards``), the
+                                            server's limits
 ``POST /api/games``                         a new game: ``{"rules", "options", "num_players",
                                             "opponents", "seat", "seed", "deck", "dealer"}``
                                             (all optional) -> ``{"id", "token", "view",

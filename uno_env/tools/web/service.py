@@ -205,12 +205,13 @@ class Server:
     def meta(self) -> dict[str, Any]:
         from dataclasses import fields
 
-        from uno_env.agents import agent_specs, pretrained
+        from uno_env.agents import agent_specs
+        from uno_env.agents.checkpoint import IGNORED_RULE_KEYS
+        from uno_env.agents.shipped import SHIPPED, SPEC_PREFIX
         from uno_env.game import rules as R
 
-        from uno_env.agents.checkpoint import IGNORED_RULE_KEYS
-
         checkpoints = self.specs.checkpoints()
+        shipped = [f"{SPEC_PREFIX}:{name}" for name in SHIPPED]  # a damaged card: listed, its error in the cards
         options = []
         defaults = Rules()
         for f in fields(Rules):
@@ -227,9 +228,9 @@ class Server:
                         for k, v in PRESETS.items()},
             "options": options,
             "agents": [a for a in agent_specs() if a not in ("checkpoint", "pretrained", "module")]
-                      + [p.spec for p in pretrained()] + self.specs.operator_specs,
+                      + shipped + self.specs.operator_specs,
             "checkpoints": checkpoints,
-            "checkpoint_cards": self.specs.checkpoint_cards(checkpoints),
+            "checkpoint_cards": self.specs.checkpoint_cards(checkpoints + shipped),
             "ignored_rule_keys": list(IGNORED_RULE_KEYS),
             "view_version": views.VIEW_VERSION,
             "limits": self.limits(),

@@ -29,7 +29,8 @@ the rules                  a deck of at most :data:`MAX_DECK` (2,000) cards, epi
 characters of a string) and a whole message is at most :data:`MAX_ERROR_CHARS` (1,000)
 characters; a checkpoint root is named relative to the server's working directory, and so
 is any path in an error of a checkpoint that does not load (:meth:`Specs.relative`), never
-as an absolute path.
+as an absolute path; a shipped agent's folder in the package is named by its spec
+(``checkpoint 'pretrained:classic-2p' does not match ...``).
 """
 
 from __future__ import annotations
@@ -162,7 +163,17 @@ class Specs:
         return os.path.relpath(path, os.path.realpath(os.getcwd()))
 
     def relative(self, message: str) -> str:
-        """``message`` with the roots and the working directory named relative to it."""
+        """``message`` with the roots and the working directory named relative to it, and the
+        package's shipped agents by their spec (``pretrained:<name>``, wherever installed)."""
+        from uno_env.agents.shipped import SHIPPED, SPEC_PREFIX, pretrained_path
+
+        for name in SHIPPED:
+            try:
+                folder = pretrained_path(name)
+            except (ValueError, OSError):
+                continue
+            for path in {folder, os.path.realpath(folder)}:
+                message = re.sub(re.escape(path) + r"(?![\w.-])", f"{SPEC_PREFIX}:{name}", message)
         cwd = os.path.realpath(os.getcwd())
         for root in sorted(self.roots, key=len, reverse=True):
             message = message.replace(root, self._rel(root))
@@ -240,15 +251,18 @@ class Specs:
             return 0
 
     def checkpoint_cards(self, specs: Sequence[str]) -> dict[str, dict[str, Any]]:
-        """What each checkpoint of ``specs`` was trained for, read from its card alone (bounded,
-        no weights): ``{"num_players", "rules"}`` (every rule option), or ``{"error"}`` when the
-        card cannot be read; the page greys out a checkpoint that does not fit the set-up."""
+        """What each checkpoint of ``specs`` (``checkpoint:<dir>`` or ``pretrained:<name>``) was
+        trained for, read from its card alone (bounded, no weights): ``{"num_players", "rules"}``
+        (every rule option), or ``{"error"}`` when the card cannot be read (a damaged one, even
+        shipped: the others are still listed); the page greys out a checkpoint that does not fit
+        the set-up."""
         from uno_env.agents import checkpoint as ckpt
+        from uno_env.agents import parse_spec
 
         out: dict[str, dict[str, Any]] = {}
         for spec in specs:
             try:
-                card = ckpt.load_card(spec.split(":", 1)[1])
+                card = ckpt.load_card(parse_spec(spec).checkpoint_dir())
                 rules = {k: list(v) if isinstance(v, tuple) else v
                          for k, v in ckpt.card_rules(card).to_dict().items()}
                 out[spec] = {"num_players": card["num_players"], "rules": rules}
