@@ -770,6 +770,31 @@ def test_uno_serve_refuses_an_unknown_agent_on_its_command_line_before_it_starts
     assert "unknown agent spec 'nobody'" in err and err.count("\n") == 1
 
 
+@pytest.mark.parametrize("spec,words", [
+    ("module:uno_env.no_such_module:Bot", "no module 'uno_env.no_such_module'"),
+    ("module:uno_env.agents.bots:NoSuchBot", "has no 'NoSuchBot'"),
+    ("heuristic:bogus=1", "bogus"),
+    ("search:simulations=zero", "simulations"),
+    ("checkpoint:/nonexistent/run", "not found"),
+])
+def test_uno_serve_builds_every_operator_agent_before_it_starts(capsys, monkeypatch, spec, words):
+    # a spec that parses but does not build served the page, then gave every client choosing it
+    # a 400: it is built at start-up, and a bad one is a one-line error (exit 2)
+    import uvicorn
+
+    from uno_env.tools.web.server import main as serve_main
+
+    monkeypatch.setattr(uvicorn, "run", lambda *a, **k: pytest.fail("the server started"))
+    assert serve_main(["--agent", "random", "--agent", spec]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"--agent {spec!r} does not build" in err and words in err, err
+
+
+def test_an_operator_agent_that_builds_is_offered():
+    c = client(agents=["heuristic:w_skip=2", "module:uno_env.agents.bots:GreedyAgent"])
+    assert {"heuristic:w_skip=2", "module:uno_env.agents.bots:GreedyAgent"} <= set(c.get("/api/meta").json()["agents"])
+
+
 @pytest.mark.parametrize("spec,short", [
     ("heuristic", "heuristic"),
     ("checkpoint:checkpoints/runs/ppo-2p/best", "best"),

@@ -156,7 +156,26 @@ class Specs:
 
     def __init__(self, checkpoint_roots: Sequence[str], operator_specs: Sequence[str] = ()):
         self.roots = [os.path.realpath(r) for r in checkpoint_roots]
-        self.operator_specs = list(operator_specs)
+        self.operator_specs = [self._operator_spec(spec) for spec in operator_specs]
+
+    @staticmethod
+    def _operator_spec(spec: str) -> str:
+        """``spec`` (of ``uno-serve --agent``) once it builds: a checkpoint's card is read, any
+        other agent is built for the classic rules at 2 players (a ``module:`` spec imports its
+        module now). ``ValueError`` naming the spec otherwise, so that a server never starts
+        offering an agent that every client choosing it would get a 400 for."""
+        from uno_env.agents import checkpoint as ckpt
+        from uno_env.agents import make_agent, parse_spec
+
+        try:
+            parsed = parse_spec(spec)
+            if parsed.is_policy:
+                ckpt.load_card(parsed.checkpoint_dir())
+            else:
+                make_agent(spec, "classic", 2, seed=0)
+        except (ValueError, OSError, KeyError, ImportError) as e:
+            raise ValueError(f"--agent {spec!r} does not build: {e}") from None
+        return spec
 
     @staticmethod
     def _rel(path: str) -> str:
