@@ -227,7 +227,33 @@ def test_defaults_two_players_heuristic_random_seed_reported_once_the_game_is_ov
         assert key in view
     gid, _ = play_through(c, {"rules": "classic", "opponents": ["heuristic"], "seed": 123}, seed=1)
     view = c.get(f"/api/games/{gid}").json()["view"]
-    assert view["over"] and view["seed"] == 123
+    assert view["over"] and view["seed"] == "123"
+
+
+def test_a_random_seed_has_128_bits_and_its_digits_deal_the_game_again():
+    # a 31-bit seed was singled out of 2**31 from the first view offline (then every hand and
+    # the DRAW pile were known): a random seed has 128 bits, shown as digits (JavaScript would
+    # round a 39-digit number), and the game, its log and its replay follow it exactly
+    c = client()
+    watch = {"mode": "watch", "agents": ["random", "heuristic"]}
+    seeds = [c.post("/api/games", json=watch).json()["view"]["seed"] for _ in range(6)]
+    assert all(isinstance(x, str) and x.isdigit() for x in seeds)
+    assert max(int(x) for x in seeds) >= 2 ** 64  # all six under 2**64: a chance of 2**-384
+    seed = max(seeds, key=int)
+    again = [c.post("/api/games", json={**watch, "seed": s}) for s in (seed, int(seed))]
+    first = c.post("/api/games", json={**watch, "seed": seed}).json()
+    for r in again:
+        assert r.status_code == 201, r.text
+        assert {**r.json()["view"], "id": None} == {**first["view"], "id": None}
+    gid = first["id"]
+    while not c.post(f"/api/games/{gid}/step", json={"steps": 50}).json()["view"]["over"]:
+        pass
+    log = read_log(c.get(f"/api/games/{gid}/log").text.splitlines())
+    assert log.header["seed"] == int(seed) and log.header["agent_seeds"] == [int(seed) + 1, int(seed) + 2]
+    replay(log)
+    for bad in (2 ** 128, str(2 ** 128), -1, "12a", 1.5, True):
+        r = c.post("/api/games", json={**watch, "seed": bad})
+        assert r.status_code == 400 and "seed must be an integer in 0..2**128-1" in r.json()["error"], bad
 
 
 # ---------------------------------------------------------------------------- decisions

@@ -310,7 +310,7 @@ class Game:
             view["thoughts"] = max(seen, key=lambda t: t["decision"]) if seen else None
         view["id"] = self.id
         if self.mode != "play" or self.over():  # the seed deals every hand and the DRAW pile
-            view["seed"] = self.seed
+            view["seed"] = str(self.seed)  # 128 bits: digits, which JavaScript keeps exactly
         view["specs"] = list(self.specs)
         return view
 

@@ -13,7 +13,7 @@ it (``uno-serve --agent``); actions are names (``"play red-5"``) or ids.
 =========================  ==========================================================
 a JSON body                an object (:func:`parse_json`), nested at most
                            :data:`MAX_JSON_DEPTH` (32) deep, integers of at most
-                           :data:`MAX_DIGITS` (30) digits, no ``NaN``/``Infinity``
+                           :data:`MAX_DIGITS` (40) digits, no ``NaN``/``Infinity``
 an agent spec              printable text of at most :data:`MAX_SPEC_CHARS` (300)
                            characters; ``search`` at most :data:`MAX_SEARCH_ROLLOUTS`
                            (800) rollouts a decision (``rollouts=agents`` counts 8 each) and
@@ -46,7 +46,7 @@ from uno_env.game.rules import PRESETS, Rules, make_rules, show_value
 MAX_DECK = 2000  # cards: a request must not make the server build a huge deck (house: 580)
 MAX_GAME_STEPS = 20_000  # decisions of a game the server plays (rules max_steps; default 10,000)
 MAX_JSON_DEPTH = 32  # nesting of a request body (the API's deepest: 3)
-MAX_DIGITS = 30  # digits of an integer in a request body (a seed: at most 19)
+MAX_DIGITS = 40  # digits of an integer in a request body (a seed: at most 39)
 MAX_SPEC_CHARS = 300  # characters of an agent spec
 MAX_ACTION_CHARS = 100  # characters of an action name (the longest: 27)
 MAX_SEARCH_ROLLOUTS = 800  # search's simulations per decision (its default), rollouts=agents counted 8x
@@ -115,6 +115,19 @@ def check_int(value: Any, what: str, lo: int, hi: int) -> int:
     """``value`` if it is an integer in ``lo..hi`` (not a bool); ``ApiError`` 400 naming ``what``."""
     if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
         raise ApiError(400, f"{what} must be an integer in {lo}..{hi}, got {show(value)}")
+    return value
+
+
+def check_seed(value: Any) -> int:
+    """A request's game seed: an integer or a string of decimal digits (what a view shows, so
+    that JavaScript keeps every digit) in ``0..2**128-1``; ``ApiError`` 400 otherwise."""
+    from uno_env.tools.gamelog import MAX_SEED, SEED_BITS
+
+    if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= len(str(MAX_SEED)):
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_SEED:
+        raise ApiError(400, f"seed must be an integer in 0..2**{SEED_BITS}-1 (or its decimal digits as a "
+                            f"string), got {show(value)}")
     return value
 
 
