@@ -20,6 +20,8 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 pytest.importorskip("starlette")
 pytest.importorskip("httpx")
@@ -37,7 +39,8 @@ from uno_env.tools.gamelog_replay import replay  # noqa: E402
 from uno_env.tools.web import views  # noqa: E402
 from uno_env.tools.web.server import MAX_BODY, create_app  # noqa: E402
 
-from helpers import _perturbed, stacked_deck  # noqa: E402
+from helpers import _perturbed, deck_cards, stacked_deck  # noqa: E402
+from fuzzing import FAST  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PY = sys.executable
@@ -786,6 +789,108 @@ def test_a_played_games_tables_do_not_tell_a_window_was_open():
         assert [e[:3] for e in sent[-1]] == [("played", 0, "red-5"), ("played", 1, "red-7")]
     assert sent[0] == sent[1]
     assert sent[0][-1][3]["turn"] == 2  # the table after seat 1's play: seat 2's turn
+
+
+class _Passive(Agent):
+    """Plays no card it need not: passes a window, draws on its turn, keeps a drawn card, takes a
+    penalty; else its lowest legal action. What the table sees of it does not depend on its
+    hand, so two deals that differ only in cards hidden from the human look the same to it."""
+
+    def act(self, observation, action_mask):
+        for a in (A.PASS, A.DRAW):
+            if action_mask[a]:
+                return a
+        return int(np.flatnonzero(action_mask)[0])
+
+
+register_agent("passive_for_tests", lambda spec, rules, n, seed: _Passive(rules, n, seed))
+
+HIDDEN_RULES = {  # rules whose windows open only for a player holding the right card
+    "jump-in": {"preset": "classic", "jump_in": True, "seven_slap": False},
+    "stacking": {"preset": "classic", "stacking": True, "jump_in": True},
+    "house": {"preset": "house", "uno_call": "explicit"},
+    "tmnt": {"preset": "tmnt", "jump_in": True},
+}
+
+
+def answers_of_twin_deals(rules, n, hand_size, dealer, rng, picks, max_decisions):
+    """Two played games whose deals differ only in cards the human (seat 0) cannot see (the
+    opponents' hands and DRAW below its first 40 cards), the same answers given to both, every
+    answer of each (id and token left out) paired, up to the first pair whose views differ."""
+    full = {**rules, "hand_size": hand_size}
+    cards = [c for c in deck_cards(full)]
+    rng.shuffle(cards)
+    # a number card turned first (a first WILD DRAW FOUR is shuffled back into DRAW, hidden cards too)
+    cards.insert(hand_size * n, cards.pop(next(i for i in range(hand_size * n, len(cards))
+                                               if cards[i].rsplit("-", 1)[-1].isdigit())))
+    mine, theirs = cards[:hand_size], cards[hand_size:hand_size * n]
+    first, top = cards[hand_size * n], cards[hand_size * n + 1:hand_size * n + 41]
+    rest = theirs + cards[hand_size * n + 41:]
+    other = list(rest)
+    rng.shuffle(other)
+    decks = []
+    for pool in (rest, other):
+        hands = {0: mine, **{q: pool[(q - 1) * hand_size:q * hand_size] for q in range(1, n)}}
+        decks.append(stacked_deck(full, n, dealer, hands, first, top))
+    games = []
+    for deck in decks:
+        c = client(clock=lambda: 0.0, max_decisions=max_decisions)  # no deadline: only what the game does stops it
+        r = c.post("/api/games", json={"rules": full, "seed": 1, "deck": deck, "dealer": dealer,
+                                       "opponents": ["passive_for_tests"] * (n - 1)})
+        assert r.status_code == 201, r.text
+        games.append((c, r.json()["id"], r))
+    pairs = []
+    for pick in picks:
+        answers = [r.json() for _, _, r in games]
+        for a in answers:
+            a.pop("id", None), a.pop("token", None), a["view"].pop("id")
+        if answers[0]["view"] != answers[1]["view"]:
+            break  # the human now sees a difference (a card drawn from below the first 40)
+        pairs.append(answers)
+        view = answers[0]["view"]
+        if view["over"]:
+            break
+        if answers[0]["progress"]["waiting"]:
+            games = [(c, gid, c.post(f"/api/games/{gid}/step", json={})) for c, gid, _ in games]
+        else:
+            action = view["legal_actions"][pick % len(view["legal_actions"])]
+            games = [(c, gid, c.post(f"/api/games/{gid}/actions", json={"action": action}))
+                     for c, gid, _ in games]
+    return pairs
+
+
+@FAST
+@given(rules=st.sampled_from(sorted(HIDDEN_RULES)), n=st.integers(2, 3), hand_size=st.integers(2, 5),
+       dealer=st.integers(0, 2), seed=st.integers(0, 2 ** 32 - 1),
+       picks=st.lists(st.integers(0, 50), min_size=12, max_size=12), max_decisions=st.sampled_from([1, 2, 2000]))
+def test_no_field_of_a_played_games_answers_depends_on_cards_hidden_from_the_seat(rules, n, hand_size, dealer,
+                                                                                   seed, picks, max_decisions):
+    """docs/web.md: nothing a seat is sent may depend on what it cannot see, in the whole answer
+    (``progress`` too: counting the windows a held card opens told the human what was held)."""
+    pairs = answers_of_twin_deals(HIDDEN_RULES[rules], n, hand_size, dealer % n, random.Random(seed), picks,
+                                  max_decisions)
+    assert pairs
+    for one, two in pairs:
+        assert one == two
+
+
+def test_a_played_games_progress_does_not_tell_a_window_was_open():
+    """Seat 0 plays red-5; in one deal seat 1 holds another red-5 (a jump-in window opens for it
+    alone, and it passes), in the other it does not: the answers are the same, progress too."""
+    options = {"preset": "classic", "hand_size": 3, "jump_in": True, "seven_slap": False}
+    answers = []
+    for seat1 in (["red-5", "yellow-1", "yellow-2"], ["red-8", "yellow-1", "yellow-2"]):
+        deck = stacked_deck(options, 2, 1, {0: ["red-5", "blue-5", "green-5"], 1: seat1}, first="red-1",
+                            draw_top=["blue-1", "blue-2"])
+        c = client(clock=lambda: 0.0)
+        r = c.post("/api/games", json={"rules": options, "seed": 0, "deck": deck, "dealer": 1,
+                                       "opponents": ["passive_for_tests"]})
+        gid = r.json()["id"]
+        out = c.post(f"/api/games/{gid}/actions", json={"action": "play red-5"}).json()
+        out["view"].pop("id")
+        answers.append(out)
+    assert answers[0]["view"]["events"][0]["card"] == "red-5" and answers[0]["view"]["turn"] == 0
+    assert answers[0] == answers[1]
 
 
 def test_uno_serve_refuses_an_unknown_agent_on_its_command_line_before_it_starts(capsys):
