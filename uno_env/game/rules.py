@@ -284,10 +284,10 @@ _YAML11_OCTAL = re.compile(r"[-+]?0[0-7_]+")  # what YAML 1.1 reads as octal: "0
 def _yaml11_number(node: Any, value: Any) -> YamlRefused:
     """A YAML 1.1 octal (``010``: 8) or base-60 (``1:10``: 70) number, refused: whoever reads
     the file sees another number (or a time) than the parser."""
-    text = str(node.value)
+    text, shown = show_value(str(node.value))[1:-1], show_value(value)  # bounded: 5,000 octal digits too
     kind = "a base-60" if ":" in text else "an octal"
     return YamlRefused(f"line {node.start_mark.line + 1}: {text} is {kind} number in YAML 1.1 (it reads "
-                       f"{value}): write {value}, or quote it ('{text}') for the text")
+                       f"{shown}): write {shown}, or quote it ('{text}') for the text")
 
 
 def parse_yaml(text: str, source: str) -> Any:
