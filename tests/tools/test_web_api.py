@@ -40,7 +40,7 @@ from uno_env.tools.web import views  # noqa: E402
 from uno_env.tools.web.server import MAX_BODY, create_app  # noqa: E402
 
 from helpers import _perturbed, deck_cards, stacked_deck  # noqa: E402
-from fuzzing import FAST  # noqa: E402
+from fuzzing import FAST, SLOW  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PY = sys.executable
@@ -859,19 +859,33 @@ def answers_of_twin_deals(rules, n, hand_size, dealer, rng, picks, max_decisions
     return pairs
 
 
-@FAST
-@given(rules=st.sampled_from(sorted(HIDDEN_RULES)), n=st.integers(2, 3), hand_size=st.integers(2, 5),
-       dealer=st.integers(0, 2), seed=st.integers(0, 2 ** 32 - 1),
-       picks=st.lists(st.integers(0, 50), min_size=12, max_size=12), max_decisions=st.sampled_from([1, 2, 2000]))
-def test_no_field_of_a_played_games_answers_depends_on_cards_hidden_from_the_seat(rules, n, hand_size, dealer,
-                                                                                   seed, picks, max_decisions):
-    """docs/web.md: nothing a seat is sent may depend on what it cannot see, in the whole answer
-    (``progress`` too: counting the windows a held card opens told the human what was held)."""
+TWIN_DEALS = dict(rules=st.sampled_from(sorted(HIDDEN_RULES)), n=st.integers(2, 3), hand_size=st.integers(2, 5),
+                  dealer=st.integers(0, 2), seed=st.integers(0, 2 ** 32 - 1),
+                  picks=st.lists(st.integers(0, 50), min_size=12, max_size=12),
+                  max_decisions=st.sampled_from([1, 2, 2000]))
+
+
+def check_twin_deals(rules, n, hand_size, dealer, seed, picks, max_decisions) -> None:
     pairs = answers_of_twin_deals(HIDDEN_RULES[rules], n, hand_size, dealer % n, random.Random(seed), picks,
                                   max_decisions)
     assert pairs
     for one, two in pairs:
         assert one == two
+
+
+@FAST
+@given(**TWIN_DEALS)
+def test_no_field_of_a_played_games_answers_depends_on_cards_hidden_from_the_seat(**drawn):
+    """docs/web.md: nothing a seat is sent may depend on what it cannot see, in the whole answer
+    (``progress`` too: counting the windows a held card opens told the human what was held)."""
+    check_twin_deals(**drawn)
+
+
+@pytest.mark.slow
+@SLOW
+@given(**TWIN_DEALS)
+def test_no_field_of_a_played_games_answers_depends_on_cards_hidden_from_the_seat_long(**drawn):
+    check_twin_deals(**drawn)
 
 
 def test_a_played_games_progress_does_not_tell_a_window_was_open():
