@@ -1,6 +1,12 @@
-"""Steady-state resident memory per game of the batched engine at scale.
+"""Steady-state resident memory per game of the batched engine at scale, and what the vector env holds.
 
     python bench/bench_memory.py --rules classic --num-players 2 --games 100000 --steps 300
+    python bench/bench_memory.py --vector --rules house --num-players 2 --games 4096
+
+``--vector``: the bytes a game of ``UnoVectorEnv`` holds once built and reset (``tracemalloc``:
+the engine's state, the env's buffers, its spaces; the observation space's bounds are one
+broadcast row, :func:`uno_env.envs.vector_env.batched_box`), beside the engine's state and the
+buffers alone.
 
 Runs the loop of ``bench/bench_batched.py``'s engine case (legal masks into one buffer, uniform
 random legal actions from per-game PCG64 words, finished games reset in place) on ``--games``
@@ -37,7 +43,10 @@ def main() -> None:
     ap.add_argument("--num-players", type=int, default=2)
     ap.add_argument("--games", type=int, default=100_000)
     ap.add_argument("--steps", type=int, default=300)
+    ap.add_argument("--vector", action="store_true", help="the vector env's bytes a game (tracemalloc)")
     args = ap.parse_args()
+    if args.vector:
+        return vector(args)
     warm = BatchedEngine(args.rules, args.num_players, 8)  # compile before measuring
     warm.reset(seeds=range(8))
     base = resident()
@@ -55,6 +64,23 @@ def main() -> None:
     print(f"{args.rules}, {args.num_players} players, {args.games:,} games, {args.steps} steps: "
           f"{per_game:,.0f} bytes a game resident; engine state {memory_per_game(eng):,}, the mask "
           f"buffer {NUM_ACTIONS}, the PCG64 words {prng.nbytes // args.games}")
+
+
+def vector(args: argparse.Namespace) -> None:
+    import tracemalloc
+
+    from uno_env.envs.vector_env import UnoVectorEnv
+
+    UnoVectorEnv(8, rules=args.rules, num_players=args.num_players).reset(seed=0)  # compile first
+    tracemalloc.start()
+    env = UnoVectorEnv(args.games, rules=args.rules, num_players=args.num_players)
+    env.reset(seed=0)
+    held = tracemalloc.get_traced_memory()[0]
+    tracemalloc.stop()
+    buffers = env._obs.nbytes + env._masks.nbytes + env._opp_masks.nbytes + env._opp_rng.nbytes + env.seats.nbytes
+    print(f"vector env, {args.rules}, {args.num_players} players, {args.games:,} games: {held / args.games:,.0f} "
+          f"bytes a game held (tracemalloc, built and reset); engine state {memory_per_game(env.engine):,}, "
+          f"buffers {buffers // args.games:,}")
 
 
 if __name__ == "__main__":

@@ -44,7 +44,7 @@ JSON = st.recursive(
 )
 
 # YAML a stranger could write to hurt the reader: integers too long for int() (decimal, with
-# signs and underscores; hexadecimal and sexagesimal ones are read), aliases sharing lists,
+# signs and underscores; hexadecimal ones are read, sexagesimal ones refused), aliases sharing lists,
 # nesting beyond the parser's depth, tags that would run code, explicit keys of any kind
 YAML_HOSTILE_SCALARS = st.one_of(
     st.integers(4301, 6000).map(lambda n: "9" * n), st.integers(4301, 6000).map(lambda n: "-" + "1_" * n),

@@ -29,7 +29,8 @@ finds it (``policy.sizes[1]``, :func:`too_long_integer_problem`). The YAML reade
 Nesting too deep for the parser is named too.
 
 :func:`check_directory` checks a folder named on a command line (``--log-dir``, ``--out``,
-``--checkpoint-root``) before a command spends anything: a file there is a one-line error.
+``--checkpoint-root``) before a command spends anything: a file there is a one-line error;
+:func:`check_output_file` likewise a file a command writes at its end (``--markdown``).
 
 :func:`sha256_of` hashes an open file in chunks of ``HASH_CHUNK`` bytes: a weights file of
 gigabytes (even a sparse one, holding nothing on disk) costs one chunk of memory.
@@ -194,6 +195,35 @@ class TooLongInteger:
 
     def __repr__(self) -> str:
         return f"<integer of {self.digits} digits>"
+
+
+def check_output_file(path: str | os.PathLike, option: str) -> str:
+    """``path`` if a file can be written there: its folder exists, is a directory and is
+    writable, and ``path`` is not a directory or anything but a regular file;
+    :class:`FileBoundsError` naming ``option`` otherwise. A command that writes its result
+    at the end (``uno-evaluate --ladder --markdown``) checks it before it plays."""
+    path = os.fspath(path)
+    folder = os.path.dirname(os.path.abspath(path))
+    try:
+        st = os.stat(folder)
+    except FileNotFoundError:
+        raise FileBoundsError(f"{option} {path!r}: its folder {folder!r} does not exist") from None
+    except OSError as e:
+        raise FileBoundsError(f"{option} {path!r} cannot be used: {e.strerror or e}") from None
+    if not stat.S_ISDIR(st.st_mode):
+        raise FileBoundsError(f"{option} {path!r}: {folder!r} is not a directory")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise FileBoundsError(f"{option} {path!r}: its folder {folder!r} is not writable")
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return path
+    except OSError as e:
+        raise FileBoundsError(f"{option} {path!r} cannot be used: {e.strerror or e}") from None
+    if not stat.S_ISREG(st.st_mode):
+        kind = next((k for test, k in _KINDS if test(st.st_mode)), "not a plain file")
+        raise FileBoundsError(f"{option} {path!r} is {kind}, not a file it can write")
+    return path
 
 
 def parse_int(text: str) -> int | TooLongInteger:

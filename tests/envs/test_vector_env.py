@@ -425,3 +425,42 @@ def test_step_before_reset_is_the_runtime_error_of_every_env():
     env = make(2)
     with pytest.raises(RuntimeError, match=r"reset\(\) needs to be called before step\(\)"):
         env.step(np.zeros(2, np.int64))
+
+
+def test_the_batched_observation_space_is_batch_spaces_box_without_a_copy_of_its_bounds_per_game():
+    # Gymnasium's Box keeps low, high and two masks as full arrays: 15,370 bytes a game at 1,537
+    # entries, more than the engine and the env's buffers. The vector env's space is the same
+    # Box, its bounds one broadcast row
+    import copy
+    import pickle
+    import tracemalloc
+
+    from gymnasium.spaces import Box
+    from gymnasium.vector.utils import batch_space
+
+    from uno_env.envs.vector_env import UnoVectorEnv, batched_box
+
+    single = Box(0.0, np.inf, (OBS_SIZE,), np.float32)
+    tracemalloc.start()
+    space = batched_box(single, 4096)
+    held = tracemalloc.get_traced_memory()[0]
+    tracemalloc.stop()
+    assert held < 100 * OBS_SIZE  # one row of bounds (and the Box), not 4,096
+    reference = batch_space(single, 4096)
+    assert isinstance(space, Box) and space.shape == (4096, OBS_SIZE) and space.dtype == np.float32
+    assert space == reference and reference == space and repr(space) == repr(reference)
+    assert space.is_bounded("below") and not space.is_bounded("above")
+    for name in ("low", "high", "bounded_below", "bounded_above"):
+        assert getattr(space, name).shape == (4096, OBS_SIZE)
+        assert np.array_equal(getattr(space, name), getattr(reference, name))
+    space.seed(0)
+    sample = space.sample()
+    assert sample.shape == (4096, OBS_SIZE) and sample in space and sample in reference
+    assert np.zeros((4096, OBS_SIZE), np.float32) in space and -np.ones((4096, OBS_SIZE), np.float32) not in space
+    assert np.zeros((4095, OBS_SIZE), np.float32) not in space
+    for other in (copy.deepcopy(space), pickle.loads(pickle.dumps(space))):
+        assert other == reference and other.sample() in other
+    env = UnoVectorEnv(8, rules="house", num_players=2)
+    assert env.observation_space == batch_space(env.single_observation_space, 8)
+    obs, _ = env.reset(seed=0)
+    assert obs in env.observation_space

@@ -577,3 +577,38 @@ def test_random_bots_until_stops_at_the_given_seat_and_equals_stepping_bot_by_bo
     assert [a.game_state(i) for i in range(64)] == [b.game_state(i) for i in range(64)]
     live = ~a.game_over
     assert (a.actor[live] == seats[live]).all()
+
+
+@pytest.mark.parametrize("bad,named", [
+    ([True, 0], "actions must be integers, got a bool"),
+    ((np.True_, 0), "actions must be integers, got a bool"),
+    ([1.0, 0], "actions must be integers"),
+    (np.array([1.0, 0.0]), "actions must be integers"),
+    (["1", "0"], "actions must be integers"),
+    (np.array([2 ** 64 - 1, 0], np.uint64), r"action 18446744073709551615 in game 0 is no action id \(0\.\.194\)"),
+    (np.array([0, 195]), r"action 195 in game 1 is no action id"),
+    (np.array([-1, 0]), r"action -1 in game 0 is no action id"),
+])
+def test_step_reads_actions_as_integers_never_cast_and_changes_no_game(bad, named):
+    # numpy casts [True, 5] to [1, 5] and uint64 2**64-1 to int64 -1: the one input contract
+    # (uno_env.game.inputs) refuses both, before any game moves
+    be = BatchedEngine("classic", 2, 2)
+    be.reset(seeds=[1, 2])
+    before = engine_state(be)
+    with pytest.raises(ValueError, match=named):
+        be.step(bad)
+    assert engine_state(be) == before
+
+
+def test_an_action_of_a_game_left_out_is_not_read():
+    be = BatchedEngine("classic", 2, 2)
+    be.reset(seeds=[1, 2])
+    actions = np.array([be.legal_actions(0)[0], -1])
+    be.step(actions, active=np.array([True, False]))
+    assert be.game_state(0)["steps"] == 1 and be.game_state(1)["steps"] == 0
+
+
+@pytest.mark.parametrize("layout", [1.0, 0.0, np.float64(1), "1"])
+def test_a_layout_that_is_not_an_integer_is_refused(layout):
+    with pytest.raises(ValueError, match="layout must be an observation layout version"):
+        BatchedEngine("classic", 2, 2, layout=layout)

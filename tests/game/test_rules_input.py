@@ -195,3 +195,54 @@ def test_a_5000_digit_integer_in_rules_yaml_names_the_file_and_the_key(tmp_path,
     with pytest.raises(ValueError, match=rf"^rules file '.*mine\.yaml': key '{key}' holds an integer of "
                                          r"5000 digits, too long to read$"):
         make_rules(str(path))
+
+
+# ---------------------------------------------------------------------- what YAML hides
+def test_a_key_given_twice_in_a_rules_file_is_refused_with_the_file_and_line(tmp_path):
+    # a YAML parser keeps the last of two equal keys: 'stacking: true' would silently lose
+    path = tmp_path / "twice.yaml"
+    path.write_text("preset: classic\nstacking: true\njump_in: true\nstacking: false\n")
+    with pytest.raises(ValueError, match=r"rules file '.*twice\.yaml': line 4: key 'stacking' is given "
+                                         r"twice \(first on line 2\)"):
+        make_rules(str(path))
+
+
+def test_a_key_given_twice_in_a_card_list_is_refused_with_the_file_and_line(tmp_path):
+    from uno_env.battle.game.cards import load_cards_file
+
+    one = "  - {name: A, ingenuity: 7, dexterity: 1, strength: 1, skill: 1}\n"
+    lists = {"characters": "characters:\n" + one + "dragons:\n" + one + "characters:\n" + one,
+             "ingenuity": "characters:\n  - {name: A, ingenuity: 7, ingenuity: 99, dexterity: 1, strength: 1, "
+                          "skill: 1}\n"}
+    for key, text in lists.items():
+        path = tmp_path / f"{key}.yaml"
+        path.write_text(text)
+        with pytest.raises(ValueError, match=rf"card list '.*{key}\.yaml': line \d: key '{key}' is given twice"):
+            load_cards_file(str(path))
+
+
+def test_a_key_given_twice_in_a_training_config_is_refused(tmp_path):
+    from uno_env.learn.configs import read_mapping
+
+    path = tmp_path / "run.yaml"
+    path.write_text("rules: classic\nlr: 0.001\nlr: 0.1\n")
+    with pytest.raises(ValueError, match=r"config '.*run\.yaml': line 3: key 'lr' is given twice \(first on line 2\)"):
+        read_mapping(str(path))
+
+
+@pytest.mark.parametrize("text,reads", [("010", "8"), ("-010", "-8"), ("00", "0"), ("1:10", "70"),
+                                        ("1:10.5", "70.5")])
+def test_yaml_11_octal_and_base_60_numbers_are_refused(tmp_path, text, reads):
+    # YAML 1.1 (PyYAML) reads 010 as 8 and 1:10 as 70: what a person reads is not what plays
+    path = tmp_path / "n.yaml"
+    path.write_text(f"preset: classic\nhand_size: {text}\n")
+    with pytest.raises(ValueError, match=rf"rules file '.*n\.yaml': line 2: {text} is an? (octal|base-60) number "
+                                         rf"in YAML 1\.1 \(it reads {reads}\): write {reads}"):
+        make_rules(str(path))
+
+
+def test_yaml_numbers_a_person_reads_as_written_still_load(tmp_path):
+    path = tmp_path / "ok.yaml"
+    path.write_text("preset: classic\nhand_size: 10\nuno_penalty: 0\nmax_steps: 0x100\nname: '010'\n")
+    r = make_rules(str(path))
+    assert (r.hand_size, r.uno_penalty, r.max_steps, r.name) == (10, 0, 256, "010")

@@ -5,6 +5,7 @@ on fewer games, OpenSkill ratings from the finishing order, head-to-head rates, 
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -129,3 +130,48 @@ def test_ladder_options_misused_are_refused(capsys, args, words):
     with pytest.raises(SystemExit):
         main(args)
     assert words in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("kwargs,words", [
+    (dict(agents=["random", "random"]), r"ladder agents must be distinct.*'random' twice"),
+    (dict(agents=["heuristic", "random", "heuristic"]), "'heuristic' twice"),
+    (dict(agents=["heuristic", "random"], games=0), "games must be >= 1"),
+    (dict(agents=["heuristic", "random"], games=-4), "games must be >= 1"),
+    (dict(agents=["heuristic", "random"], slow_games=-1), "slow_games >= 0"),
+])
+def test_rate_table_refuses_an_agent_twice_and_no_games(monkeypatch, kwargs, words):
+    # one agent twice would be rated against itself with every game counted twice; no games
+    # would rate nothing: refused before anything is played
+    monkeypatch.setattr(ladder, "play_matches", lambda *a, **k: pytest.fail("played"))
+    with pytest.raises(ValueError, match=words):
+        ladder.rate_table("classic", 2, **kwargs)
+
+
+@pytest.mark.parametrize("bad,words", [
+    (("classic", 1), r"tables\[1\] \('classic', 1\): the player count must be an integer in 2\.\.10, got 1"),
+    (("classic", 11), "the player count must be an integer in 2..10, got 11"),
+    (("classic", 2.0), "the player count must be an integer in 2..10, got 2.0"),
+    (("nosuch", 2), r"tables\[1\] \('nosuch', 2\): unknown rules preset 'nosuch'"),
+    ("classic", r"tables\[1\] must be a pair \(preset, num_players\)"),
+])
+def test_run_ladder_checks_every_table_before_playing_any(monkeypatch, bad, words):
+    monkeypatch.setattr(ladder, "rate_table", lambda *a, **k: pytest.fail("a table was played"))
+    with pytest.raises(ValueError, match=words):
+        ladder.run_ladder(games=4, tables=[("classic", 2), bad])
+
+
+@pytest.mark.parametrize("where,words", [
+    ("missing/LADDER.md", r"--markdown '.*missing/LADDER.md': its folder '.*missing' does not exist"),
+    ("folder", r"--markdown '.*folder' is a directory, not a file it can write"),
+    ("file/LADDER.md", r"--markdown '.*file/LADDER.md': '.*file' is not a directory"),
+])
+def test_uno_evaluate_ladder_checks_the_markdown_path_before_playing(tmp_path, monkeypatch, capsys, where, words):
+    # the page is written after every table is played (minutes to hours): a path it cannot be
+    # written to is a one-line error first, not a lost run naming a temporary file
+    (tmp_path / "folder").mkdir()
+    (tmp_path / "file").write_text("")
+    monkeypatch.setattr(ladder, "run_ladder", lambda *a, **k: pytest.fail("the ladder was played"))
+    assert main(["--ladder", "--markdown", str(tmp_path / where), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1
+    assert re.search(words, err), err

@@ -428,3 +428,23 @@ def test_heuristic_games_replay():
     assert replay(read_log(io.StringIO(text))).snapshot() == end["snapshot"]
 
 
+
+
+def test_a_recorded_game_without_a_seed_draws_128_bits_and_replays():
+    # uno-play and the recorder drew 31 bits: a game's first view singled its seed out offline
+    seeds = []
+    for _ in range(6):
+        out = io.StringIO()
+        rec = GameRecorder(uno_env.raw_env(rules="classic", num_players=2), out)
+        rec.reset()
+        rec.finish()
+        log = read_log(out.getvalue().splitlines())
+        seeds.append(log.header["seed"])
+        replay(log)
+    assert max(seeds) >= 2 ** 64 and all(0 <= x < 2 ** 128 for x in seeds)  # all under 2**64: 2**-384
+
+
+def test_the_recorder_refuses_a_seed_its_reader_would_refuse():
+    rec = GameRecorder(uno_env.raw_env(rules="classic", num_players=2), io.StringIO())
+    with pytest.raises(ValueError, match=r"seed must be in 0\.\.2\*\*128-1"):
+        rec.reset(seed=2 ** 128)

@@ -20,6 +20,8 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 pytest.importorskip("starlette")
 pytest.importorskip("httpx")
@@ -37,7 +39,8 @@ from uno_env.tools.gamelog_replay import replay  # noqa: E402
 from uno_env.tools.web import views  # noqa: E402
 from uno_env.tools.web.server import MAX_BODY, create_app  # noqa: E402
 
-from helpers import _perturbed, stacked_deck  # noqa: E402
+from helpers import _perturbed, deck_cards, stacked_deck  # noqa: E402
+from fuzzing import FAST, SLOW  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 PY = sys.executable
@@ -227,7 +230,33 @@ def test_defaults_two_players_heuristic_random_seed_reported_once_the_game_is_ov
         assert key in view
     gid, _ = play_through(c, {"rules": "classic", "opponents": ["heuristic"], "seed": 123}, seed=1)
     view = c.get(f"/api/games/{gid}").json()["view"]
-    assert view["over"] and view["seed"] == 123
+    assert view["over"] and view["seed"] == "123"
+
+
+def test_a_random_seed_has_128_bits_and_its_digits_deal_the_game_again():
+    # a 31-bit seed was singled out of 2**31 from the first view offline (then every hand and
+    # the DRAW pile were known): a random seed has 128 bits, shown as digits (JavaScript would
+    # round a 39-digit number), and the game, its log and its replay follow it exactly
+    c = client()
+    watch = {"mode": "watch", "agents": ["random", "heuristic"]}
+    seeds = [c.post("/api/games", json=watch).json()["view"]["seed"] for _ in range(6)]
+    assert all(isinstance(x, str) and x.isdigit() for x in seeds)
+    assert max(int(x) for x in seeds) >= 2 ** 64  # all six under 2**64: a chance of 2**-384
+    seed = max(seeds, key=int)
+    again = [c.post("/api/games", json={**watch, "seed": s}) for s in (seed, int(seed))]
+    first = c.post("/api/games", json={**watch, "seed": seed}).json()
+    for r in again:
+        assert r.status_code == 201, r.text
+        assert {**r.json()["view"], "id": None} == {**first["view"], "id": None}
+    gid = first["id"]
+    while not c.post(f"/api/games/{gid}/step", json={"steps": 50}).json()["view"]["over"]:
+        pass
+    log = read_log(c.get(f"/api/games/{gid}/log").text.splitlines())
+    assert log.header["seed"] == int(seed) and log.header["agent_seeds"] == [int(seed) + 1, int(seed) + 2]
+    replay(log)
+    for bad in (2 ** 128, str(2 ** 128), -1, "12a", 1.5, True):
+        r = c.post("/api/games", json={**watch, "seed": bad})
+        assert r.status_code == 400 and "seed must be an integer in 0..2**128-1" in r.json()["error"], bad
 
 
 # ---------------------------------------------------------------------------- decisions
@@ -591,6 +620,44 @@ def test_a_module_agent_the_server_named_plays_and_no_other_does():
     assert r.status_code == 400 and "would import and run code" in r.json()["error"]
 
 
+def test_meta_lists_a_damaged_shipped_agent_as_unavailable_with_its_error(monkeypatch):
+    # one shipped card that does not load must not take the page down (it answered 500): the
+    # agent is listed, its card entry says why, as a checkpoint under --checkpoint-root
+    from uno_env.agents import checkpoint as ckpt
+
+    real = ckpt.load_card
+
+    def load_card(path, *args, **kwargs):
+        if os.path.basename(os.path.normpath(path)) == "house-4p":
+            raise ckpt.CheckpointError(f"checkpoint card {os.path.join(path, 'card.json')!r} is not JSON")
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(ckpt, "load_card", load_card)
+    r = client(checkpoint_roots=[]).get("/api/meta")
+    assert r.status_code == 200, r.text
+    meta = r.json()
+    assert {"pretrained:house-4p", "pretrained:classic-2p"} <= set(meta["agents"])
+    cards = meta["checkpoint_cards"]
+    assert set(cards["pretrained:house-4p"]) == {"error"} and "is not JSON" in cards["pretrained:house-4p"]["error"]
+    assert ROOT not in cards["pretrained:house-4p"]["error"]
+    assert cards["pretrained:classic-2p"]["num_players"] == 2
+    assert cards["pretrained:classic-2p"]["rules"]["name"] == "classic"
+
+
+@pytest.mark.parametrize("options,words", [({"rules": "house"}, "rules"), ({"num_players": 3}, "num_players 2")])
+def test_a_shipped_agent_that_does_not_fit_is_named_by_its_spec_not_its_folder(tmp_path, monkeypatch,
+                                                                                 options, words):
+    # the package folder's absolute path told a client where the server is installed
+    monkeypatch.chdir(tmp_path)
+    n = options.get("num_players", 2)
+    r = client(checkpoint_roots=[]).post("/api/games", json={
+        "rules": options.get("rules", "classic"), "opponents": ["pretrained:classic-2p"] * (n - 1), "seed": 0})
+    assert r.status_code == 400
+    error = r.json()["error"]
+    assert "checkpoint 'pretrained:classic-2p' does not match" in error and words in error
+    assert ROOT not in error and os.path.realpath(ROOT) not in error and "uno_env/pretrained" not in error
+
+
 def test_a_pretrained_opponent_plays_without_a_checkpoint_root():
     c = client(checkpoint_roots=[])
     r = c.post("/api/games", json={"rules": "classic", "opponents": ["pretrained:classic-2p"], "seed": 0})
@@ -724,12 +791,153 @@ def test_a_played_games_tables_do_not_tell_a_window_was_open():
     assert sent[0][-1][3]["turn"] == 2  # the table after seat 1's play: seat 2's turn
 
 
+class _Passive(Agent):
+    """Plays no card it need not: passes a window, draws on its turn, keeps a drawn card, takes a
+    penalty; else its lowest legal action. What the table sees of it does not depend on its
+    hand, so two deals that differ only in cards hidden from the human look the same to it."""
+
+    def act(self, observation, action_mask):
+        for a in (A.PASS, A.DRAW):
+            if action_mask[a]:
+                return a
+        return int(np.flatnonzero(action_mask)[0])
+
+
+register_agent("passive_for_tests", lambda spec, rules, n, seed: _Passive(rules, n, seed))
+
+HIDDEN_RULES = {  # rules whose windows open only for a player holding the right card
+    "jump-in": {"preset": "classic", "jump_in": True, "seven_slap": False},
+    "stacking": {"preset": "classic", "stacking": True, "jump_in": True},
+    "house": {"preset": "house", "uno_call": "explicit"},
+    "tmnt": {"preset": "tmnt", "jump_in": True},
+}
+
+
+def answers_of_twin_deals(rules, n, hand_size, dealer, rng, picks, max_decisions):
+    """Two played games whose deals differ only in cards the human (seat 0) cannot see (the
+    opponents' hands and DRAW below its first 40 cards), the same answers given to both, every
+    answer of each (id and token left out) paired, up to the first pair whose views differ."""
+    full = {**rules, "hand_size": hand_size}
+    cards = [c for c in deck_cards(full)]
+    rng.shuffle(cards)
+    # a number card turned first (a first WILD DRAW FOUR is shuffled back into DRAW, hidden cards too)
+    cards.insert(hand_size * n, cards.pop(next(i for i in range(hand_size * n, len(cards))
+                                               if cards[i].rsplit("-", 1)[-1].isdigit())))
+    mine, theirs = cards[:hand_size], cards[hand_size:hand_size * n]
+    first, top = cards[hand_size * n], cards[hand_size * n + 1:hand_size * n + 41]
+    rest = theirs + cards[hand_size * n + 41:]
+    other = list(rest)
+    rng.shuffle(other)
+    decks = []
+    for pool in (rest, other):
+        hands = {0: mine, **{q: pool[(q - 1) * hand_size:q * hand_size] for q in range(1, n)}}
+        decks.append(stacked_deck(full, n, dealer, hands, first, top))
+    games = []
+    for deck in decks:
+        c = client(clock=lambda: 0.0, max_decisions=max_decisions)  # no deadline: only what the game does stops it
+        r = c.post("/api/games", json={"rules": full, "seed": 1, "deck": deck, "dealer": dealer,
+                                       "opponents": ["passive_for_tests"] * (n - 1)})
+        assert r.status_code == 201, r.text
+        games.append((c, r.json()["id"], r))
+    pairs = []
+    for pick in picks:
+        answers = [r.json() for _, _, r in games]
+        for a in answers:
+            a.pop("id", None), a.pop("token", None), a["view"].pop("id")
+        if answers[0]["view"] != answers[1]["view"]:
+            break  # the human now sees a difference (a card drawn from below the first 40)
+        pairs.append(answers)
+        view = answers[0]["view"]
+        if view["over"]:
+            break
+        if answers[0]["progress"]["waiting"]:
+            games = [(c, gid, c.post(f"/api/games/{gid}/step", json={})) for c, gid, _ in games]
+        else:
+            action = view["legal_actions"][pick % len(view["legal_actions"])]
+            games = [(c, gid, c.post(f"/api/games/{gid}/actions", json={"action": action}))
+                     for c, gid, _ in games]
+    return pairs
+
+
+TWIN_DEALS = dict(rules=st.sampled_from(sorted(HIDDEN_RULES)), n=st.integers(2, 3), hand_size=st.integers(2, 5),
+                  dealer=st.integers(0, 2), seed=st.integers(0, 2 ** 32 - 1),
+                  picks=st.lists(st.integers(0, 50), min_size=12, max_size=12),
+                  max_decisions=st.sampled_from([1, 2, 2000]))
+
+
+def check_twin_deals(rules, n, hand_size, dealer, seed, picks, max_decisions) -> None:
+    pairs = answers_of_twin_deals(HIDDEN_RULES[rules], n, hand_size, dealer % n, random.Random(seed), picks,
+                                  max_decisions)
+    assert pairs
+    for one, two in pairs:
+        assert one == two
+
+
+@FAST
+@given(**TWIN_DEALS)
+def test_no_field_of_a_played_games_answers_depends_on_cards_hidden_from_the_seat(**drawn):
+    """docs/web.md: nothing a seat is sent may depend on what it cannot see, in the whole answer
+    (``progress`` too: counting the windows a held card opens told the human what was held)."""
+    check_twin_deals(**drawn)
+
+
+@pytest.mark.slow
+@SLOW
+@given(**TWIN_DEALS)
+def test_no_field_of_a_played_games_answers_depends_on_cards_hidden_from_the_seat_long(**drawn):
+    check_twin_deals(**drawn)
+
+
+def test_a_played_games_progress_does_not_tell_a_window_was_open():
+    """Seat 0 plays red-5; in one deal seat 1 holds another red-5 (a jump-in window opens for it
+    alone, and it passes), in the other it does not: the answers are the same, progress too."""
+    options = {"preset": "classic", "hand_size": 3, "jump_in": True, "seven_slap": False}
+    answers = []
+    for seat1 in (["red-5", "yellow-1", "yellow-2"], ["red-8", "yellow-1", "yellow-2"]):
+        deck = stacked_deck(options, 2, 1, {0: ["red-5", "blue-5", "green-5"], 1: seat1}, first="red-1",
+                            draw_top=["blue-1", "blue-2"])
+        c = client(clock=lambda: 0.0)
+        r = c.post("/api/games", json={"rules": options, "seed": 0, "deck": deck, "dealer": 1,
+                                       "opponents": ["passive_for_tests"]})
+        gid = r.json()["id"]
+        out = c.post(f"/api/games/{gid}/actions", json={"action": "play red-5"}).json()
+        out["view"].pop("id")
+        answers.append(out)
+    assert answers[0]["view"]["events"][0]["card"] == "red-5" and answers[0]["view"]["turn"] == 0
+    assert answers[0] == answers[1]
+
+
 def test_uno_serve_refuses_an_unknown_agent_on_its_command_line_before_it_starts(capsys):
     from uno_env.tools.web.server import main as serve_main
 
     assert serve_main(["--agent", "nobody"]) == 2
     err = capsys.readouterr().err
     assert "unknown agent spec 'nobody'" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("spec,words", [
+    ("module:uno_env.no_such_module:Bot", "no module 'uno_env.no_such_module'"),
+    ("module:uno_env.agents.bots:NoSuchBot", "has no 'NoSuchBot'"),
+    ("heuristic:bogus=1", "bogus"),
+    ("search:simulations=zero", "simulations"),
+    ("checkpoint:/nonexistent/run", "not found"),
+])
+def test_uno_serve_builds_every_operator_agent_before_it_starts(capsys, monkeypatch, spec, words):
+    # a spec that parses but does not build served the page, then gave every client choosing it
+    # a 400: it is built at start-up, and a bad one is a one-line error (exit 2)
+    import uvicorn
+
+    from uno_env.tools.web.server import main as serve_main
+
+    monkeypatch.setattr(uvicorn, "run", lambda *a, **k: pytest.fail("the server started"))
+    assert serve_main(["--agent", "random", "--agent", spec]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"--agent {spec!r} does not build" in err and words in err, err
+
+
+def test_an_operator_agent_that_builds_is_offered():
+    c = client(agents=["heuristic:w_skip=2", "module:uno_env.agents.bots:GreedyAgent"])
+    assert {"heuristic:w_skip=2", "module:uno_env.agents.bots:GreedyAgent"} <= set(c.get("/api/meta").json()["agents"])
 
 
 @pytest.mark.parametrize("spec,short", [
@@ -769,7 +977,8 @@ def test_meta_says_what_each_checkpoint_was_trained_for_from_its_card(tmp_path):
     (tmp_path / "broken" / "card.json").write_text("{not json")
     meta = client(checkpoint_roots=[str(tmp_path)]).get("/api/meta").json()
     cards = meta["checkpoint_cards"]
-    assert sorted(cards) == sorted(meta["checkpoints"]) and len(cards) == 2
+    shipped = [p for p in meta["agents"] if p.startswith("pretrained:")]
+    assert sorted(cards) == sorted(meta["checkpoints"] + shipped) and len(meta["checkpoints"]) == 2
     four = next(v for k, v in cards.items() if k.endswith("four"))
     assert four["num_players"] == 4 and four["rules"]["name"] == "house"
     assert four["rules"]["stacking"] == uno_env.make_rules("house").stacking

@@ -172,3 +172,23 @@ def test_a_replay_without_a_loadable_checkpoint_seat_has_no_thoughts(checkpoint,
     rid = r.json()["id"]
     assert all(other.get(f"/api/replays/{rid}/frames/{i}").json()["frame"]["thoughts"] is None
                for i in range(r.json()["count"]))
+
+
+def test_an_uploaded_log_builds_only_the_checkpoint_policies_it_names(checkpoint, monkeypatch):
+    """uno_env.agents.base's promise: from a stranger's file only a checkpoint policy is built
+    (no code runs), a checkpoint only under the server's roots; a module: spec (even one the
+    operator offers with --agent), a bot or a checkpoint elsewhere is only shown."""
+    import uno_env.agents as agents
+    from uno_env.game.rules import make_rules
+
+    _, spec = checkpoint
+    root = spec.split(":", 1)[1].rsplit("/", 2)[0]
+    server = create_app(checkpoint_roots=[root], agents=["module:uno_env.agents.bots:GreedyAgent"]).state.server
+    built = []
+    real = agents.make_agent
+    monkeypatch.setattr(agents, "make_agent", lambda s, *a, **k: built.append(s) or real(s, *a, **k))
+    specs = ["module:uno_env.agents.bots:GreedyAgent", "heuristic", "pretrained:classic-2p",
+             "checkpoint:/elsewhere/run", spec]
+    got = server.replay_policies(make_rules("classic"), 2, specs)
+    assert sorted(built) == sorted(["pretrained:classic-2p", spec])
+    assert sorted(got) == [2, 4]

@@ -30,8 +30,14 @@ command line), the Gymnasium and vector envs' opponents, training configs (the l
 the worker processes they start (which import it too: the module must be importable there,
 installed or on ``PYTHONPATH``). The web API refuses it from a client
 (:mod:`uno_env.tools.web.validate`: only a spec ``uno-serve --agent`` named), and nothing
-builds an agent from the specs in a file a stranger supplies (game logs, checkpoint cards).
-:attr:`AgentSpec.runs_code` says whether a spec is one.
+builds a ``module:`` agent, nor any bot, from the specs in a file a stranger supplies (game
+logs, checkpoint cards). The one agent built from such a file is a checkpoint policy, which
+runs no code (:mod:`.checkpoint`: a card and safetensors weights, validated before a weight is
+read): ``uno-serve``'s replay of an uploaded log (``POST /api/replays``) builds the
+``pretrained:<name>`` and ``checkpoint:<dir>`` agents its seats name, a checkpoint only under
+the server's ``--checkpoint-root`` folders, to show what they thought
+(:meth:`uno_env.tools.web.service.Server.replay_policies`); every other spec of the log is
+only shown. :attr:`AgentSpec.runs_code` says whether a spec runs code.
 """
 
 from __future__ import annotations

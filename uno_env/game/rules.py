@@ -35,7 +35,10 @@ option                 range             note
 The deck must also deal every hand of two players plus a first card. Rules files are read
 with ``yaml.safe_load`` (no code runs); a file that cannot be read, is not UTF-8, is not
 valid YAML or holds no mapping, a key that is not a string, and a ``preset:`` that names an
-unknown preset or the file itself are ``ValueError``s naming the file.
+unknown preset or the file itself are ``ValueError``s naming the file. So is what YAML would
+read silently otherwise, with its line: a key given twice in one mapping (the parser keeps the
+last), a YAML 1.1 octal (``010``: 8) or base-60 (``1:10``: 70) number. The same reader reads
+the training configs and the battle card lists.
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import os
+import re
 import reprlib
 from dataclasses import dataclass, fields
 from typing import Any, Mapping
@@ -230,27 +234,74 @@ def _yaml_loader() -> type:
     import yaml
 
     base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    safe = yaml.constructor.SafeConstructor
 
     def construct_int(loader: Any, node: Any) -> Any:
         try:
-            return yaml.constructor.SafeConstructor.construct_yaml_int(loader, node)
+            value = safe.construct_yaml_int(loader, node)
         except ValueError:  # more digits than sys.get_int_max_str_digits()
             return _files.TooLongInteger(sum(c.isdigit() for c in str(node.value)))
+        if _YAML11_OCTAL.fullmatch(str(node.value)) or ":" in str(node.value):
+            raise _yaml11_number(node, value)
+        return value
 
-    loader = type("BoundedSafeLoader", (base,), {})
+    def construct_float(loader: Any, node: Any) -> Any:
+        value = safe.construct_yaml_float(loader, node)
+        if ":" in str(node.value):
+            raise _yaml11_number(node, value)
+        return value
+
+    def construct_mapping(loader: Any, node: Any, deep: bool = False) -> Any:
+        seen: dict[Any, int] = {}
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge":
+                continue  # "<<: *base": keys after it override the merged ones on purpose
+            key = loader.construct_object(key_node, deep=True)
+            line = key_node.start_mark.line + 1
+            try:
+                if key in seen:
+                    raise YamlRefused(f"line {line}: key {show_value(key)} is given twice (first on line "
+                                      f"{seen[key]}): a YAML reader keeps the last one only")
+                seen[key] = line
+            except TypeError:  # an unhashable key: the constructor below names it
+                continue
+        return safe.construct_mapping(loader, node, deep=deep)
+
+    loader = type("BoundedSafeLoader", (base,), {"construct_mapping": construct_mapping})
     loader.add_constructor("tag:yaml.org,2002:int", construct_int)
+    loader.add_constructor("tag:yaml.org,2002:float", construct_float)
     return loader
+
+
+class YamlRefused(ValueError):
+    """YAML that parses but does not say what it seems to: a key given twice, a YAML 1.1 octal
+    or base-60 number (:func:`parse_yaml` names the source)."""
+
+
+_YAML11_OCTAL = re.compile(r"[-+]?0[0-7_]+")  # what YAML 1.1 reads as octal: "010" is 8
+
+
+def _yaml11_number(node: Any, value: Any) -> YamlRefused:
+    """A YAML 1.1 octal (``010``: 8) or base-60 (``1:10``: 70) number, refused: whoever reads
+    the file sees another number (or a time) than the parser."""
+    text, shown = show_value(str(node.value))[1:-1], show_value(value)  # bounded: 5,000 octal digits too
+    kind = "a base-60" if ":" in text else "an octal"
+    return YamlRefused(f"line {node.start_mark.line + 1}: {text} is {kind} number in YAML 1.1 (it reads "
+                       f"{shown}): write {shown}, or quote it ('{text}') for the text")
 
 
 def parse_yaml(text: str, source: str) -> Any:
     """The document in YAML ``text`` (safe loader: never runs code); ``ValueError`` naming
-    ``source`` if it is not YAML, nests too deeply or holds an integer too long to read (its
-    key named). The one YAML parser of the package: files (:func:`read_yaml_mapping`) and
+    ``source`` if it is not YAML, nests too deeply, holds an integer too long to read (its
+    key named), a key given twice in a mapping or a YAML 1.1 octal or base-60 number (their
+    line named: :class:`YamlRefused`). The one YAML parser of the package: files (:func:`read_yaml_mapping`) and
     ``--set`` values (:mod:`uno_env.tools.overrides`)."""
     import yaml
 
     try:
         data = yaml.load(text, Loader=_yaml_loader())
+    except YamlRefused as e:
+        raise ValueError(f"{source}: {e}") from None
     except yaml.YAMLError as e:
         raise ValueError(f"{source} is not valid YAML: {str(e).splitlines()[0]}") from None
     except RecursionError:

@@ -20,8 +20,8 @@ writes the ladder's page; the default run is ``docs/LADDER.md``'s), prints the t
 matplotlib the PNG is left out with a one-line note. ``--set KEY=VALUE`` (repeatable)
 overrides one rule option (:mod:`uno_env.tools.overrides`). Bad input (an unknown agent
 spec or rule option, a malformed ``--set``, an agent that plays an illegal move, an
-``--out`` that cannot be written, a ``--log-dir`` or ``--out`` that is a file: checked before
-any game) is a one-line error with exit code 2. ``--workers`` is a maximum: no more processes
+``--out`` that cannot be written, a ``--log-dir`` or ``--out`` that is a file, a ``--markdown``
+whose folder is missing: checked before any game) is a one-line error with exit code 2. ``--workers`` is a maximum: no more processes
 start than the games make tasks, nor than the CPUs this process may use (a note says so; the
 results do not depend on it).
 
@@ -45,7 +45,7 @@ import os
 import sys
 from typing import Sequence
 
-from uno_env._files import check_directory
+from uno_env._files import check_directory, check_output_file
 from uno_env._processes import usable_cpus
 from uno_env.battle import GAMES as BATTLE_GAMES
 from uno_env.tools.evaluate import evaluate, evaluate_paired
@@ -173,6 +173,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         for option, folder in (("--log-dir", args.log_dir), ("--out", args.out)):
             if folder is not None:
                 check_directory(folder, option)
+        if args.markdown is not None:  # written after every table is played: checked now
+            check_output_file(args.markdown, "--markdown")
     except ValueError as exc:
         return _error(str(exc))
     if args.workers is None:

@@ -30,7 +30,8 @@ A log holds one JSON object per line:
 (``options={"deck": ..., "dealer": ...}``) and it keeps dealing and playing with that same RNG
 (:func:`reset_with_rng`). So a recorded game is the game ``env.reset(seed=seed)`` would have
 dealt and played, and the log's seed, deck and dealer reproduce it (later rounds and random
-rule picks use the seed's RNG stream). The RNG state in the header is JSON with integers of up
+rule picks use the seed's RNG stream). A seed is an integer in ``0..2**128-1`` (the tools draw
+128 random bits: :func:`fresh_seed`); it and the RNG state in the header are JSON integers of up
 to 128 bits (exact in Python; other JSON readers may need big-integer support).
 
 **Events** are JSON objects with the kind's name, the seat (an integer) and card and colour
@@ -50,8 +51,8 @@ replayed too, checked without events.
 is replayed, and names the line of the first problem (``ValueError``): a line that is not
 UTF-8 or not JSON (``NaN``, numbers too long to convert, nesting too deep), a header whose
 ``num_players`` is not an integer in 2..10 (``1e400`` is not), whose rules are out of their
-bounds (:mod:`uno_env.game.rules`: no deck of 10^9 cards), whose seed, dealer, deck or RNG
-state has the wrong type, an action record with a missing or mistyped field, and strings
+bounds (:mod:`uno_env.game.rules`: no deck of 10^9 cards), whose seed is not an integer in
+``0..2**128-1``, whose dealer, deck or RNG state has the wrong type, an action record with a missing or mistyped field, and strings
 with control characters (they are printed to terminals; ``meta`` is exempt, it is never
 shown). A malformed RNG state is a ``ValueError`` too. Nothing in a log is ever executed.
 
@@ -97,6 +98,17 @@ from uno_env.game import actions as A
 from uno_env.game import events as E
 from uno_env.game.engine import PHASE_NAMES
 from uno_env.game.rules import show_value
+
+SEED_BITS = 128  # a game seed the tools draw: 2**128 seeds, so a first view cannot single one out
+MAX_SEED = 2 ** SEED_BITS - 1  # the seeds a log holds (written and read)
+
+
+def fresh_seed() -> int:
+    """A new game seed of :data:`SEED_BITS` bits from the operating system. A 31-bit seed is
+    found from the first view of a game by trying every one offline (then every hand and the
+    DRAW pile are known); 2**128 are not."""
+    return secrets.randbits(SEED_BITS)
+
 
 FORMAT = "uno_env-gamelog"
 FORMAT_VERSION = 2  # written; see the version history in the module docstring
@@ -284,7 +296,8 @@ class GameRecorder:
               rng: np.random.Generator | None = None) -> None:
         """Reset the env and write the header.
 
-        Default: from ``seed`` (:func:`reset_env`; a random seed is drawn if it is None), the
+        Default: from ``seed`` (:func:`reset_env`; at most :data:`MAX_SEED`; a random one of
+        :data:`SEED_BITS` bits is drawn if it is None, :func:`fresh_seed`), the
         game ``env.reset(seed=seed)`` would give. With ``rng`` (a numpy Generator, not
         consumed: its state is copied), the game ``engine.new_state(rng, deck, dealer)``
         would give (:func:`reset_with_rng`); the log then holds the generator's state.
@@ -300,7 +313,9 @@ class GameRecorder:
                                           options=options)
         else:
             if seed is None:
-                seed = secrets.randbits(31)
+                seed = fresh_seed()
+            elif not 0 <= int(seed) <= MAX_SEED:
+                raise ValueError(f"a logged game's seed must be in 0..2**{SEED_BITS}-1, got {show_value(seed)}")
             dealer, deck = reset_env(self.env, int(seed), dealer, deck, options)
         u = self.u
         self.header = {

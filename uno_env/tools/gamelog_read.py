@@ -20,7 +20,8 @@ from typing import IO, Any, Iterable, Iterator
 from uno_env import _files
 
 from uno_env.game.rules import make_rules, show_value
-from uno_env.tools.gamelog import FORMAT, FORMAT_VERSION, READ_VERSIONS, generator_from_state
+from uno_env.tools.gamelog import (FORMAT, FORMAT_VERSION, MAX_SEED, READ_VERSIONS, SEED_BITS,
+                                   generator_from_state)
 
 _MAX_TEXT = 10_000  # characters of one string in a log (specs, names, cards, meta)
 MAX_LOG_LINE_BYTES = 1 << 20  # one record: the longest real ones (a header's deck, the end snapshot) hold
@@ -99,8 +100,8 @@ def _check_header(rec: dict[str, Any]) -> str | None:
                               or not all(isinstance(s, str) for s in specs)):
         return f"'specs' must be a list of {n} agent specs, got {show_value(specs)}"
     seed, rng = rec.get("seed"), rec.get("rng")
-    if seed is not None and (not _is_int(seed) or seed < 0):
-        return f"'seed' must be an integer >= 0 or null, got {show_value(seed)}"
+    if seed is not None and (not _is_int(seed) or not 0 <= seed <= MAX_SEED):
+        return f"'seed' must be an integer in 0..2**{SEED_BITS}-1 or null, got {show_value(seed)}"
     if rng:
         if not isinstance(rng, dict) or not isinstance(rng.get("state"), dict) or not all(
                 isinstance(rng.get(k), bool) for k in ("draw_dealer", "shuffle")):

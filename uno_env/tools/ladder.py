@@ -109,11 +109,18 @@ def rate_table(preset: str, num_players: int, agents: Sequence[str] | None = Non
     ``games[i][j]``), ``matches`` (per line-up: ``agents``, ``rated``, ``games``),
     ``truncated``, ``engines`` (``fast`` and ``slow`` matches: ``engine`` and ``note``, as
     :func:`~uno_env.tools.matches.choose_engine` chose from ``engine``: the fast matches play
-    batched only when all of them can), ``elapsed_s``."""
+    batched only when all of them can), ``elapsed_s``. ``ValueError`` for an agent given twice
+    (it would be rated against itself, each game counted twice), ``games < 1`` or
+    ``slow_games < 0``."""
     from openskill.models import PlackettLuce
 
+    _check_counts(games, slow_games)
     rules = make_rules(preset)
     agents = list(table_agents(preset, num_players) if agents is None else agents)
+    names = [str(a) for a in agents]
+    twice = sorted({a for a in names if names.count(a) > 1})
+    if twice:  # one agent rated against itself, its games counted twice
+        raise ValueError(f"ladder agents must be distinct, got {names} ({', '.join(map(repr, twice))} twice)")
     if slow_games == 0:  # the slow agents sit out
         agents = [a for a in agents if a not in SLOW]
     fast_lineups, slow_lineups = table_matches(agents, num_players)
@@ -171,18 +178,42 @@ def rate_table(preset: str, num_players: int, agents: Sequence[str] | None = Non
             "truncated": truncated, "engines": engines, "elapsed_s": time.perf_counter() - t0}
 
 
+def _check_counts(games: Any, slow_games: Any) -> None:
+    """``games >= 1`` and ``slow_games >= 0`` (integers); ``ValueError`` otherwise."""
+    for name, value, low in (("games", games, 1), ("slow_games", slow_games, 0)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+            raise ValueError(f"games must be >= 1 and slow_games >= 0, got {name}={value!r}")
+
+
+def check_table(table: Any, index: int = 0) -> tuple[str, int]:
+    """A ladder table ``(preset, num_players)``: a rules preset and 2..10 players; ``ValueError``
+    naming the table and what is wrong (every table is checked before any is played)."""
+    try:
+        preset, n = table
+    except (TypeError, ValueError):
+        raise ValueError(f"tables[{index}] must be a pair (preset, num_players), got {table!r}") from None
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or not 2 <= n <= 10:
+        raise ValueError(f"tables[{index}] {table!r}: the player count must be an integer in 2..10, got {n!r}")
+    if not isinstance(preset, str):
+        raise ValueError(f"tables[{index}] {table!r}: the rules must be a preset name, got {preset!r}")
+    try:
+        make_rules(preset)
+    except ValueError as e:
+        raise ValueError(f"tables[{index}] {table!r}: {e}") from None
+    return preset, int(n)
+
+
 def run_ladder(games: int = DEFAULT_GAMES, slow_games: int = DEFAULT_SLOW_GAMES, seed: int = 0, workers: int = 1,
                progress: bool = False, tables: Sequence[tuple[str, int]] | None = None,
                engine: str = "auto") -> dict[str, Any]:
-    """Every table of ``tables`` (default :data:`TABLES`; :func:`rate_table`); ``config``
-    records the arguments."""
+    """Every table of ``tables`` (default :data:`TABLES`; :func:`rate_table`), each checked
+    (:func:`check_table`) before any is played; ``config`` records the arguments."""
     import openskill
 
     import uno_env
 
-    if games < 1 or slow_games < 0:
-        raise ValueError(f"games must be >= 1 and slow_games >= 0, got {games} and {slow_games}")
-    tables = TABLES if tables is None else tables
+    _check_counts(games, slow_games)
+    tables = TABLES if tables is None else [check_table(t, i) for i, t in enumerate(tables)]
     t0 = time.perf_counter()
     out = [rate_table(preset, n, games=games, slow_games=slow_games, seed=seed, workers=workers,
                       progress=progress, engine=engine) for preset, n in tables]

@@ -44,7 +44,6 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import secrets
 import signal
 import sys
 from collections import Counter
@@ -55,14 +54,14 @@ from uno_env.game import cards as C
 from uno_env.game.engine import (CATCH, CHALLENGE, COLOR, DISCARD, DRAWN, JUMP, OFFER, PENDING_SEWERS,
                                  PHASE_NAMES, TAKE, TURN)
 from uno_env.game import events as E
-from uno_env.tools.gamelog import GameRecorder, reset_env
+from uno_env.tools.gamelog import MAX_SEED, GameRecorder, fresh_seed, reset_env
 from uno_env.tools.narrate import Narrator
 from uno_env.tools.overrides import parse_overrides
 from uno_env.tools.prompts import PENDING_TEXT, situation
 from uno_env.envs.render import paint
 
 HUMAN = "human"
-MAX_SEED = 2**63 - 1  # --seed range (the agents' seeds are seed + 1 + seat)
+# --seed: 0..MAX_SEED, a log's range (the agents' seeds are seed + 1 + seat); a random seed has 128 bits
 _WINDOW_NAMES = {CATCH: "UNO catch window", JUMP: "jump-in window", OFFER: "offers"}
 
 _NUMBER = re.compile(r"-?[0-9]+")
@@ -424,7 +423,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not 0 <= args.seat < n:
             raise ValueError(f"--seat must be in 0..{n - 1} for {n} players, got {args.seat}")
         env = raw_env(rules=rules, num_players=n)
-        seed = args.seed if args.seed is not None else secrets.randbits(31)
+        seed = args.seed if args.seed is not None else fresh_seed()
         specs: list[str] = []
         agents: dict[int, Any] = {}
         others = iter(opponents)

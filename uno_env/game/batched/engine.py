@@ -113,7 +113,7 @@ class BatchedEngine:
         self.rules = rules if isinstance(rules, Rules) else make_rules(rules)
         if isinstance(batch_size, bool) or not isinstance(batch_size, (int, np.integer)) or batch_size < 1:
             raise ValueError(f"batch_size must be a positive integer, got {batch_size!r}")
-        if isinstance(layout, bool) or layout not in LAYOUT_SIZES:
+        if isinstance(layout, bool) or not isinstance(layout, (int, np.integer)) or layout not in LAYOUT_SIZES:
             raise ValueError(f"layout must be an observation layout version {sorted(LAYOUT_SIZES)}, got "
                              f"{show_value(layout)}")
         self.layout = int(layout)
@@ -307,16 +307,23 @@ class BatchedEngine:
 
     def step(self, actions: Any, active: Any = None, checked: bool = False) -> None:
         """Apply ``actions[b]`` for the actor of every active game (default: every game not over).
+        ``actions``: integer ids, one per game (:func:`uno_env.game.inputs.integer_array`: a bool,
+        a float or a string is refused, never cast), each of an active game in ``0..194``.
         ``ValueError`` naming the first illegal action; then no game is changed. ``checked=True``
         skips that check, for a caller that has just checked every action against
         :meth:`legal_masks` of this very state (the vector env): an illegal action then corrupts
         its game."""
-        acts = np.asarray(actions)
-        if acts.shape != (self.batch_size,) or not np.issubdtype(acts.dtype, np.integer):
+        acts = integer_array(actions, "actions")
+        if acts.shape != (self.batch_size,):
             raise ValueError(f"actions must be integer ids of shape ({self.batch_size},), "
                              f"got {acts.dtype} {acts.shape}")
-        acts = acts.astype(np.int64, copy=False)
         act = ~self.game_over if active is None else self._select(active)
+        out_of_range = act & ((acts < 0) | (acts >= A.NUM_ACTIONS))  # before the cast: 2**64-1 is no -1
+        if out_of_range.any():
+            b = int(np.flatnonzero(out_of_range)[0])
+            raise ValueError(f"action {int(acts[b])} in game {b} is no action id "
+                             f"(0..{A.NUM_ACTIONS - 1})")
+        acts = acts.astype(np.int64, copy=False)
         over = act & self.game_over
         if over.any():
             raise ValueError(f"game {int(np.flatnonzero(over)[0])} is over; reset it before stepping")

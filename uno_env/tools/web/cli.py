@@ -45,7 +45,8 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--agent", action="append", default=[], metavar="SPEC",
                     help="an agent the page offers beyond the bots and checkpoints (repeatable), "
                          "e.g. module:my_bots.uno:MyBot, the server's own code: a client cannot name "
-                         "a module: spec itself")
+                         "a module: spec itself; each is built at start-up (classic, 2 players; a "
+                         "checkpoint: its card), one that does not build stops the server")
     ap.add_argument("--max-body", type=int, default=MAX_BODY, metavar="BYTES",
                     help=f"largest API request body (default {MAX_BODY})")
     ap.add_argument("--max-log-bytes", type=int, default=MAX_LOG_BYTES, metavar="BYTES",
@@ -67,15 +68,14 @@ def main(argv: Sequence[str] | None = None) -> int:
             check_directory(args.log_dir, "--log-dir", create=True)
         for root in args.checkpoint_root or []:  # the default ./checkpoints may be missing
             check_directory(root, "--checkpoint-root", must_exist=True)
-        from uno_env.agents import parse_spec
-
-        for spec in args.agent:
-            parse_spec(spec)  # an unknown kind: a one-line error now
     except ValueError as e:
         print(f"{ap.prog}: error: {e}", file=sys.stderr)
         return 2
     try:
         import uvicorn
+    except ImportError as e:
+        ap.error(f"the web server needs the web extra: pip install \"uno_env[web]\" ({e})")
+    try:  # every --agent is built now (Specs): one that does not is a one-line error
         app = create_app(log_dir=args.log_dir, idle_timeout=args.idle_timeout,
                          max_games=args.max_games, max_per_client=args.max_per_client,
                          max_memory=args.max_memory * 2 ** 20, request_seconds=args.request_seconds,
@@ -84,6 +84,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                          hosts=allowed_hosts(args.host, args.allow_host), agents=args.agent)
     except ImportError as e:
         ap.error(f"the web server needs the web extra: pip install \"uno_env[web]\" ({e})")
+    except ValueError as e:
+        print(f"{ap.prog}: error: {e}", file=sys.stderr)
+        return 2
     if not is_loopback(args.host):
         print(f"uno-serve: warning: --host {args.host} listens beyond this machine: anyone who reaches "
               f"port {args.port} can play, watch and upload logs here (limits: {args.max_games} games "

@@ -12,7 +12,10 @@ new game, an action, a watch step) stops after :data:`REQUEST_SECONDS` (2 s, wal
 least one; its answer says how far it got (``progress``: decisions played, visible moves,
 why it stopped, and for a played game whether the others are still to move: ``waiting``,
 then ``POST /api/games/{id}/step`` plays on). A played game stops only at a public boundary
-(below), so where it stops tells nothing hidden. One decision costs at most what the
+(below), so where it stops tells nothing hidden; and there its ``decisions`` are the others'
+turns begun (the boundaries passed), which every player sees, not the decisions in between,
+whose number depends on hidden cards (the windows a held card opens): the whole answer, not
+only the view, is the same whatever the cards the human cannot see. One decision costs at most what the
 costliest accepted agent spends (:mod:`uno_env.tools.web.validate`: search is capped).
 
 **What the store may hold.** Every game and replay is charged an estimate of the memory it
@@ -243,11 +246,15 @@ class Game:
 
     def advance(self, budget: Budget) -> None:
         """Play the agents' decisions up to the human's next one (or the end), within
-        ``budget``: it is checked only at a public boundary, where the page may be sent a view."""
+        ``budget``: it is checked, and charged, only at a public boundary, where the page may be
+        sent a view. So ``budget.used`` counts the others' turns, every player sees them, never
+        the decisions in between (a window opens only for a player holding the card: counting
+        it told the human what was held); one turn costs a bounded number of decisions."""
         while self.waiting():
-            if self.public_boundary() and budget.exhausted():
-                return
-            budget.used += 1
+            if self.public_boundary():
+                if budget.exhausted():
+                    return
+                budget.used += 1
             self._decide(self._bot_action())
 
     def act(self, value: Any, budget: Budget) -> None:
@@ -310,7 +317,7 @@ class Game:
             view["thoughts"] = max(seen, key=lambda t: t["decision"]) if seen else None
         view["id"] = self.id
         if self.mode != "play" or self.over():  # the seed deals every hand and the DRAW pile
-            view["seed"] = self.seed
+            view["seed"] = str(self.seed)  # 128 bits: digits, which JavaScript keeps exactly
         view["specs"] = list(self.specs)
         return view
 

@@ -13,7 +13,8 @@ games and replays kept         ``--max-games`` (64) in all, ``--max-per-client``
                                cap is reached an item idle for 60 s makes room (the client's
                                own, or the biggest holder's), else 429 / 503
                                (:class:`uno_env.tools.web.games.Store`)
-one request's CPU              ``--request-seconds`` (2 s) or 2,000 decisions
+one request's CPU              ``--request-seconds`` (2 s) or 2,000 decisions (a played
+                               game: the others' turns, public)
                                (:class:`uno_env.tools.web.games.Budget`); a watch step asks
                                for at most 100 visible moves
 requests at once               :data:`MAX_INFLIGHT_PER_CLIENT` (4) per client address (429);

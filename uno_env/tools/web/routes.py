@@ -11,8 +11,10 @@ JSON API (request and answer bodies are JSON objects; every error is a 4xx answe
 
 ==========================================  ==============================================
 ``GET  /api/meta``                          presets, rule options, agent specs, checkpoints
-                                            and what each card says it was trained for
-                                            (``checkpoint_cards``), the server's limits
+                                            and what each card (of a checkpoint or a
+                                            shipped agent) says it was trained for, or why
+                                            it cannot be read (``checkpoint_cards``), the
+                                            server's limits
 ``POST /api/games``                         a new game: ``{"rules", "options", "num_players",
                                             "opponents", "seat", "seed", "deck", "dealer"}``
                                             (all optional) -> ``{"id", "token", "view",
@@ -35,8 +37,11 @@ JSON API (request and answer bodies are JSON objects; every error is a 4xx answe
 ==========================================  ==============================================
 
 ``progress`` (:class:`uno_env.tools.web.games.Budget`): ``decisions`` played by the
-request, ``moves`` (visible moves of a watch step), ``stopped`` (null, ``"deadline"`` or
-``"decisions"``: the request's budget ran out), ``budget`` and ``waiting``.
+request (in a played game the others' turns, which every player sees, not the window answers
+in between: their number depends on hidden cards), ``moves`` (visible moves of a watch step),
+``stopped`` (null, ``"deadline"`` or ``"decisions"``: the request's budget ran out),
+``budget`` and ``waiting``. No field of a played game's answer depends on a card its seat
+cannot see.
 """
 
 from __future__ import annotations

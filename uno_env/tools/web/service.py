@@ -6,9 +6,13 @@ Decisions:
 * ``rules`` is a preset name or an object of options (it may name a ``preset``); ``options``
   overrides single options. The server never reads a rules file named by a request.
   Defaults: ``classic``, ``opponents`` ``heuristic`` for every other seat (``num_players``
-  seats, default 2), ``seat`` 0, a random ``seed`` (in the view of a watched game, and of a
-  played one once it is over: the seed deals every hand and the DRAW pile, so a seated player
-  does not see it during the game).
+  seats, default 2), ``seat`` 0, a random ``seed`` of 128 bits
+  (:func:`uno_env.tools.gamelog.fresh_seed`: with 31, the first view singled the seed out of
+  2**31 offline, and with it every hand and the DRAW pile). A request's ``seed`` is an integer
+  or a string of decimal digits in ``0..2**128-1``; a view gives it as a string of digits
+  (JavaScript reads a JSON number of 39 digits as a rounded float), in a watched game, and in
+  a played one once it is over: the seed deals every hand and the DRAW pile, so a seated
+  player does not see it during the game.
 * The deal and the game follow the seed exactly as ``env.reset(seed=seed)`` and the
   terminal game (:func:`uno_env.tools.gamelog.reset_env`); the agent of seat ``i`` is
   seeded ``seed + 1 + i``. ``deck`` (card names, top first; exactly the ruleset's deck) and
@@ -28,12 +32,12 @@ from __future__ import annotations
 
 import datetime
 import os
-import secrets
 import threading
 from typing import Any, Callable, Sequence
 
 from uno_env.game import cards as C
 from uno_env.game.rules import PRESETS, Rules
+from uno_env.tools.gamelog import fresh_seed
 from uno_env.tools.gamelog_read import read_log
 from uno_env.tools.web import views
 from uno_env.tools.web.games import Budget, Game, Store, new_env
@@ -42,7 +46,8 @@ from uno_env.tools.web.limits import (IDLE_TIMEOUT_S, MAX_BODY, MAX_CARD_CHARS, 
                                       MAX_PER_CLIENT, MAX_STEPS_PER_REQUEST, MAX_UPLOADS, REQUEST_SECONDS,
                                       Inflight)
 from uno_env.tools.web.replays import Replay
-from uno_env.tools.web.validate import HUMAN, ApiError, Specs, check_game_rules, check_int, parse_rules, show
+from uno_env.tools.web.validate import (HUMAN, ApiError, Specs, check_game_rules, check_int, check_seed,
+                                        parse_rules, show)
 
 _GAME_KEYS = {"mode", "rules", "options", "num_players", "opponents", "agents", "seat", "seed",
               "deck", "dealer"}
@@ -120,7 +125,7 @@ class Server:
             perspective = None if watch == "all" else check_int(
                 watch, "seat (of a watched game: 'all' or a seat)", 0, n - 1)
         seed = body.get("seed")
-        seed = secrets.randbits(31) if seed is None else check_int(seed, "seed", 0, 2**63 - 1)
+        seed = fresh_seed() if seed is None else check_seed(seed)
         deck, dealer = body.get("deck"), body.get("dealer")
         if dealer is not None:
             dealer = check_int(dealer, "dealer", 0, n - 1)
@@ -205,12 +210,13 @@ class Server:
     def meta(self) -> dict[str, Any]:
         from dataclasses import fields
 
-        from uno_env.agents import agent_specs, pretrained
+        from uno_env.agents import agent_specs
+        from uno_env.agents.checkpoint import IGNORED_RULE_KEYS
+        from uno_env.agents.shipped import SHIPPED, SPEC_PREFIX
         from uno_env.game import rules as R
 
-        from uno_env.agents.checkpoint import IGNORED_RULE_KEYS
-
         checkpoints = self.specs.checkpoints()
+        shipped = [f"{SPEC_PREFIX}:{name}" for name in SHIPPED]  # a damaged card: listed, its error in the cards
         options = []
         defaults = Rules()
         for f in fields(Rules):
@@ -227,9 +233,9 @@ class Server:
                         for k, v in PRESETS.items()},
             "options": options,
             "agents": [a for a in agent_specs() if a not in ("checkpoint", "pretrained", "module")]
-                      + [p.spec for p in pretrained()] + self.specs.operator_specs,
+                      + shipped + self.specs.operator_specs,
             "checkpoints": checkpoints,
-            "checkpoint_cards": self.specs.checkpoint_cards(checkpoints),
+            "checkpoint_cards": self.specs.checkpoint_cards(checkpoints + shipped),
             "ignored_rule_keys": list(IGNORED_RULE_KEYS),
             "view_version": views.VIEW_VERSION,
             "limits": self.limits(),

@@ -13,7 +13,7 @@ it (``uno-serve --agent``); actions are names (``"play red-5"``) or ids.
 =========================  ==========================================================
 a JSON body                an object (:func:`parse_json`), nested at most
                            :data:`MAX_JSON_DEPTH` (32) deep, integers of at most
-                           :data:`MAX_DIGITS` (30) digits, no ``NaN``/``Infinity``
+                           :data:`MAX_DIGITS` (40) digits, no ``NaN``/``Infinity``
 an agent spec              printable text of at most :data:`MAX_SPEC_CHARS` (300)
                            characters; ``search`` at most :data:`MAX_SEARCH_ROLLOUTS`
                            (800) rollouts a decision (``rollouts=agents`` counts 8 each) and
@@ -29,7 +29,8 @@ the rules                  a deck of at most :data:`MAX_DECK` (2,000) cards, epi
 characters of a string) and a whole message is at most :data:`MAX_ERROR_CHARS` (1,000)
 characters; a checkpoint root is named relative to the server's working directory, and so
 is any path in an error of a checkpoint that does not load (:meth:`Specs.relative`), never
-as an absolute path.
+as an absolute path; a shipped agent's folder in the package is named by its spec
+(``checkpoint 'pretrained:classic-2p' does not match ...``).
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ from uno_env.game.rules import PRESETS, Rules, make_rules, show_value
 MAX_DECK = 2000  # cards: a request must not make the server build a huge deck (house: 580)
 MAX_GAME_STEPS = 20_000  # decisions of a game the server plays (rules max_steps; default 10,000)
 MAX_JSON_DEPTH = 32  # nesting of a request body (the API's deepest: 3)
-MAX_DIGITS = 30  # digits of an integer in a request body (a seed: at most 19)
+MAX_DIGITS = 40  # digits of an integer in a request body (a seed: at most 39)
 MAX_SPEC_CHARS = 300  # characters of an agent spec
 MAX_ACTION_CHARS = 100  # characters of an action name (the longest: 27)
 MAX_SEARCH_ROLLOUTS = 800  # search's simulations per decision (its default), rollouts=agents counted 8x
@@ -117,6 +118,19 @@ def check_int(value: Any, what: str, lo: int, hi: int) -> int:
     return value
 
 
+def check_seed(value: Any) -> int:
+    """A request's game seed: an integer or a string of decimal digits (what a view shows, so
+    that JavaScript keeps every digit) in ``0..2**128-1``; ``ApiError`` 400 otherwise."""
+    from uno_env.tools.gamelog import MAX_SEED, SEED_BITS
+
+    if isinstance(value, str) and value.isascii() and value.isdigit() and len(value) <= len(str(MAX_SEED)):
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_SEED:
+        raise ApiError(400, f"seed must be an integer in 0..2**{SEED_BITS}-1 (or its decimal digits as a "
+                            f"string), got {show(value)}")
+    return value
+
+
 def parse_rules(rules: Any, options: Any) -> Rules:
     """Rules of a request: a preset name or an object of options, plus ``options``."""
     if options is None:
@@ -155,14 +169,43 @@ class Specs:
 
     def __init__(self, checkpoint_roots: Sequence[str], operator_specs: Sequence[str] = ()):
         self.roots = [os.path.realpath(r) for r in checkpoint_roots]
-        self.operator_specs = list(operator_specs)
+        self.operator_specs = [self._operator_spec(spec) for spec in operator_specs]
+
+    @staticmethod
+    def _operator_spec(spec: str) -> str:
+        """``spec`` (of ``uno-serve --agent``) once it builds: a checkpoint's card is read, any
+        other agent is built for the classic rules at 2 players (a ``module:`` spec imports its
+        module now). ``ValueError`` naming the spec otherwise, so that a server never starts
+        offering an agent that every client choosing it would get a 400 for."""
+        from uno_env.agents import checkpoint as ckpt
+        from uno_env.agents import make_agent, parse_spec
+
+        try:
+            parsed = parse_spec(spec)
+            if parsed.is_policy:
+                ckpt.load_card(parsed.checkpoint_dir())
+            else:
+                make_agent(spec, "classic", 2, seed=0)
+        except (ValueError, OSError, KeyError, ImportError) as e:
+            raise ValueError(f"--agent {spec!r} does not build: {e}") from None
+        return spec
 
     @staticmethod
     def _rel(path: str) -> str:
         return os.path.relpath(path, os.path.realpath(os.getcwd()))
 
     def relative(self, message: str) -> str:
-        """``message`` with the roots and the working directory named relative to it."""
+        """``message`` with the roots and the working directory named relative to it, and the
+        package's shipped agents by their spec (``pretrained:<name>``, wherever installed)."""
+        from uno_env.agents.shipped import SHIPPED, SPEC_PREFIX, pretrained_path
+
+        for name in SHIPPED:
+            try:
+                folder = pretrained_path(name)
+            except (ValueError, OSError):
+                continue
+            for path in {folder, os.path.realpath(folder)}:
+                message = re.sub(re.escape(path) + r"(?![\w.-])", f"{SPEC_PREFIX}:{name}", message)
         cwd = os.path.realpath(os.getcwd())
         for root in sorted(self.roots, key=len, reverse=True):
             message = message.replace(root, self._rel(root))
@@ -240,15 +283,18 @@ class Specs:
             return 0
 
     def checkpoint_cards(self, specs: Sequence[str]) -> dict[str, dict[str, Any]]:
-        """What each checkpoint of ``specs`` was trained for, read from its card alone (bounded,
-        no weights): ``{"num_players", "rules"}`` (every rule option), or ``{"error"}`` when the
-        card cannot be read; the page greys out a checkpoint that does not fit the set-up."""
+        """What each checkpoint of ``specs`` (``checkpoint:<dir>`` or ``pretrained:<name>``) was
+        trained for, read from its card alone (bounded, no weights): ``{"num_players", "rules"}``
+        (every rule option), or ``{"error"}`` when the card cannot be read (a damaged one, even
+        shipped: the others are still listed); the page greys out a checkpoint that does not fit
+        the set-up."""
         from uno_env.agents import checkpoint as ckpt
+        from uno_env.agents import parse_spec
 
         out: dict[str, dict[str, Any]] = {}
         for spec in specs:
             try:
-                card = ckpt.load_card(spec.split(":", 1)[1])
+                card = ckpt.load_card(parse_spec(spec).checkpoint_dir())
                 rules = {k: list(v) if isinstance(v, tuple) else v
                          for k, v in ckpt.card_rules(card).to_dict().items()}
                 out[spec] = {"num_players": card["num_players"], "rules": rules}
