@@ -47,3 +47,14 @@ def test_one_demonstration_is_an_observation_of_1537_float32_and_its_mask_action
     assert machine.demonstration_bytes(dataclasses.replace(cfg, imitate_workers=3), True) == (
         2 * 1000 * (machine.DECISION_BYTES + 4 * 807) + 3 * machine.PROCESS_BYTES)
     assert machine.demonstration_bytes(dataclasses.replace(cfg, imitate_decisions=0, imitate_workers=3), True) == 0
+
+
+def test_memory_beyond_a_floats_range_is_named_by_its_key_not_an_overflow_error(monkeypatch):
+    """YAML reads ``eval_workers: 0xfff...`` (259 hex digits) as an int; times the bytes of a
+    worker process it is beyond a float's range: still the error naming the key (found by
+    the slow fuzz test of training configs)."""
+    monkeypatch.setattr(machine, "machine_memory", lambda: 8 << 30)
+    huge = int("f" * 259, 16) * machine.PROCESS_BYTES
+    with pytest.raises(ValueError, match=r"^c\.yaml: the config needs about [0-9,]+\.\d TB of memory, .*: "
+                                         r"eval_workers 0xfff\.\.\. \([0-9,]+\.\d TB\)$"):
+        machine.check_machine(TrainingConfig(), "c.yaml", {"eval_workers 0xfff...": huge})

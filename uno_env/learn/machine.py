@@ -19,6 +19,7 @@ docs/RELIABILITY.md.
 from __future__ import annotations
 
 import os
+from decimal import Decimal
 from typing import TYPE_CHECKING, Mapping
 
 from uno_env import _files
@@ -98,6 +99,9 @@ def demonstration_bytes(cfg: TrainingConfig, critic_state: bool) -> int:
 
 
 def _size(n: float) -> str:
+    """``n`` bytes for a person; exact for any int (a config may ask for workers or decisions
+    beyond a float's range: ``n / scale`` would raise OverflowError)."""
+    n = Decimal(n)
     for unit, scale in (("TB", 1 << 40), ("GB", 1 << 30), ("MB", 1 << 20)):
         if n >= scale:
             return f"{n / scale:,.1f} {unit}"
