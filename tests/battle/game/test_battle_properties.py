@@ -26,7 +26,7 @@ VARIANTS = [("battle", None, {}), ("battle", "battle-open", {"choice": "highest"
             ("dragon", None, {}), ("dragon", None, {"race": "seat", "false_cover": "none"}),
             ("attack", None, {}), ("attack", None, {"beat": "any", "tie": "nobody"}),
             ("names", None, {}), ("names", "names-sheet", {"restrictions": False}),
-            ("bonus", None, {"max_rounds": 60}), ("bonus", "bonus-bluff", {"challenge_cost": 2, "answered": "out"}),
+            ("bonus", None, {"max_rounds": 60}), ("bonus", "bonus-bluff", {"challenge_cost": 2, "answered": "leader"}),
             ("elusive", None, {}), ("elusive", "elusive-others", {"take": "table", "max_rounds": 60})]
 IDS = [f"{g}-{r or 'default'}-{'-'.join(f'{k}={v}' for k, v in o.items()) or 'plain'}" for g, r, o in VARIANTS]
 

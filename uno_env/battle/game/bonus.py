@@ -10,8 +10,9 @@ Rules (docs/TMNT-BATTLE.md, game 5; Decisions O1-O7, C1-C5):
    named on its previous lead, unless every card it holds has that characteristic.
 3. The next player (to the left) responds (O2):
    - **answer** with a bonus card of the named characteristic, if it holds one (then it must
-     answer or, with ``bluff``, challenge): both cards are shown and the leader takes them
-     (``answered: leader``, O7; ``out``: both cards leave the game);
+     answer or, with ``bluff``, challenge): both cards are shown and leave the game
+     (``answered: out``, O7; ``leader``: the leader takes them, a reading under which a
+     two-player game can never end, tests/battle/game/test_bonus_reachability.py);
    - **take** the led card, face down, when it holds none of that characteristic;
    - with ``bluff``, **challenge**: the led card is shown. A bluff: the leader takes it back
      and the challenger gives the leader ``challenge_cost`` cards of its hand (drawn at

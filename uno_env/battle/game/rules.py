@@ -17,7 +17,7 @@ attack     AttackRules     hand_size 5, beat same|any, tie total|nobody
 names      NamesRules      guess right_discards|wrong_discards, restrictions true|false,
                            remainder aside|deal, max_rounds 1500
 bonus      BonusRules      bluff false|true, challenge_cost 1, no_repeat true|false,
-                           answered leader|out, remainder aside|deal, max_rounds 200
+                           answered out|leader, remainder aside|deal, max_rounds 200
 elusive    ElusiveRules    deal 20, shout own|others, take round|table, race
                            random|seat, max_rounds 1000
 =========  ==============  ==========================================================
@@ -68,7 +68,7 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "shout": ("own", "others"),
     "take": ("round", "table"),
     "remainder": ("aside", "deal"),
-    "answered": ("leader", "out"),
+    "answered": ("out", "leader"),
 }
 _TIE_CHOICES = {"battle": ("pot", "return"), "attack": ("total", "nobody")}
 
@@ -138,7 +138,7 @@ class BonusRules(GameRules):
     bluff: bool = False  # Decision O1: the named characteristic is the card's (true: any may be named; challenges)
     challenge_cost: int = 1  # Decision O4: a lost challenge passes this many cards to the winner (0..5)
     no_repeat: bool = True  # Decision O3: not the characteristic you led last time (unless you hold only it)
-    answered: str = "leader"  # Decision O7: an answered lead's two cards go to the leader ("out": leave the game)
+    answered: str = "out"  # Decision O7: an answered lead's two cards leave the game ("leader": to the leader)
     remainder: str = "aside"  # Decision C2
     max_rounds: int = 200  # Decision C4: exchanges; then the fewest cards wins
 

@@ -73,7 +73,7 @@ GOLDEN = (
     Golden("names-2p", "names", None, {}, 2, 7),
     Golden("names-sheet-free-3p", "names", "names-sheet", {"restrictions": False}, 3, 8),
     Golden("bonus-2p", "bonus", None, {"no_repeat": False}, 2, 9),
-    Golden("bonus-bluff-out-3p", "bonus", "bonus-bluff", {"challenge_cost": 2, "answered": "out"}, 3, 10),
+    Golden("bonus-bluff-leader-3p", "bonus", "bonus-bluff", {"challenge_cost": 2, "answered": "leader"}, 3, 10),
     Golden("elusive-2p", "elusive", None, {"deal": 8}, 2, 11),
     Golden("elusive-others-table-seat-3p", "elusive", "elusive-others", {"take": "table", "race": "seat",
                                                                          "deal": 6}, 3, 12),
