@@ -15,11 +15,12 @@ dragon     DragonRules     race random|seat, false_cover burn|none, remainder
                            aside|deal, max_rounds 2000
 attack     AttackRules     hand_size 5, beat same|any, tie total|nobody
 names      NamesRules      guess right_discards|wrong_discards, restrictions true|false,
-                           remainder aside|deal, max_rounds 1500
+                           in_a_row own|last, remainder aside|deal, max_rounds 1500
 bonus      BonusRules      bluff false|true, challenge_cost 1, no_repeat true|false,
                            answered out|leader, remainder aside|deal, max_rounds 200
-elusive    ElusiveRules    deal 20, shout own|others, take round|table, race
-                           random|seat, max_rounds 1000
+elusive    ElusiveRules    deal 20, deal_to each|all, shout own|others, take
+                           round|table, race random|seat, unshouted free|layer,
+                           max_rounds 1000
 =========  ==============  ==========================================================
 
 **Presets** are package data, ``uno_env/battle/game/presets/<name>.yaml``: one file per
@@ -69,6 +70,10 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "take": ("round", "table"),
     "remainder": ("aside", "deal"),
     "answered": ("out", "leader"),
+    "in_a_row": ("own", "last"),
+    "deal_to": ("each", "all"),
+    "unshouted": ("free", "layer"),
+    "at_top": ("dead", "match"),
 }
 _TIE_CHOICES = {"battle": ("pot", "return"), "attack": ("total", "nobody")}
 
@@ -127,6 +132,7 @@ class NamesRules(GameRules):
     name: str = "names"
     guess: str = "right_discards"  # Decision N1: a right name puts the card in the middle ("wrong_discards": the sheet's words)
     restrictions: bool = True  # the sheet's two bans: your previous name, a name said by another this round
+    in_a_row: str = "own"  # Decision N5: "not the same name in a row": your own previous name ("last": the name just said)
     remainder: str = "aside"  # Decision C2
     max_rounds: int = 1500  # Decision C4: then the fewest cards wins
 
@@ -148,9 +154,11 @@ class ElusiveRules(GameRules):
     game: ClassVar[str] = "elusive"
     name: str = "elusive"
     deal: int = 20  # Decision E1: cards dealt to each (fewer if the deck is short), the rest aside (1..200)
+    deal_to: str = "each"  # Decision E1: "distribute 20 of them": 20 to each ("all": 20 in all, shared equally)
     shout: str = "own"  # Decision E2: shout before your own card ("others": the sheet's variant)
     take: str = "round"  # Decision E3: a mistake takes this round's cards ("table": every card laid out)
     race: str = "random"  # Decision E4 (variant): of several shouters, who was first: random ("seat")
+    unshouted: str = "free"  # Decision E7 (variant): a bonus card nobody shouts at goes unpunished ("layer": it takes)
     max_rounds: int = 1000  # Decision C4: then the fewest cards wins
 
 
