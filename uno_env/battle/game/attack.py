@@ -1,7 +1,7 @@
 """Game 3, **Unexpected attack: fight an invisible enemy**: beat the invisible player's card
 with one of your five; the most rounds won wins.
 
-Rules (docs/TMNT-BATTLE.md, game 3; Decisions A1-A4, C1, C5):
+Rules (docs/TMNT-BATTLE.md, game 3; Decisions A1-A5, C1, C5):
 
 1. The bonus cards are set aside. Each player is dealt ``hand_size`` (5) characters or
    Purple Dragons, then ``hand_size`` more go face down in a row for the "invisible
@@ -12,7 +12,9 @@ Rules (docs/TMNT-BATTLE.md, game 3; Decisions A1-A4, C1, C5):
    seat order from the first player, answers hidden), then all are shown.
 3. A card beats the invisible card (A2) if its points in a target skill exceed ``S``
    (``beat: same``; its score: its best points in a target skill), or if its highest points
-   exceed ``S`` (``any``; its score: its highest points).
+   exceed ``S`` (``any``; its score: its highest points). An invisible card whose ``S`` is
+   the card set's highest points cannot be exceeded, so its round is dead (A5, ``at_top:
+   dead``); ``match``: there, equal points beat it.
 4. Of the cards that beat it the highest score wins the round and takes all the round's
    cards (n + 1); equal best scores (A3): the higher total of the four skills wins, still
    equal nobody (``tie: total``), or nobody at once (``nobody``). No card beats it: nobody
@@ -39,7 +41,7 @@ target_mask      4         1 for its target skills (its highest)
 seen             T         cards shown so far (invisible and played), counts
 won              n         rounds won by each slot / ``hand_size``
 round            1         rounds played / ``hand_size``
-rules            2         beat any, tie nobody
+rules            3         beat any, tie nobody, at_top match
 ===============  ========  ====================================================
 """
 
@@ -78,6 +80,8 @@ class AttackEngine(Engine):
     def __init__(self, rules, cards, num_players, record_events=False):
         self.num_actions = cards.size
         super().__init__(rules, cards, num_players, record_events)
+        # the highest points of the card set's fighters: no card can exceed them (A5)
+        self.top_points = max(max(self.cards.types[t].skills) for t in self.deck)
 
     def check_cards(self) -> None:
         need = (self.n + 1) * self.rules.hand_size
@@ -118,7 +122,10 @@ class AttackEngine(Engine):
             points = max(skills[k] for k in self.target_skills(target))
         else:
             points = max(skills)
-        return points if points > max(t_skills) else 0
+        beaten = max(t_skills)
+        if self.rules.at_top == "match" and beaten >= self.top_points:  # A5: equal points beat the top
+            return points if points >= beaten else 0
+        return points if points > beaten else 0
 
     def _next_round(self, s: AttackState) -> None:
         if s.rounds >= self.rules.hand_size:
@@ -201,11 +208,11 @@ class AttackEncoder:
         self.engine = engine
         n, t = engine.n, engine.cards.size
         self.layout = Layout([("deciding", 1), ("hand", t), ("target", t), ("target_skills", NUM_SKILLS),
-                              ("target_mask", NUM_SKILLS), ("seen", t), ("won", n), ("round", 1), ("rules", 2)])
+                              ("target_mask", NUM_SKILLS), ("seen", t), ("won", n), ("round", 1), ("rules", 3)])
         self.size = self.layout.size
         self._top_points = max(1, max(max(ct.skills) for ct in engine.cards.types))
         r = engine.rules
-        self._rules = np.array([r.beat == "any", r.tie == "nobody"], np.float32)
+        self._rules = np.array([r.beat == "any", r.tie == "nobody", r.at_top == "match"], np.float32)
         self._o = {name: self.layout.offset(name) for name, _ in self.layout.blocks}
 
     def encode(self, s: AttackState, seat: int) -> np.ndarray:

@@ -13,7 +13,7 @@ battle     BattleRules     view own|open, choice free|highest, chooser winner|ro
                            tie pot|return, remainder aside|deal, max_rounds 1000
 dragon     DragonRules     race random|seat, false_cover burn|none, remainder
                            aside|deal, max_rounds 2000
-attack     AttackRules     hand_size 5, beat same|any, tie total|nobody
+attack     AttackRules     hand_size 5, beat same|any, tie total|nobody, at_top dead|match
 names      NamesRules      guess right_discards|wrong_discards, restrictions true|false,
                            in_a_row own|last, remainder aside|deal, max_rounds 1500
 bonus      BonusRules      bluff false|true, challenge_cost 1, no_repeat true|false,
@@ -124,6 +124,7 @@ class AttackRules(GameRules):
     hand_size: int = 5  # the sheet's five cards each and five for the invisible player (1..20)
     beat: str = "same"  # Decision A2: beat the invisible card's highest value in that skill ("any": with any skill)
     tie: str = "total"  # Decision A3: equal best beaters: more points in all four skills wins ("nobody")
+    at_top: str = "dead"  # Decision A5: a card at the set's highest points cannot be beaten ("match": equal beats it)
 
 
 @dataclass(frozen=True)
