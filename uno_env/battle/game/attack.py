@@ -53,6 +53,7 @@ from typing import Any
 import numpy as np
 
 from uno_env.battle.game import events as E
+from uno_env.battle.game.events import counted, plural
 from uno_env.battle.game.base import Engine, Layout, State, best_of, one_hot
 from uno_env.battle.game.cards import FIGHTERS, NUM_SKILLS, card_text
 
@@ -180,12 +181,13 @@ class AttackEngine(Engine):
 
     def describe(self, s: AttackState, seat: int) -> str:
         names = self.card_names
-        lines = [f"unexpected attack  round {min(s.rounds + 1, self.rules.hand_size)} of {self.rules.hand_size}"]
+        lines = [f"unexpected attack  round {s.rounds + 1} of {self.rules.hand_size}" if not s.game_over
+                 else f"unexpected attack  over after {counted(s.rounds, 'round')}"]
         if s.target >= 0:
             lines.append(f"invisible player: {card_text(self.cards, s.target)}")
         for q in range(s.n):
             last = f"  last played {names[s.last_played[q]]}" if s.last_played[q] >= 0 else ""
-            lines.append(f"  player_{q}: {s.won[q]} rounds won{last}")
+            lines.append(f"  player_{q}: {counted(s.won[q], 'round')} won{last}")
         hand = [card_text(self.cards, int(k)) for k in np.flatnonzero(s.hands[seat])
                 for _ in range(int(s.hands[seat, k]))]
         lines.append(f"player_{seat} hand: " + ("; ".join(hand) or "-"))

@@ -56,6 +56,7 @@ from typing import Any
 import numpy as np
 
 from uno_env.battle.game import events as E
+from uno_env.battle.game.events import counted, plural
 from uno_env.battle.game.base import Engine, Layout, State, best_of, one_hot
 from uno_env.battle.game.cards import DRAGON
 
@@ -150,11 +151,12 @@ class DragonEngine(Engine):
 
     def describe(self, s: DragonState, seat: int) -> str:
         top = self.card_names[s.common[-1]] if s.common else "-"
-        lines = [f"catch the dragon  card {s.rounds + (0 if s.game_over else 1)}  common pile {len(s.common)}"
+        lines = [(f"catch the dragon  card {s.rounds + 1}" if not s.game_over
+                  else f"catch the dragon  over after {counted(s.rounds, 'card')}") + f"  common pile {len(s.common)}"
                  f"  top {top}{' (PURPLE DRAGON)' if s.common and self.is_dragon(s.common[-1]) else ''}"
                  f"  turned by player_{s.turner}"]
         for q in range(s.n):
-            lines.append(f"  player_{q}: {len(s.piles[q]):3d} cards")
+            lines.append(f"  player_{q}: {len(s.piles[q]):3d} {plural(len(s.piles[q]), 'card')}")
         return "\n".join(lines)
 
     def snapshot(self, s: DragonState) -> dict[str, Any]:

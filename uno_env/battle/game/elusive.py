@@ -68,6 +68,7 @@ from typing import Any
 import numpy as np
 
 from uno_env.battle.game import events as E
+from uno_env.battle.game.events import counted, plural
 from uno_env.battle.game.base import Engine, Layout, State, one_hot
 from uno_env.battle.game.cards import BONUS
 
@@ -207,15 +208,16 @@ class ElusiveEngine(Engine):
 
     def describe(self, s: ElusiveState, seat: int) -> str:
         names = self.card_names
-        lines = [f"elusive bonus  round {s.rounds + 1}  next player_{s.layer}  table {len(s.table)}"
-                 f"  unseen {s.unseen_all} ({s.unseen_bonus} bonus)"]
+        head = (f"elusive bonus  round {s.rounds + 1}  next player_{s.layer}" if not s.game_over
+                else f"elusive bonus  over after {counted(s.rounds, 'round')}")
+        lines = [f"{head}  table {len(s.table)}  unseen {s.unseen_all} ({s.unseen_bonus} bonus)"]
         if s.table:
             lines.append("table: " + ", ".join(names[c] for c in s.table[-6:]) + (" ..." if len(s.table) > 6 else ""))
         for q in range(s.n):
             top = ""
             if self.top_known(s, q):
                 top = f"  top known: {names[s.piles[q][0]]}" + (" (bonus)" if self.is_bonus(s.piles[q][0]) else "")
-            lines.append(f"  player_{q}: {len(s.piles[q]):3d} cards ({s.unseen[q]} unseen){top}")
+            lines.append(f"  player_{q}: {len(s.piles[q]):3d} {plural(len(s.piles[q]), 'card')} ({s.unseen[q]} unseen){top}")
         return "\n".join(lines)
 
     def snapshot(self, s: ElusiveState) -> dict[str, Any]:

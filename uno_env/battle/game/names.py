@@ -57,6 +57,7 @@ from typing import Any
 import numpy as np
 
 from uno_env.battle.game import events as E
+from uno_env.battle.game.events import counted, plural
 from uno_env.battle.game.base import Engine, Layout, State, one_hot
 from uno_env.battle.game.cards import FIGHTERS
 
@@ -149,13 +150,13 @@ class NamesEngine(Engine):
     def describe(self, s: NamesState, seat: int) -> str:
         g = self.guess_names
         lines = [f"name the character  round {s.rounds + 1}  middle {len(s.middle)}  turn player_{s.actor}"
-                 if not s.game_over else f"name the character  over after {s.rounds} rounds"]
+                 if not s.game_over else f"name the character  over after {counted(s.rounds, 'round')}"]
         if s.said:
             lines.append("said this round: " + ", ".join(f"player_{q} {g[name]}" for q, name in s.said))
         for q in range(s.n):
             known = self.known_names(s, q)
             top = f"  top known: {g[self.name_of[s.piles[q][0]]]}" if s.piles[q] and s.shown[q][0] else ""
-            lines.append(f"  player_{q}: {len(s.piles[q]):3d} cards, {len(known)} shown{top}")
+            lines.append(f"  player_{q}: {len(s.piles[q]):3d} {plural(len(s.piles[q]), 'card')}, {len(known)} shown{top}")
         if s.last_name[seat] >= 0 and not s.game_over:
             lines.append(f"player_{seat} said {g[s.last_name[seat]]} last turn")
         if self.rules.in_a_row == "last" and s.just_said >= 0 and not s.game_over:
