@@ -14,7 +14,7 @@ from uno_env.battle.game import GAMES, make_encoder
 
 from battle_helpers import engine_of
 
-VARIANTS = [("battle", None), ("battle", "battle-open"), ("dragon", None), ("attack", None), ("names", None),
+VARIANTS = [("battle", None), ("battle", "battle-open"), ("battle", "battle-sheet"), ("dragon", None), ("attack", None), ("names", None),
             ("names", "names-sheet"), ("bonus", None), ("bonus", "bonus-bluff"), ("elusive", None),
             ("elusive", "elusive-others")]
 

@@ -20,7 +20,8 @@ from uno_env.battle import GAMES, PARALLEL_GAMES, env_id
 from uno_env.battle.envs import BattleParallelEnv, env, parallel_env, raw_env
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-CASES = [(g, r, n) for g, r in [("battle", None), ("battle", "battle-open"), ("dragon", None), ("attack", None),
+CASES = [(g, r, n) for g, r in [("battle", None), ("battle", "battle-open"), ("battle", "battle-sheet"),
+                                ("dragon", None), ("attack", None),
                                 ("names", None), ("names", "names-sheet"), ("bonus", None), ("bonus", "bonus-bluff"),
                                 ("elusive", None), ("elusive", "elusive-others")] for n in (2, 3, 4)]
 IDS = [f"{g}-{r or 'default'}-{n}p" for g, r, n in CASES]

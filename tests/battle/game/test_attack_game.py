@@ -1,4 +1,4 @@
-"""Game 3, Unexpected attack, rule by rule on stacked decks (docs/TMNT-BATTLE.md: A1-A4)."""
+"""Game 3, Unexpected attack, rule by rule on stacked decks (docs/TMNT-BATTLE.md: A1-A5)."""
 
 from __future__ import annotations
 
@@ -47,6 +47,29 @@ def test_beat_any_lets_any_skill_beat_the_highest_points():
     act(e, s, "play Twin")
     assert [ev.value for ev in s.events if ev.kind == 11] == [9, 9]
     assert s.won == [0, 0] and "nobody" in kinds(e, s)  # equal best scores and tie: nobody
+
+
+TOP = card_set([character("Top", 9, 3, 2, 1), character("Even", 9, 1, 1, 1), character("Low", 5, 1, 1, 1),
+                 character("Mid", 1, 8, 1, 1)])  # 9 is the set's highest points: nothing exceeds Top
+
+
+@pytest.mark.parametrize("at_top, won", [("dead", [0, 0]), ("match", [1, 0])])
+def test_an_invisible_card_at_the_sets_highest_points_is_dead_or_beaten_by_equal_points(at_top, won):
+    e = engine_of("attack", 2, cards=TOP, hand_size=1, at_top=at_top)
+    assert e.top_points == 9
+    s = deal(e, {0: ["Even"], 1: ["Low"]}, first=0, after=["Top"])
+    act(e, s, "play Even")
+    act(e, s, "play Low")
+    assert s.won == won and s.game_over
+
+
+def test_at_top_match_leaves_cards_below_the_top_to_be_exceeded():
+    e = engine_of("attack", 2, cards=TOP, hand_size=1, at_top="match")
+    s = deal(e, {0: ["Top"], 1: ["Low"]}, first=0, after=["Mid"])  # Mid: dexterity 8, below the top
+    act(e, s, "play Top")  # dexterity 3
+    act(e, s, "play Low")
+    assert s.won == [0, 0]
+    assert e.score(e.card_names.index("Mid"), e.card_names.index("Mid")) == 0  # equal 8 does not beat 8
 
 
 def test_equal_best_scores_go_to_the_higher_total_of_the_four_skills():

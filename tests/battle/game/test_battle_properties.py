@@ -24,10 +24,11 @@ from battle_helpers import all_cards, engine_of, perturb_hidden
 
 VARIANTS = [("battle", None, {}), ("battle", "battle-open", {"choice": "highest", "tie": "return"}),
             ("dragon", None, {}), ("dragon", None, {"race": "seat", "false_cover": "none"}),
-            ("attack", None, {}), ("attack", None, {"beat": "any", "tie": "nobody"}),
-            ("names", None, {}), ("names", "names-sheet", {"restrictions": False}),
-            ("bonus", None, {"max_rounds": 60}), ("bonus", "bonus-bluff", {"challenge_cost": 2, "answered": "out"}),
-            ("elusive", None, {}), ("elusive", "elusive-others", {"take": "table", "max_rounds": 60})]
+            ("attack", None, {}), ("attack", None, {"beat": "any", "tie": "nobody", "at_top": "match"}),
+            ("names", None, {}), ("names", "names-sheet", {"restrictions": False}), ("names", None, {"in_a_row": "last"}),
+            ("bonus", None, {"max_rounds": 60}), ("bonus", "bonus-bluff", {"challenge_cost": 2, "answered": "leader"}),
+            ("elusive", None, {}), ("elusive", "elusive-others", {"take": "table", "max_rounds": 60}),
+            ("elusive", "elusive-others", {"unshouted": "layer", "deal_to": "all"})]
 IDS = [f"{g}-{r or 'default'}-{'-'.join(f'{k}={v}' for k, v in o.items()) or 'plain'}" for g, r, o in VARIANTS]
 
 

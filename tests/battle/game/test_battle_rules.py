@@ -22,11 +22,14 @@ def test_the_default_preset_of_each_game_spells_out_the_defaults(game):
 
 
 def test_every_preset_belongs_to_one_game_and_loads():
-    assert sorted(PRESETS) == ["attack", "battle", "battle-open", "bonus", "bonus-bluff", "dragon", "elusive",
-                               "elusive-others", "names", "names-sheet"]
+    assert sorted(PRESETS) == ["attack", "battle", "battle-open", "battle-sheet", "bonus", "bonus-bluff", "dragon",
+                               "elusive", "elusive-others", "names", "names-sheet"]
     for name, (game, _) in PRESETS.items():
         assert make_rules(game, name).name == name
     assert make_rules("battle", "battle-open").view == "open"
+    sheet = make_rules("battle", "battle-sheet")  # the sheet read literally: open cards, the highest skill
+    assert (sheet.view, sheet.choice) == ("open", "highest") and sheet.replace(name="battle") == make_rules(
+        "battle", view="open", choice="highest")
     assert make_rules("names", "names-sheet").guess == "wrong_discards"
     assert make_rules("bonus", "bonus-bluff").bluff is True
     assert make_rules("elusive", "elusive-others").shout == "others"

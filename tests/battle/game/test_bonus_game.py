@@ -35,7 +35,7 @@ def test_only_bonus_cards_are_dealt_and_a_lead_names_its_own_characteristic():
 
 
 def test_the_responder_must_answer_with_the_named_characteristic_and_the_leader_takes_both():
-    e, s = game()
+    e, s = game(answered="leader")
     act(e, s, "lead Ing as ingenuity")
     assert s.phase == RESPOND and s.actor == 1 and legal_names(e, s) == ["answer Ing"]
     act(e, s, "answer Ing")
@@ -44,7 +44,7 @@ def test_the_responder_must_answer_with_the_named_characteristic_and_the_leader_
 
 
 def test_answered_out_takes_both_cards_out_of_the_game():
-    e, s = game(answered="out")
+    e, s = game()  # the default (O7)
     act(e, s, "lead Ing as ingenuity")
     act(e, s, "answer Ing")
     assert sizes(s) == [4, 4] and [e.bonus_ids[b] for b in s.gone] == [e.card_names.index("Ing")] * 2
@@ -71,7 +71,7 @@ def test_with_more_players_the_lead_passes_left():
 
 @pytest.mark.parametrize("no_repeat", [True, False])
 def test_no_repeat_bans_the_characteristic_led_last_time(no_repeat):
-    e, s = game(no_repeat=no_repeat)
+    e, s = game(no_repeat=no_repeat, answered="leader")  # seat 0 gets its Ing back
     act(e, s, "lead Ing as ingenuity")
     act(e, s, "answer Ing")
     act(e, s, "lead Str as strength")  # seat 1 leads

@@ -73,11 +73,42 @@ def test_covering_no_dragon_costs_the_top_card_under_the_common_pile_or_nothing(
         assert names_of(e, s.common) == ["A", "E"] and "burned" not in kinds(e, s)
 
 
-def test_a_player_without_cards_burns_nothing():
+def test_a_player_without_cards_cannot_pay_a_false_cover_and_the_game_ends():
     e = engine_of("dragon", 2, cards=card_set([character("A", 1)], [dict(DRAGON[0], copies=1)]))
     s = deal(e, {0: ["A"], 1: ["Dragon"]}, first=0)
-    answer_all(e, s, {0: COVER_IT})  # seat 0 has no cards left
+    answer_all(e, s, {0: COVER_IT})  # seat 0 has no cards left: its cover is not free
     assert "burned" not in kinds(e, s)
+    assert s.game_over and s.winners == [1] and names_of(e, s.common) == ["A"]
+
+
+def test_a_player_without_cards_may_still_cover_a_dragon_and_win_the_pile_back():
+    e = engine_of("dragon", 2, cards=card_set([character("A", 1)], [dict(DRAGON[0], copies=1)]))
+    s = deal(e, {0: ["A"], 1: ["Dragon"]}, first=0)
+    answer_all(e, s, {})  # seat 0 turned its last card; seat 1 turns the dragon
+    answer_all(e, s, {0: COVER_IT})
+    assert not s.game_over and s.turner == 0 and names_of(e, s.common) == ["A"] and len(s.piles[0]) == 1
+
+
+def test_a_player_who_pays_its_last_card_for_a_false_cover_plays_on():
+    e = engine_of("dragon", 2, cards=SMALL)
+    s = deal(e, {0: ["A", "B", "C", "D"], 1: ["E", "F", "Dragon", "Dragon"]}, first=0)
+    for _ in range(4):
+        answer_all(e, s, {})
+    assert names_of(e, s.piles[0]) == ["D"]
+    answer_all(e, s, {0: COVER_IT})  # seat 0 covers its own C: it pays with D, its last card
+    assert not s.game_over and len(s.piles[0]) == 0 and kinds(e, s).count("burned") == 1
+    assert names_of(e, s.common) == ["D", "A", "E", "B", "F", "C", "Dragon"]
+
+
+def test_at_the_end_the_turner_is_still_who_turned_the_top_card():
+    e = engine_of("dragon", 2, cards=SMALL)
+    s = deal(e, {0: ["A", "B", "C", "D"], 1: ["E", "F", "Dragon", "Dragon"]}, first=0)
+    for _ in range(8):
+        answer_all(e, s, {})
+    assert s.game_over and s.turner == 1 and names_of(e, s.common)[-1] == "Dragon"  # seat 0 had none to turn
+    assert "turned by player_1" in e.describe(s, 0)
+    enc = make_encoder(e)
+    assert enc.layout.get(enc.encode(s, 0), "turner").tolist() == [0, 1]  # slot 1: seat 1
 
 
 def test_the_game_ends_when_the_player_who_must_turn_has_none_and_the_most_cards_win():

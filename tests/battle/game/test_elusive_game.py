@@ -1,4 +1,4 @@
-"""Game 6, Elusive bonus, rule by rule on stacked decks (docs/TMNT-BATTLE.md: E1-E5)."""
+"""Game 6, Elusive bonus, rule by rule on stacked decks (docs/TMNT-BATTLE.md: E1-E7)."""
 
 from __future__ import annotations
 
@@ -25,6 +25,13 @@ def test_twenty_cards_each_or_as_many_as_divide_equally_the_rest_aside(n, each, 
     e = engine_of("elusive", n)
     s = e.new_state(np.random.default_rng(0), first=0)
     assert [len(p) for p in s.piles] == [each] * n and len(s.aside) == aside and s.unseen == [each] * n
+
+
+@pytest.mark.parametrize("n, each, aside", [(2, 10, 24), (3, 6, 26), (4, 5, 24)])
+def test_deal_to_all_deals_twenty_cards_in_all_shared_equally(n, each, aside):
+    e = engine_of("elusive", n, deal_to="all")
+    s = e.new_state(np.random.default_rng(0), first=0)
+    assert [len(p) for p in s.piles] == [each] * n and len(s.aside) == aside
 
 
 def test_a_right_call_goes_on_and_a_wrong_one_takes_the_cards_of_the_round():
@@ -92,6 +99,17 @@ def test_in_the_variant_the_others_shout_a_bonus_makes_the_layer_take_the_cards(
     e.step(s, SILENT)
     e.step(s, SHOUT_IT)  # seat 0 shouts before seat 1's Bon: seat 1 takes the cards
     assert kinds(e, s)[-3:] == ["shouted", "laid", "took_pile"] and s.events[-1].seat == 1
+
+
+@pytest.mark.parametrize("unshouted, taker", [("free", None), ("layer", 1)])
+def test_in_the_variant_a_bonus_card_nobody_shouts_at_is_free_or_the_layers_mistake(unshouted, taker):
+    e, s = game(3, {0: ["A", "B"], 1: ["Bon", "C"], 2: ["D", "Bon"]}, deal_=2, shout="others", unshouted=unshouted)
+    for _ in range(4):  # nobody shouts before A, then before seat 1's Bon
+        e.step(s, SILENT)
+    assert names_of(e, s.table) == ([] if taker else ["A", "Bon"]) and s.layer == 2
+    took = [ev.seat for ev, kind in zip(s.events, kinds(e, s)) if kind == "took_pile"]
+    assert took == ([taker] if taker else [])
+    assert names_of(e, list(s.piles[1])) == (["C", "A", "Bon"] if taker else ["C"])
 
 
 @pytest.mark.parametrize("race", ["random", "seat"])

@@ -1,4 +1,4 @@
-"""Game 4, Name the character, rule by rule on stacked decks (docs/TMNT-BATTLE.md: N1-N4)."""
+"""Game 4, Name the character, rule by rule on stacked decks (docs/TMNT-BATTLE.md: N1-N5)."""
 
 from __future__ import annotations
 
@@ -53,6 +53,23 @@ def test_no_name_twice_in_a_row_and_none_said_by_another_in_this_round():
     assert legal_names(e, s) == ["say B", "say C", "say D"]  # seat 0 said A last turn; B is free again
     act(e, s, "say C")
     assert legal_names(e, s) == ["say A", "say D"]  # seat 1 said B last turn, seat 0 said C in this round
+
+
+def test_in_a_row_last_bans_the_name_just_said_across_the_round_boundary():
+    e = engine_of("names", 2, cards=card_set([character(x, 1, copies=2) for x in "ABCD"]), in_a_row="last")
+    enc = make_encoder(e)
+    s = deal(e, {0: ["B", "C", "D"], 1: ["C", "D", "A"]}, first=0)
+    act(e, s, "say A")
+    assert legal_names(e, s) == ["say B", "say C", "say D"]  # seat 1: A was just said (and in this round)
+    act(e, s, "say B")
+    assert s.rounds == 1 and s.said == []
+    assert legal_names(e, s) == ["say A", "say C", "say D"]  # seat 0: B was just said; its own A is free
+    assert enc.layout.get(enc.encode(s, 0), "just_said").tolist() == [0, 1, 0, 0]
+    e_own = engine_of("names", 2, cards=card_set([character(x, 1, copies=2) for x in "ABCD"]))
+    s_own = deal(e_own, {0: ["B", "C", "D"], 1: ["C", "D", "A"]}, first=0)
+    act(e_own, s_own, "say A")
+    act(e_own, s_own, "say B")
+    assert "say B" in legal_names(e_own, s_own)  # the default (own): the name just said may be repeated
 
 
 def test_without_restrictions_every_name_may_be_said():

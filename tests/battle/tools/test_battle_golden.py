@@ -32,8 +32,9 @@ def test_golden_files_are_exactly_the_listed_games():
 
 
 NON_DEFAULT = {"battle": ("view", "choice", "chooser", "tie"), "dragon": ("race", "false_cover", "remainder"),
-               "attack": ("beat", "tie", "hand_size"), "names": ("guess", "restrictions"),
-               "bonus": ("bluff", "challenge_cost", "no_repeat", "answered"), "elusive": ("shout", "take", "race", "deal")}
+               "attack": ("beat", "tie", "hand_size", "at_top"), "names": ("guess", "restrictions", "in_a_row"),
+               "bonus": ("bluff", "challenge_cost", "no_repeat", "answered"),
+               "elusive": ("shout", "take", "race", "deal", "deal_to", "unshouted")}
 
 
 def test_golden_games_cover_every_game_its_options_and_2_to_4_players():

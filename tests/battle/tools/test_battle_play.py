@@ -3,6 +3,9 @@ bad answers asked again, quitting, logs, and what the human is shown."""
 
 from __future__ import annotations
 
+import re
+
+import numpy as np
 import pytest
 
 from uno_env.battle.game import GAMES, TITLES
@@ -62,6 +65,37 @@ def test_bad_answers_are_asked_again_and_help_and_table_are_shown():
     assert P.main(["--game", "battle", "--seed", "5", "--opponents", "random"], s.read, s.write) == 0
     assert "'luck' is not a legal action now" in s.text and "Enter the number of an action" in s.text
     assert "game ended by the player (seed 5)" in s.text  # end of input ends the game
+
+
+def test_table_shows_the_table_and_the_numbered_actions_again():
+    engine = P.make_engine("battle", None, None, 2, record_events=True)
+    s = Script(["table"], default=None)
+    game = P.TerminalGame(engine, 0, ["human", "strong"], 1, s.read, s.write, first=0)
+    with pytest.raises(P.Quit):
+        game.ask_human()
+    assert s.text.count("your decision (choose)") == 2 and s.text.count("  1. name ingenuity") == 2
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_final_table_says_the_game_is_over_and_names_no_next_player(game):
+    s = Script()
+    extra = ["--set", "max_rounds=40"] if game in ("bonus", "names") else []
+    assert P.main(["--game", game, "--seed", "3"] + extra, s.read, s.write) == 0
+    header = s.out[-3].splitlines()[0]  # the final table, then the winner and the scores
+    assert " over after " in header and "next" not in header and "leader" not in header
+    assert "chooser" not in header and "turn " not in header and "exchange 41" not in header
+
+
+def test_counts_of_one_are_singular_on_the_table():
+    engine = P.make_engine("attack", None, None, 2, record_events=True)
+    state = engine.new_state(np.random.default_rng(0), first=0)
+    state.won = [1, 2]
+    text = engine.describe(state, 0)
+    assert "player_0: 1 round won" in text and "player_1: 2 rounds won" in text
+    dragon = P.make_engine("dragon", None, None, 2, record_events=True)
+    s = dragon.new_state(np.random.default_rng(0), first=0)
+    s.piles[1] = type(s.piles[1])(list(s.piles[1])[:1])
+    assert re.search(r"player_1: +1 card$", dragon.describe(s, 0), re.M)
 
 
 def test_quit_and_ctrl_c_end_the_game_and_the_log_says_aborted(tmp_path):

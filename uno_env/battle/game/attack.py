@@ -1,7 +1,7 @@
 """Game 3, **Unexpected attack: fight an invisible enemy**: beat the invisible player's card
 with one of your five; the most rounds won wins.
 
-Rules (docs/TMNT-BATTLE.md, game 3; Decisions A1-A4, C1, C5):
+Rules (docs/TMNT-BATTLE.md, game 3; Decisions A1-A5, C1, C5):
 
 1. The bonus cards are set aside. Each player is dealt ``hand_size`` (5) characters or
    Purple Dragons, then ``hand_size`` more go face down in a row for the "invisible
@@ -12,7 +12,9 @@ Rules (docs/TMNT-BATTLE.md, game 3; Decisions A1-A4, C1, C5):
    seat order from the first player, answers hidden), then all are shown.
 3. A card beats the invisible card (A2) if its points in a target skill exceed ``S``
    (``beat: same``; its score: its best points in a target skill), or if its highest points
-   exceed ``S`` (``any``; its score: its highest points).
+   exceed ``S`` (``any``; its score: its highest points). An invisible card whose ``S`` is
+   the card set's highest points cannot be exceeded, so its round is dead (A5, ``at_top:
+   dead``); ``match``: there, equal points beat it.
 4. Of the cards that beat it the highest score wins the round and takes all the round's
    cards (n + 1); equal best scores (A3): the higher total of the four skills wins, still
    equal nobody (``tie: total``), or nobody at once (``nobody``). No card beats it: nobody
@@ -39,7 +41,7 @@ target_mask      4         1 for its target skills (its highest)
 seen             T         cards shown so far (invisible and played), counts
 won              n         rounds won by each slot / ``hand_size``
 round            1         rounds played / ``hand_size``
-rules            2         beat any, tie nobody
+rules            3         beat any, tie nobody, at_top match
 ===============  ========  ====================================================
 """
 
@@ -51,6 +53,7 @@ from typing import Any
 import numpy as np
 
 from uno_env.battle.game import events as E
+from uno_env.battle.game.events import counted, plural
 from uno_env.battle.game.base import Engine, Layout, State, best_of, one_hot
 from uno_env.battle.game.cards import FIGHTERS, NUM_SKILLS, card_text
 
@@ -78,6 +81,8 @@ class AttackEngine(Engine):
     def __init__(self, rules, cards, num_players, record_events=False):
         self.num_actions = cards.size
         super().__init__(rules, cards, num_players, record_events)
+        # the highest points of the card set's fighters: no card can exceed them (A5)
+        self.top_points = max(max(self.cards.types[t].skills) for t in self.deck)
 
     def check_cards(self) -> None:
         need = (self.n + 1) * self.rules.hand_size
@@ -118,7 +123,10 @@ class AttackEngine(Engine):
             points = max(skills[k] for k in self.target_skills(target))
         else:
             points = max(skills)
-        return points if points > max(t_skills) else 0
+        beaten = max(t_skills)
+        if self.rules.at_top == "match" and beaten >= self.top_points:  # A5: equal points beat the top
+            return points if points >= beaten else 0
+        return points if points > beaten else 0
 
     def _next_round(self, s: AttackState) -> None:
         if s.rounds >= self.rules.hand_size:
@@ -173,12 +181,13 @@ class AttackEngine(Engine):
 
     def describe(self, s: AttackState, seat: int) -> str:
         names = self.card_names
-        lines = [f"unexpected attack  round {min(s.rounds + 1, self.rules.hand_size)} of {self.rules.hand_size}"]
+        lines = [f"unexpected attack  round {s.rounds + 1} of {self.rules.hand_size}" if not s.game_over
+                 else f"unexpected attack  over after {counted(s.rounds, 'round')}"]
         if s.target >= 0:
             lines.append(f"invisible player: {card_text(self.cards, s.target)}")
         for q in range(s.n):
             last = f"  last played {names[s.last_played[q]]}" if s.last_played[q] >= 0 else ""
-            lines.append(f"  player_{q}: {s.won[q]} rounds won{last}")
+            lines.append(f"  player_{q}: {counted(s.won[q], 'round')} won{last}")
         hand = [card_text(self.cards, int(k)) for k in np.flatnonzero(s.hands[seat])
                 for _ in range(int(s.hands[seat, k]))]
         lines.append(f"player_{seat} hand: " + ("; ".join(hand) or "-"))
@@ -201,11 +210,11 @@ class AttackEncoder:
         self.engine = engine
         n, t = engine.n, engine.cards.size
         self.layout = Layout([("deciding", 1), ("hand", t), ("target", t), ("target_skills", NUM_SKILLS),
-                              ("target_mask", NUM_SKILLS), ("seen", t), ("won", n), ("round", 1), ("rules", 2)])
+                              ("target_mask", NUM_SKILLS), ("seen", t), ("won", n), ("round", 1), ("rules", 3)])
         self.size = self.layout.size
         self._top_points = max(1, max(max(ct.skills) for ct in engine.cards.types))
         r = engine.rules
-        self._rules = np.array([r.beat == "any", r.tie == "nobody"], np.float32)
+        self._rules = np.array([r.beat == "any", r.tie == "nobody", r.at_top == "match"], np.float32)
         self._o = {name: self.layout.offset(name) for name, _ in self.layout.blocks}
 
     def encode(self, s: AttackState, seat: int) -> np.ndarray:

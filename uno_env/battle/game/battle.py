@@ -54,6 +54,7 @@ from typing import Any
 import numpy as np
 
 from uno_env.battle.game import events as E
+from uno_env.battle.game.events import counted, plural
 from uno_env.battle.game.base import Engine, Layout, State, one_hot
 from uno_env.battle.game.cards import FIGHTERS, NUM_SKILLS, SKILLS, card_text
 
@@ -161,7 +162,8 @@ class BattleEngine(Engine):
 
     def describe(self, s: BattleState, seat: int) -> str:
         names = self.card_names
-        lines = [f"battle  round {s.rounds + 1}  chooser player_{s.chooser}  pot {len(s.pot)}"]
+        lines = [f"battle  round {s.rounds + 1}  chooser player_{s.chooser}  pot {len(s.pot)}" if not s.game_over
+                 else f"battle  over after {counted(s.rounds, 'round')}  pot {len(s.pot)}"]
         if s.last_skill >= 0:
             shown = ", ".join(f"player_{q} {names[c]}" for q, c in enumerate(s.last_cards) if c >= 0)
             lines.append(f"last round: {SKILLS[s.last_skill]}: {shown}")
@@ -169,7 +171,8 @@ class BattleEngine(Engine):
             top = ""
             if s.piles[q] and (q == seat or self.rules.view == "open") and not s.game_over:
                 top = "  top " + card_text(self.cards, s.piles[q][0])
-            lines.append(f"  player_{q}: {len(s.piles[q]):3d} cards{' (out)' if s.out[q] else ''}{top}")
+            size = len(s.piles[q])
+            lines.append(f"  player_{q}: {size:3d} {plural(size, 'card')}{' (out)' if s.out[q] else ''}{top}")
         return "\n".join(lines)
 
     def snapshot(self, s: BattleState) -> dict[str, Any]:

@@ -10,8 +10,9 @@ Rules (docs/TMNT-BATTLE.md, game 5; Decisions O1-O7, C1-C5):
    named on its previous lead, unless every card it holds has that characteristic.
 3. The next player (to the left) responds (O2):
    - **answer** with a bonus card of the named characteristic, if it holds one (then it must
-     answer or, with ``bluff``, challenge): both cards are shown and the leader takes them
-     (``answered: leader``, O7; ``out``: both cards leave the game);
+     answer or, with ``bluff``, challenge): both cards are shown and leave the game
+     (``answered: out``, O7; ``leader``: the leader takes them, a reading under which a
+     two-player game can never end, tests/battle/game/test_bonus_reachability.py);
    - **take** the led card, face down, when it holds none of that characteristic;
    - with ``bluff``, **challenge**: the led card is shown. A bluff: the leader takes it back
      and the challenger gives the leader ``challenge_cost`` cards of its hand (drawn at
@@ -68,6 +69,7 @@ from typing import Any
 import numpy as np
 
 from uno_env.battle.game import events as E
+from uno_env.battle.game.events import counted, plural
 from uno_env.battle.game.base import Engine, Layout, State, one_hot
 from uno_env.battle.game.cards import BONUS, NUM_SKILLS, SKILLS
 
@@ -253,13 +255,15 @@ class BonusEngine(Engine):
 
     def describe(self, s: BonusState, seat: int) -> str:
         names = [self.card_names[t] for t in self.bonus_ids]
-        lines = [f"bonus battle  exchange {s.rounds + 1}  leader player_{s.leader}"]
+        lines = [f"bonus battle  exchange {s.rounds + 1}  leader player_{s.leader}" if not s.game_over
+                 else f"bonus battle  over after {counted(s.rounds, 'exchange')}"]
         if s.phase == RESPOND:
             lines.append(f"player_{s.leader} led a card face down, naming {SKILLS[s.named]}")
         for q in range(s.n):
             known = ", ".join(f"{SKILLS[c]} {int(x)}" for c, x in enumerate(s.known[seat, q]) if x)
             last = f"  last named {SKILLS[s.last_named[q]]}" if s.last_named[q] >= 0 else ""
-            lines.append(f"  player_{q}: {int(s.hands[q].sum()):2d} cards{last}"
+            size = int(s.hands[q].sum())
+            lines.append(f"  player_{q}: {size:2d} {plural(size, 'card')}{last}"
                          + (f"  known: {known}" if known and q != seat else ""))
         hand = [f"{names[b]} ({SKILLS[self.char_of[b]]})" for b in np.flatnonzero(s.hands[seat])
                 for _ in range(int(s.hands[seat, b]))]

@@ -1,10 +1,11 @@
 """Game 2, **Catch the dragon!**: turn cards onto a common pile; cover a Purple Dragon first
 to take the pile; the most cards wins.
 
-Rules (docs/TMNT-BATTLE.md, game 2; Decisions D1-D5, C1-C5):
+Rules (docs/TMNT-BATTLE.md, game 2; Decisions D0-D5, C1-C5):
 
 1. The whole deck (characters, Purple Dragons, bonus cards; at least one Purple Dragon) is
-   dealt equally, face down.
+   dealt face down, equally: what does not divide is set aside unseen (D0, ``remainder:
+   aside``; ``deal``: dealt on from the first player, every card in play).
 2. In turn from the first player, each player turns the top card of its pile onto the
    common pile (turning has no decision, D1).
 3. After every card turned, every player (the one who turned it too) covers it or waits, at
@@ -15,10 +16,12 @@ Rules (docs/TMNT-BATTLE.md, game 2; Decisions D1-D5, C1-C5):
    the common pile under its cards (in the order it was laid) and turns the next card. A
    dragon nobody covers stays in the pile; the next player turns.
 5. A card that is no dragon covered (D4): each who covered it puts its top card face down
-   under the common pile (``false_cover: burn``; a player without cards gives nothing), or
-   nothing happens (``none``).
+   under the common pile (``false_cover: burn``), or nothing happens (``none``). With
+   ``burn``, a coverer without cards cannot pay: the game ends at once, as in 6 (it is "left
+   without cards"), so a card-less player's cover is never free.
 6. The game ends when the player who must turn a card has none (D5); the most cards wins,
-   ties share (C5); after ``max_rounds`` cards turned the count decides too (C4).
+   ties share (C5); after ``max_rounds`` cards turned the count decides too (C4). The
+   ``turner`` stays the player who turned the top card.
 
 =======  ==========================================================
 phase    decision of ``state.actor``
@@ -53,6 +56,7 @@ from typing import Any
 import numpy as np
 
 from uno_env.battle.game import events as E
+from uno_env.battle.game.events import counted, plural
 from uno_env.battle.game.base import Engine, Layout, State, best_of, one_hot
 from uno_env.battle.game.cards import DRAGON
 
@@ -96,13 +100,13 @@ class DragonEngine(Engine):
 
     def _turn(self, s: DragonState, p: int) -> None:
         """``p`` turns its top card and the cover window opens (or the game ends)."""
-        s.turner = p
         if not s.piles[p]:
             self.finish(s, best_of([len(q) for q in s.piles], most=True))
             return
         if s.rounds >= self.rules.max_rounds:
             self.finish_by_count(s, [len(q) for q in s.piles], most=True)
             return
+        s.turner = p  # who turned the top card: unchanged when the game ends instead
         card = s.piles[p].popleft()
         s.common.append(card)
         self.event(s, E.TURNED, p, card, int(self.is_dragon(card)))
@@ -131,10 +135,14 @@ class DragonEngine(Engine):
             self._turn(s, taker)
             return
         if not self.is_dragon(top) and self.rules.false_cover == "burn":
+            broke = [q for q in covers if not s.piles[q]]
             for q in covers:
                 if s.piles[q]:
                     s.common.insert(0, s.piles[q].popleft())
                     self.event(s, E.BURNED, q, -1, 1)
+            if broke:  # D4: a coverer without cards cannot pay: the game ends (D5)
+                self.finish(s, best_of([len(q) for q in s.piles], most=True))
+                return
         self._turn(s, (s.turner + 1) % s.n)
 
     # ------------------------------------------------------------------ outcomes and views
@@ -143,11 +151,12 @@ class DragonEngine(Engine):
 
     def describe(self, s: DragonState, seat: int) -> str:
         top = self.card_names[s.common[-1]] if s.common else "-"
-        lines = [f"catch the dragon  card {s.rounds + (0 if s.game_over else 1)}  common pile {len(s.common)}"
+        lines = [(f"catch the dragon  card {s.rounds + 1}" if not s.game_over
+                  else f"catch the dragon  over after {counted(s.rounds, 'card')}") + f"  common pile {len(s.common)}"
                  f"  top {top}{' (PURPLE DRAGON)' if s.common and self.is_dragon(s.common[-1]) else ''}"
                  f"  turned by player_{s.turner}"]
         for q in range(s.n):
-            lines.append(f"  player_{q}: {len(s.piles[q]):3d} cards")
+            lines.append(f"  player_{q}: {len(s.piles[q]):3d} {plural(len(s.piles[q]), 'card')}")
         return "\n".join(lines)
 
     def snapshot(self, s: DragonState) -> dict[str, Any]:

@@ -1,11 +1,12 @@
 """Game 6, **Elusive bonus** (like Drunkard): lay your top card, shouting "Bonus!" if you
 expect a bonus card; a mistake takes the cards; the first with no cards wins.
 
-Rules (docs/TMNT-BATTLE.md, game 6; Decisions E1-E5, C1-C5):
+Rules (docs/TMNT-BATTLE.md, game 6; Decisions E1-E7, C1-C5):
 
 1. The whole deck is shuffled and ``deal`` (20) cards are dealt to each player, face down
    (fewer each, as many as divide equally, if the deck is short); the rest is set aside
-   unseen (E1). Nobody looks at its own cards.
+   unseen (E1; ``deal_to: all``: ``deal`` cards in all, as many each as divide equally).
+   Nobody looks at its own cards.
 2. In turn from the first player, a player lays its top card face up on the table.
 3. ``shout: own`` (E2): before laying it, the player shouts "Bonus!" or stays silent. Right
    (a shout and a bonus card, or silence and another card): play goes on. Wrong: it takes
@@ -15,7 +16,8 @@ Rules (docs/TMNT-BATTLE.md, game 6; Decisions E1-E5, C1-C5):
    asks in seat order from the layer's left, answers hidden). A shout and a bonus card: the
    layer takes the cards. A shout and another card: the shouter takes them; of several
    shouters the first (E4: ``race: random``, drawn with the RNG, or ``seat``, the nearest to
-   the layer's left). Nobody shouts: play goes on.
+   the layer's left). Nobody shouts: play goes on (E7, ``unshouted: free``; ``layer``: a
+   bonus card nobody shouted at is the layer's mistake, it takes the cards, as in 3).
 5. Which cards are taken (E3): ``take: round``: the cards laid in this round (one turn of
    each player from the first player; at the end of a round the cards on the table leave
    the game); ``table``: every card on the table (they stay until someone takes them).
@@ -53,7 +55,7 @@ unseen_all       1         cards never shown (piles and set aside) / the deck's 
 unseen_bonus     1         bonus cards never shown / the deck's size
 round_laid       1         cards laid in this round / n
 rounds           1         rounds played / ``max_rounds``
-rules            3         shout others, take table, race seat
+rules            4         shout others, take table, race seat, unshouted layer
 ===============  ========  ====================================================
 """
 
@@ -66,6 +68,7 @@ from typing import Any
 import numpy as np
 
 from uno_env.battle.game import events as E
+from uno_env.battle.game.events import counted, plural
 from uno_env.battle.game.base import Engine, Layout, State, one_hot
 from uno_env.battle.game.cards import BONUS
 
@@ -98,6 +101,10 @@ class ElusiveEngine(Engine):
         return self.cards.types[card].kind == BONUS
 
     def per_player(self) -> int:
+        """E1: ``deal`` cards to each (``deal_to: each``) or in all (``all``), as many as divide
+        equally when the deck is short."""
+        if self.rules.deal_to == "all":
+            return min(self.rules.deal, len(self.deck)) // self.n
         return min(self.rules.deal, len(self.deck) // self.n)
 
     def new_game_state(self, rng: np.random.Generator) -> ElusiveState:
@@ -187,6 +194,9 @@ class ElusiveEngine(Engine):
                 took = True
             else:
                 self._take(s, self.pick_first(s, shouters, self.rules.race))
+        elif self.is_bonus(card) and self.rules.unshouted == "layer":  # E7: laid silently, as the main rule
+            self._take(s, s.layer)
+            took = True
         self._after(s, took)
 
     # ------------------------------------------------------------------ outcomes and views
@@ -198,15 +208,16 @@ class ElusiveEngine(Engine):
 
     def describe(self, s: ElusiveState, seat: int) -> str:
         names = self.card_names
-        lines = [f"elusive bonus  round {s.rounds + 1}  next player_{s.layer}  table {len(s.table)}"
-                 f"  unseen {s.unseen_all} ({s.unseen_bonus} bonus)"]
+        head = (f"elusive bonus  round {s.rounds + 1}  next player_{s.layer}" if not s.game_over
+                else f"elusive bonus  over after {counted(s.rounds, 'round')}")
+        lines = [f"{head}  table {len(s.table)}  unseen {s.unseen_all} ({s.unseen_bonus} bonus)"]
         if s.table:
             lines.append("table: " + ", ".join(names[c] for c in s.table[-6:]) + (" ..." if len(s.table) > 6 else ""))
         for q in range(s.n):
             top = ""
             if self.top_known(s, q):
                 top = f"  top known: {names[s.piles[q][0]]}" + (" (bonus)" if self.is_bonus(s.piles[q][0]) else "")
-            lines.append(f"  player_{q}: {len(s.piles[q]):3d} cards ({s.unseen[q]} unseen){top}")
+            lines.append(f"  player_{q}: {len(s.piles[q]):3d} {plural(len(s.piles[q]), 'card')} ({s.unseen[q]} unseen){top}")
         return "\n".join(lines)
 
     def snapshot(self, s: ElusiveState) -> dict[str, Any]:
@@ -224,11 +235,12 @@ class ElusiveEncoder:
         n = engine.n
         self.layout = Layout([("phase", 2), ("layer", n), ("piles", n), ("unseen", n), ("top_known", n),
                               ("top_bonus", n), ("table", 1), ("table_bonus", 1), ("unseen_all", 1),
-                              ("unseen_bonus", 1), ("round_laid", 1), ("rounds", 1), ("rules", 3)])
+                              ("unseen_bonus", 1), ("round_laid", 1), ("rounds", 1), ("rules", 4)])
         self.size = self.layout.size
         self._deck = max(1, len(engine.deck))
         r = engine.rules
-        self._rules = np.array([r.shout == "others", r.take == "table", r.race == "seat"], np.float32)
+        self._rules = np.array([r.shout == "others", r.take == "table", r.race == "seat",
+                                r.unshouted == "layer"], np.float32)
         self._o = {name: self.layout.offset(name) for name, _ in self.layout.blocks}
 
     def encode(self, s: ElusiveState, seat: int) -> np.ndarray:

@@ -63,8 +63,18 @@ EVENT_NAMES = ("dealt", "named", "shown", "won", "tied", "out", "turned", "cover
 NUM_EVENT_KINDS = len(EVENT_NAMES)
 
 
+def plural(n: int, noun: str) -> str:
+    """``noun`` for one, ``noun + "s"`` for any other count (``1 card``, ``0 cards``)."""
+    return noun if n == 1 else noun + "s"
+
+
+def counted(n: int, noun: str) -> str:
+    """``n`` and its noun: ``1 card``, ``3 cards``."""
+    return f"{n} {plural(n, noun)}"
+
+
 def _cards(n: int) -> str:
-    return f"{n} card{'s' if n != 1 else ''}"
+    return counted(n, "card")
 
 
 def describe(event: Event, card_names: Sequence[str], player_names: Sequence[str],
@@ -83,7 +93,8 @@ def describe(event: Event, card_names: Sequence[str], player_names: Sequence[str
     if kind == WON:
         return f"{who} wins the round" + (f" and takes {_cards(value)}" if value > 0 else "")
     if kind == TIED:
-        return "a tie: " + (f"{_cards(value)} wait in the pot" if value else "every card goes back")
+        return "a tie: " + (f"{_cards(value)} {'waits' if value == 1 else 'wait'} in the pot" if value
+                            else "every card goes back")
     if kind == OUT:
         return f"{who} has no cards left and is out"
     if kind == TURNED:
@@ -122,7 +133,7 @@ def describe(event: Event, card_names: Sequence[str], player_names: Sequence[str
     if kind == LAID:
         return f"{who} lays {name}" + (" (a bonus card)" if value else "")
     if kind == CLEARED:
-        return f"{_cards(value)} leave the game"
+        return f"{_cards(value)} {'leaves' if value == 1 else 'leave'} the game"
     if kind == LIMIT:
         return f"the round limit ({value}) is reached: the count decides"
     if kind == GAME_OVER:

@@ -1,7 +1,7 @@
 """Game 4, **Name the character**: take your top card, say whose it is; the first with no
 cards wins.
 
-Rules (docs/TMNT-BATTLE.md, game 4; Decisions N1-N4, C1-C5):
+Rules (docs/TMNT-BATTLE.md, game 4; Decisions N1-N5, C1-C5):
 
 1. The bonus cards are removed; the characters and Purple Dragons are dealt equally, face
    down. The cards of a type share its name (the four Purple Dragons of the stand-in set
@@ -11,10 +11,11 @@ Rules (docs/TMNT-BATTLE.md, game 4; Decisions N1-N4, C1-C5):
 3. The guess (N1): with ``guess: right_discards`` a right name puts the card face up in the
    middle and a wrong one puts it back, face down, under the player's pile; with
    ``wrong_discards`` (the sheet's words as translated) the other way round.
-4. Names (N2, ``restrictions``): a player may not say the name it said on its previous turn,
-   nor a name another player said in this round (N3: a round is one turn of each player,
-   from the first player). The card set has more names than players, so a name is always
-   left.
+4. Names (N2, ``restrictions``): a player may not say the name it said on its previous turn
+   (N5, ``in_a_row: own``; ``last``: not the name said just before, by anyone, across a
+   round's end too), nor a name another player said in this round (N3: a round is one turn
+   of each player, from the first player). The card set has more names than players, so a
+   name is always left.
 5. Everyone saw every card shown and where it went (N4): the observation tells, for every
    pile, how many of its cards are known and which, and whether its top card is known.
 6. A player whose pile is empty after its turn wins at once. After ``max_rounds`` rounds
@@ -35,6 +36,7 @@ block             size      content
 deciding          1         1 when I say a name now
 said              N         names said by the others this round
 my_last           N         the name I said last turn, one-hot
+just_said         N         the name said just before (by anyone), one-hot
 middle            N         cards in the middle, by name
 piles             n         cards in each pile / the deck's size
 known             n N       cards of each pile that were shown, by name
@@ -42,7 +44,7 @@ top_known         n         1 if that pile's top card was shown before
 top_name          n N       that known top card's name, one-hot
 turn              n         whose turn it is, one-hot
 rounds            1         rounds played / ``max_rounds``
-rules             2         guess wrong_discards, no restrictions
+rules             3         guess wrong_discards, no restrictions, in_a_row last
 ================  ========  ====================================================
 """
 
@@ -55,6 +57,7 @@ from typing import Any
 import numpy as np
 
 from uno_env.battle.game import events as E
+from uno_env.battle.game.events import counted, plural
 from uno_env.battle.game.base import Engine, Layout, State, one_hot
 from uno_env.battle.game.cards import FIGHTERS
 
@@ -69,6 +72,7 @@ class NamesState(State):
     middle: list = field(default_factory=list)  # cards put in the middle, in order
     said: list = field(default_factory=list)  # (seat, name) said this round
     last_name: list = field(default_factory=list)  # per seat: the name said last turn, -1
+    just_said: int = -1  # the name said just before (by anyone), -1
 
 
 class NamesEngine(Engine):
@@ -107,7 +111,8 @@ class NamesEngine(Engine):
     def _legal_guess(self, s: NamesState, p: int) -> list[int]:
         if not self.rules.restrictions:
             return list(range(self.num_actions))
-        banned = {name for q, name in s.said if q != p} | {s.last_name[p]}
+        banned = {name for q, name in s.said if q != p}
+        banned.add(s.last_name[p] if self.rules.in_a_row == "own" else s.just_said)
         return [i for i in range(self.num_actions) if i not in banned]
 
     def _apply_guess(self, s: NamesState, p: int, name: int) -> None:
@@ -120,7 +125,7 @@ class NamesEngine(Engine):
         else:
             s.piles[p].append(card)
             s.shown[p].append(True)
-        s.last_name[p] = name
+        s.last_name[p] = s.just_said = name
         s.said.append((p, name))
         if not s.piles[p]:
             self.finish(s, [p])
@@ -145,15 +150,17 @@ class NamesEngine(Engine):
     def describe(self, s: NamesState, seat: int) -> str:
         g = self.guess_names
         lines = [f"name the character  round {s.rounds + 1}  middle {len(s.middle)}  turn player_{s.actor}"
-                 if not s.game_over else f"name the character  over after {s.rounds} rounds"]
+                 if not s.game_over else f"name the character  over after {counted(s.rounds, 'round')}"]
         if s.said:
             lines.append("said this round: " + ", ".join(f"player_{q} {g[name]}" for q, name in s.said))
         for q in range(s.n):
             known = self.known_names(s, q)
             top = f"  top known: {g[self.name_of[s.piles[q][0]]]}" if s.piles[q] and s.shown[q][0] else ""
-            lines.append(f"  player_{q}: {len(s.piles[q]):3d} cards, {len(known)} shown{top}")
+            lines.append(f"  player_{q}: {len(s.piles[q]):3d} {plural(len(s.piles[q]), 'card')}, {len(known)} shown{top}")
         if s.last_name[seat] >= 0 and not s.game_over:
             lines.append(f"player_{seat} said {g[s.last_name[seat]]} last turn")
+        if self.rules.in_a_row == "last" and s.just_said >= 0 and not s.game_over:
+            lines.append(f"said just before: {g[s.just_said]}")
         return "\n".join(lines)
 
     def snapshot(self, s: NamesState) -> dict[str, Any]:
@@ -171,13 +178,14 @@ class NamesEncoder:
     def __init__(self, engine: NamesEngine):
         self.engine = engine
         n, g = engine.n, engine.num_actions
-        self.layout = Layout([("deciding", 1), ("said", g), ("my_last", g), ("middle", g), ("piles", n),
-                              ("known", n * g), ("top_known", n), ("top_name", n * g), ("turn", n),
-                              ("rounds", 1), ("rules", 2)])
+        self.layout = Layout([("deciding", 1), ("said", g), ("my_last", g), ("just_said", g), ("middle", g),
+                              ("piles", n), ("known", n * g), ("top_known", n), ("top_name", n * g),
+                              ("turn", n), ("rounds", 1), ("rules", 3)])
         self.size = self.layout.size
         self._deck = max(1, len(engine.deck))
         r = engine.rules
-        self._rules = np.array([r.guess == "wrong_discards", not r.restrictions], np.float32)
+        self._rules = np.array([r.guess == "wrong_discards", not r.restrictions, r.in_a_row == "last"],
+                               np.float32)
         self._o = {name: self.layout.offset(name) for name, _ in self.layout.blocks}
 
     def encode(self, s: NamesState, seat: int) -> np.ndarray:
@@ -188,6 +196,7 @@ class NamesEncoder:
             if q != seat:
                 out[o["said"] + name] = 1.0
         one_hot(out, o["my_last"], s.last_name[seat])
+        one_hot(out, o["just_said"], s.just_said)
         for c in s.middle:
             out[o["middle"] + e.name_of[c]] += 1.0
         slots = e.slots(seat)

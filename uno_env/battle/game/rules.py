@@ -13,13 +13,14 @@ battle     BattleRules     view own|open, choice free|highest, chooser winner|ro
                            tie pot|return, remainder aside|deal, max_rounds 1000
 dragon     DragonRules     race random|seat, false_cover burn|none, remainder
                            aside|deal, max_rounds 2000
-attack     AttackRules     hand_size 5, beat same|any, tie total|nobody
+attack     AttackRules     hand_size 5, beat same|any, tie total|nobody, at_top dead|match
 names      NamesRules      guess right_discards|wrong_discards, restrictions true|false,
-                           remainder aside|deal, max_rounds 1500
+                           in_a_row own|last, remainder aside|deal, max_rounds 1500
 bonus      BonusRules      bluff false|true, challenge_cost 1, no_repeat true|false,
-                           answered leader|out, remainder aside|deal, max_rounds 200
-elusive    ElusiveRules    deal 20, shout own|others, take round|table, race
-                           random|seat, max_rounds 1000
+                           answered out|leader, remainder aside|deal, max_rounds 200
+elusive    ElusiveRules    deal 20, deal_to each|all, shout own|others, take
+                           round|table, race random|seat, unshouted free|layer,
+                           max_rounds 1000
 =========  ==============  ==========================================================
 
 **Presets** are package data, ``uno_env/battle/game/presets/<name>.yaml``: one file per
@@ -68,7 +69,11 @@ CHOICES: dict[str, tuple[str, ...]] = {
     "shout": ("own", "others"),
     "take": ("round", "table"),
     "remainder": ("aside", "deal"),
-    "answered": ("leader", "out"),
+    "answered": ("out", "leader"),
+    "in_a_row": ("own", "last"),
+    "deal_to": ("each", "all"),
+    "unshouted": ("free", "layer"),
+    "at_top": ("dead", "match"),
 }
 _TIE_CHOICES = {"battle": ("pot", "return"), "attack": ("total", "nobody")}
 
@@ -119,6 +124,7 @@ class AttackRules(GameRules):
     hand_size: int = 5  # the sheet's five cards each and five for the invisible player (1..20)
     beat: str = "same"  # Decision A2: beat the invisible card's highest value in that skill ("any": with any skill)
     tie: str = "total"  # Decision A3: equal best beaters: more points in all four skills wins ("nobody")
+    at_top: str = "dead"  # Decision A5: a card at the set's highest points cannot be beaten ("match": equal beats it)
 
 
 @dataclass(frozen=True)
@@ -127,6 +133,7 @@ class NamesRules(GameRules):
     name: str = "names"
     guess: str = "right_discards"  # Decision N1: a right name puts the card in the middle ("wrong_discards": the sheet's words)
     restrictions: bool = True  # the sheet's two bans: your previous name, a name said by another this round
+    in_a_row: str = "own"  # Decision N5: "not the same name in a row": your own previous name ("last": the name just said)
     remainder: str = "aside"  # Decision C2
     max_rounds: int = 1500  # Decision C4: then the fewest cards wins
 
@@ -138,7 +145,7 @@ class BonusRules(GameRules):
     bluff: bool = False  # Decision O1: the named characteristic is the card's (true: any may be named; challenges)
     challenge_cost: int = 1  # Decision O4: a lost challenge passes this many cards to the winner (0..5)
     no_repeat: bool = True  # Decision O3: not the characteristic you led last time (unless you hold only it)
-    answered: str = "leader"  # Decision O7: an answered lead's two cards go to the leader ("out": leave the game)
+    answered: str = "out"  # Decision O7: an answered lead's two cards leave the game ("leader": to the leader)
     remainder: str = "aside"  # Decision C2
     max_rounds: int = 200  # Decision C4: exchanges; then the fewest cards wins
 
@@ -148,9 +155,11 @@ class ElusiveRules(GameRules):
     game: ClassVar[str] = "elusive"
     name: str = "elusive"
     deal: int = 20  # Decision E1: cards dealt to each (fewer if the deck is short), the rest aside (1..200)
+    deal_to: str = "each"  # Decision E1: "distribute 20 of them": 20 to each ("all": 20 in all, shared equally)
     shout: str = "own"  # Decision E2: shout before your own card ("others": the sheet's variant)
     take: str = "round"  # Decision E3: a mistake takes this round's cards ("table": every card laid out)
     race: str = "random"  # Decision E4 (variant): of several shouters, who was first: random ("seat")
+    unshouted: str = "free"  # Decision E7 (variant): a bonus card nobody shouts at goes unpunished ("layer": it takes)
     max_rounds: int = 1000  # Decision C4: then the fewest cards wins
 
 

@@ -17,7 +17,7 @@ actions, numbered. Answer with a number or an action's name (``name strength`` o
 ``strength``, ``cover``, ``say Krang``; a unique beginning is enough, any case). In a
 simultaneous window (covering the dragon, the cards of Unexpected attack) you are asked
 without seeing the others' answers; they are told when the window closes. ``?`` shows
-help, ``table`` the table again, ``quit`` (or end of input, or Ctrl-C) ends the game.
+help, ``table`` the table and the numbered actions again, ``quit`` (or end of input, or Ctrl-C) ends the game.
 ``--log game.jsonl`` writes a game log (:mod:`uno_env.battle.tools.gamelog`; it holds the
 deck, so reading it during the game is reading the cards). The seed (``--seed``, or one
 drawn at random) is shown when the game ends, not before: it deals every pile.
@@ -49,7 +49,7 @@ _MAX_ECHO = 40
 HELP = """\
 Enter the number of an action, or its name (or a unique beginning of it; the word before
 the name may be left out: "strength" for "name strength").
-Other commands: table (the table again), help or ?, quit (end the game)."""
+Other commands: table (the table and your actions again), help or ?, quit (end the game)."""
 
 
 class Quit(Exception):
@@ -115,13 +115,17 @@ class TerminalGame:
     def show_table(self) -> None:
         self.write(self.engine.describe(self.state, self.human))
 
-    def ask_human(self) -> int:
-        legal = self.options()
+    def show_decision(self, legal: list[int]) -> None:
+        """The table, then the legal actions, numbered (at each decision and on ``table``)."""
         self.show_table()
         phase = self.engine.PHASE_NAMES[self.state.phase]
         self.write(f"your decision ({phase}):")
         for i, a in enumerate(legal, 1):
             self.write(f"  {i}. {self.engine.action_names[a]}")
+
+    def ask_human(self) -> int:
+        legal = self.options()
+        self.show_decision(legal)
         while True:
             try:
                 text = self.read("> ")
@@ -134,7 +138,7 @@ class TerminalGame:
                 self.write(HELP)
                 continue
             if t == "table":
-                self.show_table()
+                self.show_decision(legal)
                 continue
             action, reason = self.parse(text, legal)
             if action is not None:

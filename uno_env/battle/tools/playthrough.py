@@ -69,14 +69,16 @@ GOLDEN = (
     Golden("dragon-seat-none-deal-2p", "dragon", None, {"race": "seat", "false_cover": "none",
                                                          "remainder": "deal"}, 2, 4),
     Golden("attack-2p", "attack", None, {}, 2, 5),
-    Golden("attack-any-nobody-4p", "attack", None, {"beat": "any", "tie": "nobody", "hand_size": 4}, 4, 6),
+    Golden("attack-any-nobody-match-4p", "attack", None, {"beat": "any", "tie": "nobody", "at_top": "match",
+                                                          "hand_size": 4}, 4, 6),
     Golden("names-2p", "names", None, {}, 2, 7),
     Golden("names-sheet-free-3p", "names", "names-sheet", {"restrictions": False}, 3, 8),
+    Golden("names-last-2p", "names", None, {"in_a_row": "last"}, 2, 13),
     Golden("bonus-2p", "bonus", None, {"no_repeat": False}, 2, 9),
-    Golden("bonus-bluff-out-3p", "bonus", "bonus-bluff", {"challenge_cost": 2, "answered": "out"}, 3, 10),
+    Golden("bonus-bluff-leader-3p", "bonus", "bonus-bluff", {"challenge_cost": 2, "answered": "leader"}, 3, 10),
     Golden("elusive-2p", "elusive", None, {"deal": 8}, 2, 11),
-    Golden("elusive-others-table-seat-3p", "elusive", "elusive-others", {"take": "table", "race": "seat",
-                                                                         "deal": 6}, 3, 12),
+    Golden("elusive-others-table-seat-layer-all-3p", "elusive", "elusive-others",
+           {"take": "table", "race": "seat", "unshouted": "layer", "deal_to": "all", "deal": 18}, 3, 12),
 )
 
 
