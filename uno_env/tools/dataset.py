@@ -1,6 +1,6 @@
 """``uno-dataset``: datasets of play for offline RL and imitation, in Minari's format.
 
-    uno-dataset create --agents heuristic --players 2 --rules classic --decisions 1000000
+    uno-dataset create --agents heuristic --num-players 2 --rules classic --decisions 1000000
     python -c 'import minari; print(minari.load_dataset("uno/classic-2p/heuristic-v0"))'
     uno-dataset check uno/classic-2p/heuristic-v0      # a dataset you were sent, before Minari reads it
 
@@ -227,7 +227,7 @@ def main(argv: list[str] | None = None) -> int:
     make = sub.add_parser("create", help="play a line-up and write a Minari dataset")
     make.add_argument("--agents", nargs="+", default=["heuristic"],
                       help="agent specs: one for every seat, or one per seat (the recorded learner's first)")
-    make.add_argument("--players", type=int, default=2)
+    make.add_argument("--num-players", type=int, default=2)
     make.add_argument("--rules", default="classic", help="a preset name or a YAML file")
     make.add_argument("--set", action="append", metavar="KEY=VALUE", help="a rule option (repeatable)")
     size = make.add_mutually_exclusive_group()
@@ -251,25 +251,25 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     try:
         rules = make_rules(args.rules, **parse_overrides(args.set))
-        if not 2 <= args.players <= 10:
-            raise ValueError(f"--players must be in 2..10, got {args.players}")
+        if not 2 <= args.num_players <= 10:
+            raise ValueError(f"--num-players must be in 2..10, got {args.num_players}")
         seat: Any = args.seat if args.seat == "random" else int(args.seat)
         n = args.decisions if args.decisions is not None else args.episodes
         if n is not None and n < 1:
             raise ValueError(f"--decisions/--episodes must be >= 1, got {n}")
-        agents = seat_specs(args.agents, args.players)
+        agents = seat_specs(args.agents, args.num_players)
         from uno_env.agents.base import make_agent
         for spec in dict.fromkeys(agents):  # a typo costs nothing
-            make_agent(spec, rules, args.players)
+            make_agent(spec, rules, args.num_players)
     except ValueError as e:
         parser.error(str(e))
     rules_name = args.rules if args.rules in PRESETS and not args.set else "custom"
-    dataset_id = args.id or default_id(rules_name, args.players, agents[0])
+    dataset_id = args.id or default_id(rules_name, args.num_players, agents[0])
     decisions = args.decisions if args.decisions is not None or args.episodes is not None else 10_000
     command = "uno-dataset " + " ".join(shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:]))
     began = time.perf_counter()
     try:
-        path = create_dataset(dataset_id, rules, args.players, agents, seed=args.seed, episodes=args.episodes,
+        path = create_dataset(dataset_id, rules, args.num_players, agents, seed=args.seed, episodes=args.episodes,
                               decisions=None if args.episodes is not None else decisions, seat=seat,
                               max_learner_steps=args.max_learner_steps, command=command)
     except DatasetError as e:
