@@ -210,3 +210,33 @@ def test_an_action_its_mask_forbids_is_refused_when_read(made):
     with pytest.raises(DatasetError, match="episode 1 with an action its mask does not allow"):
         check_dataset(made)
     assert data.steps
+
+
+def edit_about(path: str, **changes) -> None:
+    with open(os.path.join(path, METADATA_FILE)) as f:
+        about = json.load(f)["uno_env"]
+    edit_metadata(path, uno_env={**about, **changes})
+
+
+def test_an_agent_spec_that_imports_code_is_refused(made):
+    """The recovered env builds the opponents of the metadata: a ``module:`` spec would import
+    the module it names."""
+    edit_about(made, agents=["heuristic", "module:os:System"])
+    with pytest.raises(DatasetError, match="imports code"):
+        read_dataset(made)
+
+
+def test_env_spec_arguments_other_than_the_metadata_implies_are_refused(made):
+    with open(os.path.join(made, METADATA_FILE)) as f:
+        spec = json.loads(json.load(f)["env_spec"])
+    spec["kwargs"]["opponents"] = ["random"]  # the metadata says heuristic
+    edit_metadata(made, env_spec=json.dumps(spec))
+    with pytest.raises(DatasetError, match="arguments are not those"):
+        read_dataset(made)
+
+
+def test_more_entries_than_the_metadata_says_are_refused_before_they_are_listed(made):
+    with h5py.File(os.path.join(made, MAIN_FILE), "a") as f:
+        f.create_group("extra")
+    with pytest.raises(DatasetError, match="holds 7 entries; its metadata says 6 episodes"):
+        read_dataset(made)

@@ -47,7 +47,7 @@ from uno_env.game.actions import NUM_ACTIONS
 from uno_env.game.observation import LAYOUT_VERSION
 from uno_env.game.rules import PRESETS, Rules, make_rules
 from uno_env.tools.dataset_read import (COMPRESSION, DATASETS, ENV_ID, FORMAT, MAIN_FILE, DatasetError, Episode,
-                                        check_dataset)
+                                        check_dataset, env_kwargs)
 from uno_env.tools.overrides import parse_overrides
 
 DEFAULT_MAX_LEARNER_STEPS = 1000  # as the env (uno_env.envs.gym_env.DEFAULT_MAX_LEARNER_STEPS)
@@ -119,13 +119,6 @@ def play_episodes(rules: Rules, num_players: int, agents: list[str], seed: int, 
                       terminations=np.array(terminations, bool), truncations=np.array(truncations, bool),
                       masks=np.array(masks, np.int8), seats=np.array(seats, np.int64))
     env.close()
-
-
-def env_kwargs(rules: Rules, num_players: int, agents: list[str], seat: Any,
-               max_learner_steps: int | None) -> dict[str, Any]:
-    """The keyword arguments of ``gymnasium.make("uno_env/Uno-v1", ...)`` for a dataset."""
-    return {"rules": rules.to_dict(), "num_players": num_players, "opponents": list(agents[1:]), "seat": seat,
-            "max_learner_steps": max_learner_steps}
 
 
 def make_env(rules: Rules, num_players: int, agents: list[str], seat: Any, max_learner_steps: int | None) -> Any:

@@ -47,6 +47,9 @@ from ``default_rng([seed, 1])``), ``layout`` (the observation layout), ``version
   ``recover_environment()`` always does. :func:`check_dataset` (``uno-dataset check``) refuses a
   dataset unless both spaces are UNO's and the env spec (if any) names ``uno_env/Uno-v1``'s entry
   point without wrappers; run it before ``minari.load_dataset`` on a dataset you were sent.
+* The metadata's agent specs play inside the recovered env (and an evaluation of its line-up):
+  a spec that imports code (``module:...``) is refused, and the env spec's arguments must be
+  exactly those the ``uno_env`` key implies.
 * This reader reads ``metadata.json`` through :mod:`uno_env._files` (at most
   :data:`MAX_METADATA_BYTES`), then walks the HDF5 file's structure, reading no data: every
   episode group and dataset must be a plain (hard) link, no external link, external storage or
@@ -69,6 +72,7 @@ import numpy as np
 from uno_env import _files
 from uno_env.game.actions import NUM_ACTIONS
 from uno_env.game.observation import LAYOUT_VERSION, OBS_SIZE
+from uno_env.agents.base import parse_spec
 from uno_env.game.rules import Rules, make_rules, show_value
 
 FORMAT = "uno_env.dataset/1"
@@ -94,7 +98,6 @@ DATASETS = {
     "infos/seat": (np.dtype(np.int64), (), 1),
 }
 EPISODE_ATTRS = ("id", "seed", "total_steps")
-_EPISODE_NAME = re.compile(r"episode_(0|[1-9][0-9]{0,8})")
 
 
 class DatasetError(ValueError):
@@ -205,16 +208,6 @@ def check_metadata(metadata: Any, bad) -> tuple[dict[str, Any], Rules, int]:
             space = None
         if space != want:  # also a missing space: Minari would build the env from env_spec
             raise bad(f"has {key} {show_value(text)[:120]}; a UNO dataset has {json.dumps(want)[:80]}...")
-    spec = metadata.get("env_spec")
-    if spec is not None:
-        try:
-            spec = json.loads(spec, parse_int=_files.parse_int) if isinstance(spec, str) else None
-        except (ValueError, RecursionError):
-            spec = None
-        if (not isinstance(spec, dict) or spec.get("id") != ENV_ID or spec.get("entry_point") != ENV_ENTRY_POINT
-                or spec.get("additional_wrappers") not in (None, [])):
-            raise bad(f"has an env_spec that is not {ENV_ID}'s ({ENV_ENTRY_POINT}, no wrappers): "
-                      "recovering its environment would import and run other code")
     if "eval_env_spec" in metadata:
         raise bad("has an eval_env_spec (a UNO dataset has none): recovering it would run other code")
     for key, high in (("total_episodes", MAX_EPISODES), ("total_steps", MAX_EPISODES * MAX_EPISODE_STEPS)):
@@ -240,7 +233,46 @@ def check_metadata(metadata: Any, bad) -> tuple[dict[str, Any], Rules, int]:
         raise bad(f"has rules that do not load: {e}") from None
     if not isinstance(about.get("rules"), dict):
         raise bad("has rules that are not a mapping of rule options")
+    for spec in agents:
+        try:
+            runs_code = parse_spec(spec).runs_code
+        except ValueError as e:
+            raise bad(f"has agent spec {spec[:200]!r} that does not read: {e}") from None
+        if runs_code:  # building it imports the module it names: the recovered env would
+            raise bad(f"has agent spec {spec[:200]!r}, which imports code: not from a dataset")
+    seat, cap = about.get("seat"), about.get("max_learner_steps")
+    if not (seat == "random" or _integer(seat, 0, n - 1)):
+        raise bad(f"has seat {show_value(seat)} ('random' or 0..{n - 1})")
+    if not (cap is None or _integer(cap, 1, MAX_EPISODE_STEPS)):
+        raise bad(f"has max_learner_steps {show_value(cap)} (1..{MAX_EPISODE_STEPS} or null)")
+    _check_env_spec(metadata.get("env_spec"), env_kwargs(rules, n, agents, seat, cap), bad)
     return about, rules, n
+
+
+def env_kwargs(rules: Rules, num_players: int, agents: list[str], seat: Any,
+               max_learner_steps: int | None) -> dict[str, Any]:
+    """The keyword arguments of ``gymnasium.make("uno_env/Uno-v1", ...)`` for a dataset (its env spec's)."""
+    return {"rules": rules.to_dict(), "num_players": num_players, "opponents": list(agents[1:]), "seat": seat,
+            "max_learner_steps": max_learner_steps}
+
+
+def _check_env_spec(text: Any, kwargs: dict[str, Any], bad) -> None:
+    """Minari's ``env_spec`` (None, or JSON of a Gymnasium ``EnvSpec``) must be ``uno_env/Uno-v1``'s
+    entry point, no wrappers, and exactly the arguments the metadata's ``uno_env`` key implies:
+    ``recover_environment()`` makes that env."""
+    if text is None:
+        return
+    try:
+        spec = json.loads(text, parse_int=_files.parse_int) if isinstance(text, str) else None
+    except (ValueError, RecursionError):
+        spec = None
+    if (not isinstance(spec, dict) or spec.get("id") != ENV_ID or spec.get("entry_point") != ENV_ENTRY_POINT
+            or spec.get("additional_wrappers") not in (None, [])):
+        raise bad(f"has an env_spec that is not {ENV_ID}'s ({ENV_ENTRY_POINT}, no wrappers): "
+                  "recovering its environment would import and run other code")
+    if spec.get("kwargs") != json.loads(json.dumps(kwargs)):
+        raise bad("has an env_spec whose arguments are not those of its uno_env metadata (rules, players, "
+                  "opponents, seat, max_learner_steps)")
 
 
 def _plain_child(group: Any, name: str, kind: Any, bad) -> Any:
@@ -261,12 +293,9 @@ def _check_structure(f: Any, metadata: dict[str, Any], max_steps: int, bad) -> l
     """The episodes' lengths, from the HDF5 file's structure alone (module doc)."""
     import h5py
 
-    names = list(f.keys())
     total_episodes = metadata["total_episodes"]
-    if len(names) != total_episodes or set(names) != {f"episode_{i}" for i in range(total_episodes)}:
-        shown = ", ".join(sorted(names)[:5])
-        raise bad(f"holds {len(names)} entries ({shown}...); its metadata says {total_episodes} episodes "
-                  "named episode_0, episode_1, ...")
+    if len(f) != total_episodes:  # counted, not listed; then each name looked up
+        raise bad(f"holds {len(f)} entries; its metadata says {total_episodes} episodes")
     steps = []
     for i in range(total_episodes):
         group = _plain_child(f, f"episode_{i}", h5py.Group, bad)
@@ -282,11 +311,12 @@ def _check_structure(f: Any, metadata: dict[str, Any], max_steps: int, bad) -> l
         if attrs["id"] != i or not 1 <= t <= MAX_EPISODE_STEPS or not 0 <= attrs["seed"] < 2 ** 63:
             raise bad(f"has episode {i} with id {attrs['id']}, seed {attrs['seed']}, total_steps {t} "
                       f"(its index, a seed >= 0, 1..{MAX_EPISODE_STEPS} steps)")
-        if set(group.keys()) != {"observations", "actions", "rewards", "terminations", "truncations", "infos"}:
-            raise bad(f"has episode {i} holding {sorted(group.keys())}")
+        if len(group) != 6:  # the five columns and infos, each looked up below
+            raise bad(f"has episode {i} holding {len(group)} entries (observations, actions, rewards, "
+                      "terminations, truncations, infos)")
         infos = _plain_child(group, "infos", h5py.Group, bad)
-        if set(infos.keys()) != {"action_mask", "seat"}:
-            raise bad(f"has episode {i} infos holding {sorted(infos.keys())} (action_mask, seat)")
+        if len(infos) != 2:
+            raise bad(f"has episode {i} infos holding {len(infos)} entries (action_mask, seat)")
         for path, (dtype, row, extra) in DATASETS.items():
             parent, name = (infos, path[6:]) if path.startswith("infos/") else (group, path)
             d = _plain_child(parent, name, h5py.Dataset, bad)
