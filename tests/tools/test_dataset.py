@@ -240,3 +240,19 @@ def test_more_entries_than_the_metadata_says_are_refused_before_they_are_listed(
         f.create_group("extra")
     with pytest.raises(DatasetError, match="holds 7 entries; its metadata says 6 episodes"):
         read_dataset(made)
+
+
+def test_a_seat_outside_the_table_is_named_before_playing(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("MINARI_DATASETS_PATH", str(tmp_path))
+    assert "--seat must be 'random' or a seat in 0..1, got '2'" in cli_error(tool.main, capsys, ["create", "--seat", "2"])
+    assert not os.path.exists(tmp_path / "uno")
+
+
+def test_a_corrupted_chunk_is_named_not_a_traceback(made):
+    with h5py.File(os.path.join(made, MAIN_FILE), "r") as f:
+        offset = f["episode_3/observations"].id.get_chunk_info(0).byte_offset
+    with open(os.path.join(made, MAIN_FILE), "r+b") as f:  # the compressed chunk's first bytes
+        f.seek(offset)
+        f.write(b"\xff" * 64)
+    with pytest.raises(DatasetError, match="episode 3 that HDF5 cannot read"):
+        check_dataset(made)

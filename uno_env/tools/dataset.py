@@ -224,7 +224,8 @@ def main(argv: list[str] | None = None) -> int:
     make.add_argument("--rules", default="classic", help="a preset name or a YAML file")
     make.add_argument("--set", action="append", metavar="KEY=VALUE", help="a rule option (repeatable)")
     size = make.add_mutually_exclusive_group()
-    size.add_argument("--decisions", type=int, help="at least this many learner decisions (whole episodes)")
+    size.add_argument("--decisions", type=int,
+                      help="at least this many decisions of the recorded seat, whole episodes (default 10,000)")
     size.add_argument("--episodes", type=int)
     make.add_argument("--seed", type=int, default=0)
     make.add_argument("--seat", default="random", help="the recorded seat, or 'random' (drawn each episode)")
@@ -246,7 +247,11 @@ def main(argv: list[str] | None = None) -> int:
         rules = make_rules(args.rules, **parse_overrides(args.set))
         if not 2 <= args.num_players <= 10:
             raise ValueError(f"--num-players must be in 2..10, got {args.num_players}")
-        seat: Any = args.seat if args.seat == "random" else int(args.seat)
+        seat: Any = args.seat
+        if seat != "random":
+            if not (seat.isascii() and seat.isdigit() and int(seat) < args.num_players):
+                raise ValueError(f"--seat must be 'random' or a seat in 0..{args.num_players - 1}, got {seat!r}")
+            seat = int(seat)
         n = args.decisions if args.decisions is not None else args.episodes
         if n is not None and n < 1:
             raise ValueError(f"--decisions/--episodes must be >= 1, got {n}")

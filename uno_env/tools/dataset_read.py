@@ -175,12 +175,19 @@ class UnoDataset:
         import h5py
 
         total = 0
-        with h5py.File(os.path.join(self.path, MAIN_FILE), "r") as f:
-            for i, t in enumerate(self.steps):
-                if max_steps is not None and total >= max_steps:
-                    return
-                yield _read_episode(f[f"episode_{i}"], i, t, self._bad)
-                total += t
+        try:
+            with h5py.File(os.path.join(self.path, MAIN_FILE), "r") as f:
+                for i, t in enumerate(self.steps):
+                    if max_steps is not None and total >= max_steps:
+                        return
+                    try:
+                        episode = _read_episode(f[f"episode_{i}"], i, t, self._bad)
+                    except OSError as e:  # a chunk that does not decompress, a truncated file
+                        raise self._bad(f"has episode {i} that HDF5 cannot read: {e}") from None
+                    yield episode
+                    total += t
+        except OSError as e:
+            raise self._bad(f"has a {MAIN_FILE} that HDF5 cannot read: {e}") from None
 
     def _bad(self, problem: str) -> DatasetError:
         return DatasetError(f"dataset {self.path!r} {problem}")
