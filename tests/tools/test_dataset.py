@@ -256,3 +256,9 @@ def test_a_corrupted_chunk_is_named_not_a_traceback(made):
         f.write(b"\xff" * 64)
     with pytest.raises(DatasetError, match="episode 3 that HDF5 cannot read"):
         check_dataset(made)
+
+
+def test_an_id_that_is_no_minari_id_is_named_before_playing(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("MINARI_DATASETS_PATH", str(tmp_path))
+    assert "--id must be a Minari id" in cli_error(tool.main, capsys, ["create", "--id", "../escape-v0"])
+    assert "--id must be a Minari id" in cli_error(tool.main, capsys, ["create", "--id", "uno/no-version"])

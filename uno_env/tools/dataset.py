@@ -47,7 +47,7 @@ from uno_env.game.actions import NUM_ACTIONS
 from uno_env.game.observation import LAYOUT_VERSION
 from uno_env.game.rules import PRESETS, Rules, make_rules
 from uno_env.tools.dataset_read import (COMPRESSION, DATASETS, ENV_ID, FORMAT, MAIN_FILE, DatasetError, Episode,
-                                        check_dataset, env_kwargs)
+                                        DATASET_ID, check_dataset, env_kwargs)
 from uno_env.tools.overrides import parse_overrides
 
 DEFAULT_MAX_LEARNER_STEPS = 1000  # as the env (uno_env.envs.gym_env.DEFAULT_MAX_LEARNER_STEPS)
@@ -263,6 +263,9 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(str(e))
     rules_name = args.rules if args.rules in PRESETS and not args.set else "custom"
     dataset_id = args.id or default_id(rules_name, args.num_players, agents[0])
+    if not DATASET_ID.fullmatch(dataset_id):
+        parser.error(f"--id must be a Minari id, (namespace/)name-v<version> of letters, digits, - and _, "
+                     f"got {dataset_id!r}")
     decisions = args.decisions if args.decisions is not None or args.episodes is not None else 10_000
     command = "uno-dataset " + " ".join(shlex.quote(a) for a in (argv if argv is not None else sys.argv[1:]))
     began = time.perf_counter()

@@ -119,7 +119,7 @@ def datasets_root() -> str:
     return os.environ.get("MINARI_DATASETS_PATH") or os.path.join(os.path.expanduser("~"), ".minari", "datasets")
 
 
-_ID = re.compile(r"(?:[-_\w][-_\w/]*[-_\w]+/)?[-_\w]+?-v\d+")  # minari's (namespace/)name-vN
+DATASET_ID = re.compile(r"(?:[-_\w][-_\w/]*[-_\w]+/)?[-_\w]+?-v\d+")  # minari's (namespace/)name-vN
 
 
 def data_dir(source: str | os.PathLike) -> str:
@@ -127,7 +127,7 @@ def data_dir(source: str | os.PathLike) -> str:
     by a path: the dataset's folder or its ``data`` folder."""
     text = os.fspath(source)
     candidates = [text]
-    if isinstance(source, str) and _ID.fullmatch(source) and ".." not in source.split("/"):
+    if isinstance(source, str) and DATASET_ID.fullmatch(source) and ".." not in source.split("/"):
         candidates.insert(0, os.path.join(datasets_root(), source))
     for folder in candidates:
         for d in (os.path.join(folder, "data"), folder):
