@@ -20,10 +20,12 @@ episodes); ``--episodes N`` plays N. Episode ``i`` is reset with the ``i``-th se
 with one drawn from ``default_rng([--seed, 1])``: the same command gives the same dataset, and
 an episode replays exactly from its seed and actions (``tests/tools/test_dataset.py``).
 
-Engine: the scalar env (``engine: scalar`` in the metadata). The batched engine
-(:mod:`uno_env.game.batched`) would make the same episodes faster for line-ups it can play;
-a batched collector yields the same :class:`~uno_env.tools.dataset_read.Episode` records to
-the same writer (:func:`write_episodes`), so its episodes are identical in format.
+Engine: the scalar env (``engine: scalar`` in the metadata). A batched collector
+(:mod:`uno_env.game.batched`, faster for line-ups it can play) would yield the same
+:class:`~uno_env.tools.dataset_read.Episode` records to the same writer
+(:func:`write_episodes`); it waits for the batched engine to reseed a game per episode, since
+the vector env continues each game's card stream across episodes, and an episode must replay
+from its own reset seed (docs/datasets.md).
 
 A failed or interrupted ``create`` removes the dataset folder it started. Needs the
 ``datasets`` extra (``pip install -e ".[datasets]"``: minari with h5py).
