@@ -242,9 +242,11 @@ def test_more_entries_than_the_metadata_says_are_refused_before_they_are_listed(
         read_dataset(made)
 
 
-def test_a_seat_outside_the_table_is_named_before_playing(tmp_path, monkeypatch, capsys):
+def test_a_seat_outside_the_table_or_a_cap_below_one_is_named_before_playing(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("MINARI_DATASETS_PATH", str(tmp_path))
     assert "--seat must be 'random' or a seat in 0..1, got '2'" in cli_error(tool.main, capsys, ["create", "--seat", "2"])
+    assert "--max-learner-steps must be in 1..100000, got 0" in cli_error(
+        tool.main, capsys, ["create", "--max-learner-steps", "0"])
     assert not os.path.exists(tmp_path / "uno")
 
 

@@ -49,7 +49,7 @@ from uno_env.game.actions import NUM_ACTIONS
 from uno_env.game.observation import LAYOUT_VERSION
 from uno_env.game.rules import PRESETS, Rules, make_rules
 from uno_env.tools.dataset_read import (COMPRESSION, DATASETS, ENV_ID, FORMAT, MAIN_FILE, DatasetError, Episode,
-                                        DATASET_ID, check_dataset, env_kwargs)
+                                        DATASET_ID, MAX_EPISODE_STEPS, check_dataset, env_kwargs)
 from uno_env.tools.overrides import parse_overrides
 
 DEFAULT_MAX_LEARNER_STEPS = 1000  # as the env (uno_env.envs.gym_env.DEFAULT_MAX_LEARNER_STEPS)
@@ -254,6 +254,8 @@ def main(argv: list[str] | None = None) -> int:
             if not (seat.isascii() and seat.isdigit() and int(seat) < args.num_players):
                 raise ValueError(f"--seat must be 'random' or a seat in 0..{args.num_players - 1}, got {seat!r}")
             seat = int(seat)
+        if not 1 <= args.max_learner_steps <= MAX_EPISODE_STEPS:
+            raise ValueError(f"--max-learner-steps must be in 1..{MAX_EPISODE_STEPS}, got {args.max_learner_steps}")
         n = args.decisions if args.decisions is not None else args.episodes
         if n is not None and n < 1:
             raise ValueError(f"--decisions/--episodes must be >= 1, got {n}")
