@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Run the recipes of examples/ as tests (pytest marker `examples`), each library in the virtual
 # environment it is tested with:
-#   main      examples/cleanrl_ppo.py, examples/sb3_maskable_ppo.py  in .venv (scripts/setup.sh)
+#   main      examples/cleanrl_ppo.py, examples/sb3_maskable_ppo.py, examples/minari_bc.py  in .venv (scripts/setup.sh)
 #   tianshou  examples/tianshou_dqn.py   in .venvs/tianshou: tianshou==2.0.1
 #   torchrl   examples/torchrl_ppo.py    in .venvs/torchrl:  torchrl==0.14.1, tensordict==0.14.3
 # Every venv gets `pip install -e .` and torch==2.13.0 (the CPU build). A venv is created once and

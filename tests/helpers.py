@@ -496,3 +496,16 @@ def web_server(make_app: Any) -> Iterator[str]:
     finally:
         srv.should_exit = True
         thread.join(timeout=10)
+
+
+def small_dataset(root: Any, monkeypatch: Any, dataset_id: str = "uno/classic-2p/heuristic-v0",
+                  agents: tuple[str, ...] = ("heuristic",), num_players: int = 2, episodes: int = 6,
+                  seed: int = 0, **options: Any) -> str:
+    """A small UNO dataset written under ``root`` (``MINARI_DATASETS_PATH`` set there for the
+    test): ``episodes`` episodes of ``agents`` (uno_env.tools.dataset); returns its data folder."""
+    from uno_env.game.rules import make_rules
+    from uno_env.tools.dataset import create_dataset
+
+    monkeypatch.setenv("MINARI_DATASETS_PATH", str(root))
+    return create_dataset(dataset_id, make_rules(options.pop("rules", "classic")), num_players, list(agents),
+                          seed=seed, episodes=episodes, **options)

@@ -18,7 +18,9 @@ fitted to ``imitate_decisions`` decisions of ``imitate_teacher`` playing every s
 cross-entropy, ``imitate_epochs`` passes at ``imitate_learning_rate``) and the value network to
 their outcomes (:mod:`uno_env.learn.imitation`, :func:`uno_env.learn.sb3.imitate.imitate`); its time
 counts in the run's wall time and time limit. PPO then fine-tunes the clone (the shipped
-configs use small steps: lr 1e-4, clip 0.1).
+configs use small steps: lr 1e-4, clip 0.1). ``imitate_dataset: <id or path>`` reads the
+decisions from a Minari dataset of ``uno-dataset create`` instead of playing them (checked
+against the run before anything is spent: docs/datasets.md).
 
 **Or a checkpoint's policy first** (``init_checkpoint: <dir>``, a new run only): the actor
 starts as that checkpoint's (its safetensors weights copied exactly, :func:`uno_env.learn.sb3.actor.set_actor`;
@@ -242,6 +244,7 @@ def check_league(cfg: Config, rules) -> None:
                          "through 'snapshots'")
     configs.check_agent_specs(entries, rules, cfg.num_players, "league entry")
     configs.check_agent_specs(cfg.eval_opponents, rules, cfg.num_players, "eval_opponents entry")
+    configs.check_imitation(cfg, rules, cfg.critic == "state")
 
 
 def league_pool(cfg: Config, step: int, snapshots: list[str], progress: float | None = None
@@ -551,17 +554,19 @@ def train(args: argparse.Namespace, cfg: Config, rules, initial, dirs: run_dirs.
     if cfg.imitate_decisions and not args.resume:
         began = time.time()
         print(configs.imitation_start_line(cfg.imitate_decisions, cfg.imitate_teacher, cfg.imitate_epochs,
-                                            cfg.imitate_cache), flush=True)
+                                            cfg.imitate_cache, cfg.imitate_dataset), flush=True)
         demos, loaded = demonstrations(rules, cfg.num_players, cfg.imitate_decisions, seed=cfg.seed,
                                        teacher=cfg.imitate_teacher, critic_state=cfg.critic == "state",
-                                       workers=cfg.imitate_workers, cache=cfg.imitate_cache, progress=True)
+                                       workers=cfg.imitate_workers, cache=cfg.imitate_cache, progress=True,
+                                       dataset=cfg.imitate_dataset)
         fit = imitate(model, demos, epochs=cfg.imitate_epochs, learning_rate=cfg.imitate_learning_rate,
                       seed=cfg.seed, fit_actor=initial is None, progress=True)
         wall_before += time.time() - began  # part of the run's wall time
         for key, value in fit.items():
             model.logger.record(f"imitation/{key}", value)
         print(imitation_summary(demos, cfg.imitate_teacher, fit, time.time() - began,
-                                cfg.imitate_cache if loaded else None, fit_actor=initial is None))
+                                (cfg.imitate_dataset or cfg.imitate_cache) if loaded else None,
+                                fit_actor=initial is None))
         del demos  # gigabytes at 400k decisions: not kept through PPO
     rollout = cfg.n_steps * cfg.n_envs
 

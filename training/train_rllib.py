@@ -236,6 +236,7 @@ def check_league(cfg: Config, rules: Rules) -> None:
     configs.check_agent_specs([e for e in league_entries(cfg) if e not in (SELF, SNAPSHOTS)],
                               rules, cfg.num_players, "league entry")
     configs.check_agent_specs(cfg.eval_opponents, rules, cfg.num_players, "eval_opponents entry")
+    configs.check_imitation(cfg, rules)
 
 
 def league_modules(cfg: Config) -> tuple[dict[str, str], int, list[dict]]:
@@ -485,10 +486,11 @@ def train(args: argparse.Namespace, cfg: Config, rules: Rules, initial: Any, dir
         if cfg.imitate_decisions and not args.resume:  # behaviour cloning warm start (the critic alone after init_checkpoint)
             began = time.time()
             print(configs.imitation_start_line(cfg.imitate_decisions, cfg.imitate_teacher, cfg.imitate_epochs,
-                                                cfg.imitate_cache), flush=True)
+                                                cfg.imitate_cache, cfg.imitate_dataset), flush=True)
             demos, loaded = demonstrations(rules, cfg.num_players, cfg.imitate_decisions, seed=cfg.seed,
                                            teacher=cfg.imitate_teacher, workers=cfg.imitate_workers,
-                                           cache=cfg.imitate_cache, progress=True)
+                                           cache=cfg.imitate_cache, progress=True,
+                                           dataset=cfg.imitate_dataset)
             fit = imitate.imitate_learner(algo, demos, epochs=cfg.imitate_epochs,
                                      learning_rate=cfg.imitate_learning_rate, seed=cfg.seed,
                                      fit_actor=initial is None, progress=True)
@@ -497,11 +499,12 @@ def train(args: argparse.Namespace, cfg: Config, rules: Rules, initial: Any, dir
             trainer["imitation"] = dict({k: round(v, 4) for k, v in fit.items()}, decisions=len(demos),
                                         games=demos.games, teacher=cfg.imitate_teacher,
                                         fitted="critic" if initial else "actor and critic",
-                                        read_from=cfg.imitate_cache if loaded else None,
+                                        read_from=(cfg.imitate_dataset or cfg.imitate_cache) if loaded else None,
                                         wall_time_s=round(time.time() - began, 1))
             trainer["wall_time_s"] = float(trainer.get("wall_time_s", 0.0)) + time.time() - began
             print(imitation_summary(demos, cfg.imitate_teacher, fit, time.time() - began,
-                                    cfg.imitate_cache if loaded else None, fit_actor=initial is None),
+                                    (cfg.imitate_dataset or cfg.imitate_cache) if loaded else None,
+                                    fit_actor=initial is None),
                   flush=True)
             del demos  # gigabytes at 400k decisions: not kept through PPO
 

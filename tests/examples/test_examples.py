@@ -49,3 +49,15 @@ def test_sb3_maskable_ppo_recipe_trains_on_the_batched_engine(tmp_path):
                                             "1024", "--eval-games", "4", "--out", str(tmp_path)])
     assert -1.0 <= result["mean_reward"] <= 1.0 and -1.0 <= result["train_reward"] <= 1.0
     assert result["episodes"] > 0 and os.path.isfile(result["best_model"])
+
+
+def test_minari_bc_recipe_clones_the_dataset_teacher_and_plays_its_opponents(tmp_path, monkeypatch):
+    pytest.importorskip("minari")
+    from helpers import small_dataset
+
+    small_dataset(tmp_path, monkeypatch, episodes=120, seed=0)
+    result = load("minari_bc").main(["--dataset", "uno/classic-2p/heuristic-v0", "--epochs", "3",
+                                     "--hidden", "64", "--eval-games", "10"])
+    assert result["decisions"] > 1000
+    assert result["held_out_agreement"] > 0.5  # the heuristic's moves, beyond chance among the legal ones
+    assert 0.0 <= result["win_rate"] <= 1.0

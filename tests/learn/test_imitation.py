@@ -166,3 +166,37 @@ def test_the_progress_bar_counts_the_decisions_on_stderr_and_changes_no_row(caps
     assert "imitation: collecting" in err and "300/300" in err
     for name in ("observations", "masks", "actions", "returns"):
         assert np.array_equal(getattr(quiet, name), getattr(shown, name))
+
+
+def test_dataset_demonstrations_are_the_recorded_decisions_with_their_episode_returns(tmp_path, monkeypatch):
+    """``imitate_dataset``: the rows are the first whole episodes of the dataset, the
+    observation before each action and its mask, and the episode's return on every row."""
+    pytest.importorskip("minari")
+    from helpers import small_dataset
+    from uno_env.learn.imitation import check_dataset_for, dataset_demonstrations
+    from uno_env.tools.dataset_read import read_dataset
+
+    path = small_dataset(tmp_path, monkeypatch, episodes=8, seed=1)
+    episodes = list(read_dataset(path).episodes())
+    want = len(episodes[0]) + 1  # two episodes are read
+    demos = dataset_demonstrations(check_dataset_for(path, make_rules("classic"), 2, "heuristic", want), want)
+    first, second = episodes[:2]
+    assert demos.games == 2 and len(demos) == len(first) + len(second)
+    assert np.array_equal(demos.observations, np.concatenate([first.observations[:-1], second.observations[:-1]]))
+    assert np.array_equal(demos.actions, np.concatenate([first.actions, second.actions]))
+    assert demos.masks.dtype == bool and demos.masks[np.arange(len(demos)), demos.actions].all()
+    assert set(demos.returns[:len(first)]) == {first.rewards.sum()} and first.rewards.sum() in (1.0, -1.0)
+
+
+def test_a_dataset_that_does_not_fit_the_run_is_refused_naming_every_difference(tmp_path, monkeypatch):
+    pytest.importorskip("minari")
+    from helpers import small_dataset
+    from uno_env.learn.imitation import check_dataset_for
+
+    path = small_dataset(tmp_path, monkeypatch, episodes=2, seed=1)
+    with pytest.raises(ValueError) as exc:
+        check_dataset_for(path, make_rules("classic", hand_size=5), 3, "random", 10 ** 6)
+    message = str(exc.value)
+    for part in ("2 players (the run: 3)", "hand_size=7 (the run: 5)", "played by 'heuristic'",
+                 "(imitate_decisions: 1,000,000)"):
+        assert part in message

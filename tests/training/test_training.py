@@ -459,6 +459,26 @@ def test_init_other_rules_starts_a_tmnt_run_from_a_classic_policy_and_records_it
                                     "total_steps": 512, "rules": "classic"}
 
 
+def test_imitate_dataset_fits_the_clone_to_a_minari_dataset_and_refuses_one_that_does_not_fit(
+        tmp_path, monkeypatch, capsys):
+    """``imitate_dataset``: the imitation reads its decisions from a dataset of ``uno-dataset``;
+    a dataset of another teacher is refused before the run spends anything (no run folder)."""
+    pytest.importorskip("minari")
+    from helpers import small_dataset
+
+    small_dataset(tmp_path / "datasets", monkeypatch, episodes=30, seed=2)
+    common = ["--config", TEST_CONFIG, "--checkpoint-dir", str(tmp_path / "c"), "--runs-dir", str(tmp_path / "r"),
+              "--no-progress", "--set", "imitate_decisions=300", "--set", "imitate_epochs=1",
+              "--set", "imitate_dataset=uno/classic-2p/heuristic-v0", "--total-steps", "256"]
+    train.main(common + ["--run", "a"])
+    out = capsys.readouterr().out
+    assert "games, read from uno/classic-2p/heuristic-v0)" in out and "the teacher's move" in out
+    with pytest.raises(SystemExit):
+        train.main(common + ["--run", "b", "--set", "imitate_teacher=random"])
+    assert "played by 'heuristic' (imitate_teacher: 'random')" in capsys.readouterr().err
+    assert not (tmp_path / "c" / "b").exists()
+
+
 def test_imitate_cache_collects_once_and_the_second_run_reads_the_same_rows(tmp_path, capsys):
     cache = tmp_path / "demos" / "heuristic-300.safetensors"
     common = ["--config", TEST_CONFIG, "--checkpoint-dir", str(tmp_path / "c"), "--runs-dir", str(tmp_path / "r"),

@@ -205,6 +205,10 @@ class TrainingConfig:
     imitate_cache: str | None = None
     """a .safetensors file: read the demonstrations from it if it holds this very collection,
     else collect them and write it (uno_env.learn.demo_store); None: collect every time"""
+    imitate_dataset: str | None = None
+    """a Minari dataset of uno-dataset create (an id such as uno/classic-2p/heuristic-v0, or a
+    path): read the imitate_decisions decisions from it instead of playing (its recorded seat
+    played by imitate_teacher, the run's rules and players; no imitate_cache, no critic: state)"""
     # --- the policy ---
     net_arch: list = field(default_factory=lambda: [256, 256])
     """hidden layers of the policy and of the (separate) value net"""
@@ -277,6 +281,7 @@ TRAINING_CHECKS: dict[str, Check] = {
     "imitate_learning_rate": real(0, low_open=True),
     "imitate_workers": integer(1),
     "imitate_cache": text(optional=True),
+    "imitate_dataset": text(optional=True),
     "phases": phases(),
     "snapshot_every": integer(1),
     "snapshot_keep": integer(1),
@@ -401,6 +406,24 @@ def check_agent_specs(specs: list[str], rules: Rules, num_players: int, what: st
             raise ValueError(f"{what} {spec!r}: {exc}") from None
 
 
+def check_imitation(cfg: TrainingConfig, rules: Rules, critic_state: bool = False) -> None:
+    """``ValueError`` naming what stops ``imitate_dataset`` from serving this run: another source
+    set too (``imitate_cache``), no ``imitate_decisions``, a global state asked for, or a
+    dataset that does not fit (:func:`uno_env.learn.imitation.check_dataset_for`: its metadata
+    and structure, rules, players, teacher, size). Checked before the run spends anything."""
+    if cfg.imitate_dataset is None:
+        return
+    from uno_env.learn.imitation import check_dataset_for
+
+    if cfg.imitate_cache is not None:
+        raise ValueError("config keys imitate_dataset and imitate_cache: one source of demonstrations, not both")
+    if not cfg.imitate_decisions:
+        raise ValueError("config key imitate_dataset needs imitate_decisions > 0: the decisions read from it")
+    if critic_state:
+        raise ValueError("config key imitate_dataset with critic: state: a dataset holds no global states")
+    check_dataset_for(cfg.imitate_dataset, rules, cfg.num_players, cfg.imitate_teacher, cfg.imitate_decisions)
+
+
 def initial_policy(cfg: TrainingConfig, rules: Rules) -> tuple[dict[str, Any], dict[str, Any]] | None:
     """``(started_from, tensors)`` of ``cfg.init_checkpoint`` (None without one): the actor's
     tensors, checked against the run (rules, players, and the network of ``net_arch``,
@@ -472,9 +495,10 @@ def next_steps_lines(run_dir: str, rules: str, num_players: int,
     ]
 
 
-def imitation_start_line(decisions: int, teacher: str, epochs: int, cache: str | None) -> str:
+def imitation_start_line(decisions: int, teacher: str, epochs: int, cache: str | None,
+                         dataset: str | None = None) -> str:
     """What a training script prints as its imitation phase starts (it prints nothing more
     until the phase ends, and at a few hundred thousand decisions that takes minutes)."""
-    kept = f" (cache file {cache})" if cache else ""
+    kept = f" (cache file {cache})" if cache else f" (dataset {dataset})" if dataset else ""
     return (f"imitation: {decisions:,} decisions of {teacher}{kept}, then {epochs} epochs of fitting; "
             f"a summary line follows when it ends (minutes at 100k decisions and more)")

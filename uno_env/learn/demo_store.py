@@ -1,5 +1,8 @@
 """Demonstrations on disk: a collection kept, so that a slow teacher is paid for once.
 
+A cache of one training setup's collection, not a format to share: datasets to share, load with
+Minari or imitate from (``imitate_dataset``) are :mod:`uno_env.tools.dataset`'s (``uno-dataset``).
+
     demos, loaded = demonstrations(rules, 2, 150_000, seed=5, teacher="search:simulations=200",
                                    workers=2, cache="runs/demos/search-150k.safetensors")
 
@@ -41,7 +44,8 @@ from uno_env.game.actions import NUM_ACTIONS
 from uno_env.game.global_state import GLOBAL_STATE_SIZE
 from uno_env.game.observation import LAYOUT_VERSION, OBS_SIZE
 from uno_env.game.rules import Rules, show_value
-from uno_env.learn.imitation import Demonstrations, collect_demonstrations
+from uno_env.learn.imitation import (Demonstrations, check_dataset_for, collect_demonstrations,
+                                     dataset_demonstrations)
 
 FORMAT = "uno_env.demonstrations/1"
 # tensor: (safetensors dtype, numpy dtype, width; None for a column)
@@ -65,10 +69,18 @@ def about_collection(rules: Rules, num_players: int, decisions: int, seed: int, 
 
 def demonstrations(rules: Rules, num_players: int, decisions: int, seed: int, teacher: str = "heuristic",
                    critic_state: bool = False, workers: int = 1,
-                   cache: str | os.PathLike | None = None, progress: bool = False) -> tuple[Demonstrations, bool]:
-    """``(demos, loaded)``: the collection read from ``cache`` if it is there (and matches),
-    else collected (with a progress bar if ``progress``) and, with ``cache``, written there
-    (module doc)."""
+                   cache: str | os.PathLike | None = None, progress: bool = False,
+                   dataset: str | None = None) -> tuple[Demonstrations, bool]:
+    """``(demos, loaded)``: with ``dataset`` (``imitate_dataset``), its first ``decisions``
+    read from that Minari dataset (:func:`uno_env.learn.imitation.dataset_demonstrations`);
+    else the collection read from ``cache`` if it is there (and matches), else collected (with
+    a progress bar if ``progress``) and, with ``cache``, written there (module doc)."""
+    if dataset is not None:
+        if cache is not None or critic_state:
+            raise ValueError("imitate_dataset reads the demonstrations: no imitate_cache, and no critic: state "
+                             "(a dataset holds no global states)")
+        data = check_dataset_for(dataset, rules, num_players, teacher, decisions)
+        return dataset_demonstrations(data, decisions, progress), True
     about = about_collection(rules, num_players, decisions, seed, teacher, critic_state, workers)
     about = json.loads(json.dumps(about, sort_keys=True))  # as the file holds it (lists, not tuples)
     if cache is not None and os.path.exists(cache):

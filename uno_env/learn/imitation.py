@@ -25,6 +25,14 @@ rows are joined in worker order: the same seed and number of workers give the sa
 not the rows of one worker. Worth it for a slow teacher: ``search:simulations=200`` makes ~27 ms
 per decision against the heuristic's ~0.06 ms.
 
+**From a dataset** (``imitate_dataset`` in the training configs): :func:`dataset_demonstrations`
+reads the rows from a Minari dataset of ``uno-dataset create`` (:mod:`uno_env.tools.dataset`)
+instead of playing: the recorded seat's decisions (one seat a game, where a collection keeps
+every seat's), its masks and actions, and the episode's return (the sum of its rewards: the
+same +1 / -1/(n-1) / 0 as ``Engine.returns``). :func:`check_dataset_for` checks it against the
+run first (rules, players, the recorded seat's agent is the teacher, enough decisions), before
+any episode is read. A dataset holds no global state (``critic_state``).
+
 Memory: rows are written into preallocated arrays (``_Rows``), so a collection holds one copy
 of its observations (~6 KB a decision in layout 1: ~0.9 GB at 150k decisions). Workers write
 their shares to ``.npy`` files in a temporary folder (removed at the end), which the parent
@@ -48,6 +56,7 @@ from uno_env.game.actions import NUM_ACTIONS
 from uno_env.game.global_state import GLOBAL_STATE_SIZE, GlobalStateEncoder
 from uno_env.game.observation import OBS_SIZE, ObservationEncoder
 from uno_env.game.rules import Rules, make_rules
+from uno_env.tools.dataset_read import UnoDataset, read_dataset
 
 
 @dataclass
@@ -130,6 +139,44 @@ def collect_demonstrations(rules: Rules, num_players: int, decisions: int, seed:
             games += part_games
             bar.update()
         bar.close()
+    return _demonstrations(columns, games)
+
+
+def check_dataset_for(source: str, rules: Rules, num_players: int, teacher: str, decisions: int) -> UnoDataset:
+    """The dataset ``source`` (a Minari id or a path) with its metadata and structure checked,
+    and checked against a run: the same rules and players, the recorded seat's agent is
+    ``teacher``, at least ``decisions`` decisions; a ``ValueError`` naming every difference."""
+    data = read_dataset(source)
+    problems = []
+    if data.num_players != num_players:
+        problems.append(f"{data.num_players} players (the run: {num_players})")
+    if data.rules != rules:
+        ours, theirs = rules.to_dict(), data.rules.to_dict()
+        problems.append("rules " + ", ".join(f"{k}={theirs[k]!r} (the run: {ours[k]!r})"
+                                             for k in ours if ours[k] != theirs.get(k)))
+    if data.about["agents"][0] != teacher:
+        problems.append(f"recorded seat played by {data.about['agents'][0]!r} (imitate_teacher: {teacher!r})")
+    if sum(data.steps) < decisions:
+        problems.append(f"{sum(data.steps):,} decisions (imitate_decisions: {decisions:,})")
+    if problems:
+        raise ValueError(f"imitate_dataset {source!r} ({data.dataset_id}) does not fit the run: " + "; ".join(problems))
+    return data
+
+
+def dataset_demonstrations(data: UnoDataset, decisions: int, progress: bool = False) -> Demonstrations:
+    """The first whole episodes of ``data`` holding at least ``decisions`` decisions, as rows
+    (module doc); each episode is checked as it is read."""
+    columns = _columns(decisions + 2048, critic_state=False)
+    games = 0
+    bar = progress_bar(progress, total=decisions, unit="decision", unit_scale=True, desc="imitation: reading")
+    for ep in data.episodes(max_steps=decisions):
+        columns["observations"].extend(ep.observations[:-1])
+        columns["masks"].extend(ep.masks[:-1].astype(bool))
+        columns["actions"].extend(ep.actions)
+        columns["returns"].extend(np.full(len(ep), ep.rewards.sum(), np.float32))
+        games += 1
+        bar.update(len(ep))
+    bar.close()
     return _demonstrations(columns, games)
 
 
