@@ -192,6 +192,20 @@ def test_the_greedy_streams_draw_as_pythons_randrange(seed):
     assert streams.getstate(1, 2) == py.getstate()
 
 
+@pytest.mark.parametrize("x", [0, 1, 5, 2 ** 32 - 1, 2 ** 32, 12345678901234, 2 ** 63 - 1, 2 ** 64 - 1])
+def test_a_greedy_stream_seeded_in_compiled_code_is_pythons_random_of_that_seed(x):
+    import random
+    streams = BK.GreedyStreams(1, 2)
+    streams.seed_python(0, 1, x)
+    assert streams.getstate(0, 1) == random.Random(x).getstate()
+
+
+def test_a_greedy_stream_seeded_like_an_agent_is_that_agents_stream():
+    streams = BK.GreedyStreams(1, 1)
+    streams.seed_like_agent(0, 0, 77)
+    assert streams.getstate(0, 0) == make_agent("greedy", "classic", 2, seed=77).py.getstate()
+
+
 def _decisions(be, streams, beliefs, weights):
     return be.greedy_actions(streams), be.heuristic_actions(beliefs, weights)
 
