@@ -22,7 +22,10 @@ Python stream (``PyRngAgent.py``, a Mersenne Twister); :class:`GreedyStreams` ho
 MT19937 state per game and seat (``random.Random(x).getstate()``) and :func:`mt_randbelow`
 reproduces ``randrange(n)`` (``_randbelow_with_getrandbits``: ``getrandbits(k)`` =
 the next 32-bit output ``>> (32 - k)``, redrawn while ``>= n``) bit for bit. So a seat
-seeded like a scalar ``greedy`` (``GreedyStreams.seed``) makes the same choices.
+seeded like a scalar ``greedy`` makes the same choices: ``GreedyStreams.seed`` copies a
+``random.Random``'s state, ``seed_python(x)`` builds ``random.Random(x)``'s in compiled code
+(:func:`mt_seed`, CPython's ``init_by_array``) and ``seed_like_agent(seed)`` the stream of a
+``GreedyAgent`` made with that seed.
 
 **Memory.** The heuristic's :class:`~uno_env.agents.beliefs.Beliefs` per game and seat
 (:class:`HeuristicBeliefs`): the colour and played counts right after its last decision, the
