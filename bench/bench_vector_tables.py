@@ -17,7 +17,9 @@ Markdown table.
 loaded machine slows them alike), with the ratio to ``random`` of the same round; then the
 compiled bots' own decisions per CPU second (``BatchedEngine.heuristic_actions`` /
 ``greedy_actions`` deciding for every seat of ``--num-envs`` games, the kernel call timed
-alone, games reset as they end).
+alone, games reset as they end). ``--python-heuristic`` adds a round against ``heuristic`` played
+the way it was before the kernels (one Python agent per game, ``vector_env.COMPILED_BOTS``
+emptied), with ``random`` again beside it.
 """
 from __future__ import annotations
 
@@ -101,7 +103,7 @@ def bot_decisions(bot: str, n: int, seconds: float) -> float:
     return decisions / spent
 
 
-def main_bots(n: int, seconds: float, repeats: int) -> None:
+def main_bots(n: int, seconds: float, repeats: int, python_heuristic: bool = False) -> None:
     best = {bot: (0.0, 0.0, 0.0) for bot in BOT_OPPONENTS}
     ratios = {bot: 0.0 for bot in BOT_OPPONENTS}
     for _ in range(repeats):
@@ -115,6 +117,17 @@ def main_bots(n: int, seconds: float, repeats: int) -> None:
         steps, env_steps, decisions = best[bot]
         print(f"| {bot} | {n:,} | {steps:,.0f} | {env_steps:,.0f} | {decisions:,.0f} | {ratios[bot]:.2f} |",
               flush=True)
+    if python_heuristic:
+        from uno_env.envs import vector_env
+
+        rnd = measure("classic", 2, n, seconds, 1, "random")
+        compiled, vector_env.COMPILED_BOTS = vector_env.COMPILED_BOTS, ()
+        try:
+            _size, steps, env_steps, decisions = measure("classic", 2, n, seconds, 1, "heuristic")
+        finally:
+            vector_env.COMPILED_BOTS = compiled
+        print(f"| heuristic, Python agents (random beside it: {rnd[1]:,.0f}) | {n:,} | {steps:,.0f} | "
+              f"{env_steps:,.0f} | {decisions:,.0f} | {steps / rnd[1]:.3f} |", flush=True)
     print()
     print("| compiled bot | B | decisions/s of its kernel (CPU) |")
     print("|---|---:|---:|")
@@ -130,9 +143,11 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=2)
     ap.add_argument("--bots", action="store_true",
                     help="classic 2 players against random, greedy and heuristic, and the bots' own rates")
+    ap.add_argument("--python-heuristic", action="store_true",
+                    help="with --bots: also heuristic as one Python agent per game (as before the kernels)")
     args = ap.parse_args()
     if args.bots:
-        main_bots(args.num_envs, args.seconds, args.repeats)
+        main_bots(args.num_envs, args.seconds, args.repeats, args.python_heuristic)
         return
     print("| rules | players | N | observation | learner steps/s (CPU) | env.step only | decisions/s (CPU) |")
     print("|---|---:|---:|---:|---:|---:|---:|")

@@ -121,7 +121,7 @@ def test_compiled_bots_decide_as_the_scalar_bots_in_every_option_mix(preset, uno
     for i in (n % len(VARIANTS), (n + 3) % len(VARIANTS)):
         rules = make_rules(preset, uno_call=uno_call, **VARIANTS[i])
         for j, specs in enumerate(lineups(n, learner=bool(i % 2))):
-            seen += play_bots(rules, n, games=3, seed=100 * n + 10 * i + j, specs=specs, max_steps=300)
+            seen += play_bots(rules, n, games=2, seed=100 * n + 10 * i + j, specs=specs, max_steps=300)
     assert seen["heuristic:turn"] > 0 and seen["greedy:turn"] > 0
 
 
@@ -190,6 +190,20 @@ def test_the_greedy_streams_draw_as_pythons_randrange(seed):
     got = [BK.mt_randbelow(streams.mt, streams.pos, 1, 2, n) for n in [2, 3, 5, 7, 56, 2, 4] * 200]
     assert got == want
     assert streams.getstate(1, 2) == py.getstate()
+
+
+@pytest.mark.parametrize("x", [0, 1, 5, 2 ** 32 - 1, 2 ** 32, 12345678901234, 2 ** 63 - 1, 2 ** 64 - 1])
+def test_a_greedy_stream_seeded_in_compiled_code_is_pythons_random_of_that_seed(x):
+    import random
+    streams = BK.GreedyStreams(1, 2)
+    streams.seed_python(0, 1, x)
+    assert streams.getstate(0, 1) == random.Random(x).getstate()
+
+
+def test_a_greedy_stream_seeded_like_an_agent_is_that_agents_stream():
+    streams = BK.GreedyStreams(1, 1)
+    streams.seed_like_agent(0, 0, 77)
+    assert streams.getstate(0, 0) == make_agent("greedy", "classic", 2, seed=77).py.getstate()
 
 
 def _decisions(be, streams, beliefs, weights):

@@ -247,11 +247,11 @@ class UnoVectorEnv(gym.vector.VectorEnv):
                 for b in idx:
                     impl[b].reset(int(self.np_random.integers(2**31)))
             elif kind in (_GREEDY, _HEURISTIC):
-                slots = np.flatnonzero(self.slot_controller == c)
-                for b in idx:
-                    seed = int(self.np_random.integers(2**31))
-                    if kind == _GREEDY:
-                        for j in slots:
+                # one draw per game, as many as the loop above makes (numpy gives the same numbers)
+                seeds = self.np_random.integers(2**31, size=len(idx))
+                if kind == _GREEDY:
+                    for j in np.flatnonzero(self.slot_controller == c):
+                        for b, seed in zip(idx, seeds.tolist()):
                             self._streams.seed_like_agent(int(b), int((self.seats[b] + j) % self.n), seed)
         self._beliefs.reset(idx)
 

@@ -22,7 +22,10 @@ Python stream (``PyRngAgent.py``, a Mersenne Twister); :class:`GreedyStreams` ho
 MT19937 state per game and seat (``random.Random(x).getstate()``) and :func:`mt_randbelow`
 reproduces ``randrange(n)`` (``_randbelow_with_getrandbits``: ``getrandbits(k)`` =
 the next 32-bit output ``>> (32 - k)``, redrawn while ``>= n``) bit for bit. So a seat
-seeded like a scalar ``greedy`` (``GreedyStreams.seed``) makes the same choices.
+seeded like a scalar ``greedy`` makes the same choices: ``GreedyStreams.seed`` copies a
+``random.Random``'s state, ``seed_python(x)`` builds ``random.Random(x)``'s in compiled code
+(:func:`mt_seed`, CPython's ``init_by_array``) and ``seed_like_agent(seed)`` the stream of a
+``GreedyAgent`` made with that seed.
 
 **Memory.** The heuristic's :class:`~uno_env.agents.beliefs.Beliefs` per game and seat
 (:class:`HeuristicBeliefs`): the colour and played counts right after its last decision, the
@@ -109,6 +112,42 @@ def _mt_twist(mt, b, p):
         if y & np.uint64(1):
             v ^= _MATRIX_A
         mt[b, p, kk] = np.uint32(v & _M32)
+
+
+@njit
+def mt_seed(mt, pos, b, p, lo, hi, words):
+    """``random.Random(x)`` for seat ``p`` of game ``b``: ``init_by_array`` of the key ``x``'s
+    32-bit words (``lo``, then ``hi`` if ``words`` is 2), as CPython's ``random_seed``."""
+    m32 = _M32
+    mt[b, p, 0] = np.uint32(19650218)
+    for i in range(1, MT_N):
+        prev = np.uint64(mt[b, p, i - 1])
+        mt[b, p, i] = np.uint32((np.uint64(1812433253) * (prev ^ (prev >> np.uint64(30))) + np.uint64(i)) & m32)
+    i, j = 1, 0
+    for _ in range(max(MT_N, words)):
+        prev = np.uint64(mt[b, p, i - 1])
+        key = lo if j == 0 else hi
+        v = (np.uint64(mt[b, p, i]) ^ (((prev ^ (prev >> np.uint64(30))) * np.uint64(1664525)) & m32)) \
+            + key + np.uint64(j)
+        mt[b, p, i] = np.uint32(v & m32)
+        i += 1
+        j += 1
+        if i >= MT_N:
+            mt[b, p, 0] = mt[b, p, MT_N - 1]
+            i = 1
+        if j >= words:
+            j = 0
+    for _ in range(MT_N - 1):
+        prev = np.uint64(mt[b, p, i - 1])
+        v = (np.uint64(mt[b, p, i]) ^ (((prev ^ (prev >> np.uint64(30))) * np.uint64(1566083941)) & m32)) \
+            - np.uint64(i)
+        mt[b, p, i] = np.uint32(v & m32)
+        i += 1
+        if i >= MT_N:
+            mt[b, p, 0] = mt[b, p, MT_N - 1]
+            i = 1
+    mt[b, p, 0] = np.uint32(0x80000000)
+    pos[b, p] = MT_N
 
 
 @njit
@@ -865,8 +904,14 @@ class GreedyStreams:
     def seed_like_agent(self, b: int, seat: int, seed: int | None) -> None:
         """The stream a ``GreedyAgent`` (a ``PyRngAgent``) seeded with ``seed`` draws from:
         ``random.Random(default_rng(seed).integers(2**63))``."""
-        import random
-        self.seed(b, seat, random.Random(int(np.random.default_rng(seed).integers(2 ** 63))))
+        self.seed_python(b, seat, int(np.random.default_rng(seed).integers(2 ** 63)))
+
+    def seed_python(self, b: int, seat: int, x: int) -> None:
+        """Seat ``seat`` of game ``b`` draws as ``random.Random(x)`` (``0 <= x < 2**64``), seeded
+        in compiled code (CPython's ``init_by_array``)."""
+        if not 0 <= x < 2 ** 64:
+            raise ValueError(f"a greedy stream's seed must be in 0..2**64-1, got {x}")
+        mt_seed(self.mt, self.pos, b, seat, np.uint64(x & 0xFFFFFFFF), np.uint64(x >> 32), 2 if x >> 32 else 1)
 
     def getstate(self, b: int, seat: int) -> tuple:
         """The stream of seat ``seat`` in game ``b`` as ``random.Random.getstate()`` gives it."""
