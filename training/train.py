@@ -935,7 +935,7 @@ def train_batched(args: argparse.Namespace, cfg: Config, rules, initial, dirs: r
         logger.record("play/win_rate", won / max(1, games))
         step = learner.steps
         done = progress() >= 1.0
-        if step >= next_snapshot and not done:
+        if step >= next_snapshot:  # at the end too: a run resumed from here finds it, as this one would
             path = os.path.join(snap_dir, f"step_{step:010d}")
             with stop.protected():
                 save(path, step, wall(), resumable=False)
