@@ -974,6 +974,8 @@ def train_batched(args: argparse.Namespace, cfg: Config, rules, initial, dirs: r
           f"steps/s, {trained / max(1e-9, cpu):.0f} per CPU-s); last rollout: {play_line}")
 
     # --- final evaluation, what the training added, card, curve, table ---
+    with stop.protected():  # the checkpoint the evaluation loads (also when the loop never ran)
+        save(run_dir, learner.steps, trained_wall)
     run_eval(cfg.final_eval_games, learner.steps, trained_wall, final=True)
     against = "heuristic" if "heuristic" in cfg.eval_opponents else cfg.eval_opponents[0]
     paired = evaluate_paired([f"checkpoint:{start_dir}", f"checkpoint:{run_dir}"], against, rules,
