@@ -14,6 +14,8 @@ shipped classic-2p agent stands in for a snapshot), ``random`` the random bot al
 =================  ======================================================================
 ``sb3``            train.py's ``learner: sb3``: 16 ``UnoGymEnv`` in a DummyVecEnv, n_steps 256,
                    batch 1024, 4 epochs (configs/train/quick.yaml)
+``sb3-batched``    SB3 MaskablePPO over the batched engine (a minimal SB3 ``VecEnv`` on the
+                   same league of 256 games), n_steps 64, batch 1024, 4 epochs
 ``batched``        ``learner: batched`` at the same network and PPO settings: 256 games x
                    64 steps, batch 1024, 4 epochs, float32
 ``batched-bf16``   the same with ``bf16: true``
@@ -76,6 +78,60 @@ def sb3_case(league: dict[str, float], seed: int = 0):
     return one
 
 
+def sb3_batched_case(league: dict[str, float], seed: int = 0):
+    """SB3 MaskablePPO over the batched engine: a minimal SB3 ``VecEnv`` on the league of 256
+    games (what learner: batched plays), n_steps 64, batch 1024, 4 epochs."""
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env import VecEnv
+
+    from uno_env.envs.vector_env import UnoVectorEnv
+    from uno_env.game.rules import make_rules
+    from uno_env.learn.batched_league import BatchedLeague, slice_opponents
+    from uno_env.learn.sb3.policy import ObsFeatures
+
+    n_games = 256
+    games = BatchedLeague(make_rules("classic"), 2, n_games, 8, None, 500)
+    games.start(slice_opponents(league, 8, []), seed)
+    probe = UnoVectorEnv(1)
+
+    class LeagueVecEnv(VecEnv):
+        def __init__(self):
+            super().__init__(n_games, probe.single_observation_space, probe.single_action_space)
+
+        def reset(self):
+            return games.observations.copy()
+
+        def step_async(self, actions):
+            self._actions = np.asarray(actions)
+
+        def step_wait(self):
+            rewards, done, _ = games.step(self._actions)
+            return games.observations.copy(), rewards, done, [{} for _ in range(n_games)]
+
+        def env_method(self, name, *args, indices=None, **kwargs):  # MaskablePPO asks for the masks
+            return list(games.masks)
+
+        def close(self): pass
+        def get_attr(self, name, indices=None): return [None] * n_games
+        def set_attr(self, name, value, indices=None): pass
+        def env_is_wrapped(self, wrapper_class, indices=None): return [False] * n_games
+        def seed(self, seed=None): return [None] * n_games
+
+    venv = LeagueVecEnv()
+    model = MaskablePPO("MlpPolicy", venv, learning_rate=1e-4, n_steps=64, batch_size=1024, n_epochs=4,
+                        gamma=0.995, gae_lambda=0.95, clip_range=0.1, ent_coef=0.003, seed=seed, device="cpu",
+                        policy_kwargs={"net_arch": [256, 256], "activation_fn": torch.nn.Tanh,
+                                       "features_extractor_class": ObsFeatures,
+                                       "features_extractor_kwargs": {"num_players": 2}})
+    steps = 64 * n_games
+
+    def one() -> tuple[int, dict]:
+        model.learn(steps, reset_num_timesteps=False)
+        return steps, {}
+    return one
+
+
 def batched_case(league: dict[str, float], net_arch, n_epochs, batch_size, bf16, seed: int = 0):
     """learner: batched (the loop of train.py's train_batched, without its outputs)."""
     from uno_env.game.rules import make_rules
@@ -110,16 +166,22 @@ def batched_case(league: dict[str, float], net_arch, n_epochs, batch_size, bf16,
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--league", choices=sorted(LEAGUES), default="quick")
-    parser.add_argument("--cases", nargs="+", default=["sb3", *BATCHED_CASES], choices=["sb3", *BATCHED_CASES])
+    parser.add_argument("--cases", nargs="+", default=["sb3", "sb3-batched", *BATCHED_CASES],
+                        choices=["sb3", "sb3-batched", *BATCHED_CASES])
     parser.add_argument("--rounds", type=int, default=3, help="alternations of all cases")
     parser.add_argument("--rollouts", type=int, default=2, help="rollouts + updates per case and round")
     parser.add_argument("--threads", type=int, default=1, help="torch threads")
+    parser.add_argument("--blas-threads", type=int, default=1, help="numpy's BLAS threads (all cases)")
     args = parser.parse_args(argv)
 
     import torch
+
+    from uno_env.learn.lean_ppo import limit_blas_threads
     torch.set_num_threads(args.threads)
+    limit_blas_threads(args.blas_threads)  # every case: the numpy snapshot opponents of both paths
     league = LEAGUES[args.league]
-    cases = {name: sb3_case(league) if name == "sb3" else batched_case(league, *BATCHED_CASES[name])
+    makers = {"sb3": sb3_case, "sb3-batched": sb3_batched_case}
+    cases = {name: makers[name](league) if name in makers else batched_case(league, *BATCHED_CASES[name])
              for name in args.cases}
     for one in cases.values():  # warm-up: numba's kernels, torch's first calls
         one()
@@ -135,7 +197,7 @@ def main(argv: list[str] | None = None) -> None:
             rates[name].append(steps / (time.process_time() - began))
             splits[name] = split
     base = statistics.median(rates.get("sb3", [np.nan]))
-    print(f"league {args.league}, torch threads {args.threads}, {args.rounds} rounds x {args.rollouts} rollouts "
+    print(f"league {args.league}, torch threads {args.threads}, BLAS threads {args.blas_threads}, {args.rounds} rounds x {args.rollouts} rollouts "
           f"(steps per CPU-second, median; all rounds in brackets)")
     print(f"| case | steps/CPU-s | vs sb3 | env / forward / update |\n| --- | ---: | ---: | --- |")
     for name, r in rates.items():

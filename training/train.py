@@ -13,6 +13,20 @@ and 95% Wilson interval) -> TensorBoard and ``eval.csv``. At the end (``total_st
 ``time_limit_min``): ``final_eval_games`` games each, written to the card, a results table, and
 the learning curve ``curve.png``.
 
+**Two learners** (``learner``). ``sb3``: Stable-Baselines3's MaskablePPO on ``n_envs`` scalar
+envs (``UnoGymEnv``), as above; the resumable state is ``model.zip`` (a pickle). ``batched``:
+the lean torch PPO of :mod:`uno_env.learn.lean_ppo` on ``n_envs`` games of the batched engine
+(:class:`uno_env.envs.vector_env.UnoVectorEnv`), the league inside the batch: the games split
+into ``league_slices`` slices, each against one entry (compiled bots, frozen snapshots
+evaluated batched, ``self``: the current weights; :mod:`uno_env.learn.batched_league`);
+``bf16`` and ``device: cuda`` are its options (nothing needs a GPU). Its resumable state is
+``learner.safetensors`` (weights, Adam, the generator, the step counts: no pickle), and a run
+resumed from a periodic checkpoint continues as the run would have (new deals at every
+checkpoint). It keeps its starting policy in ``runs/<run>/start/`` and its final table adds
+what the training added: the final agent against that start on the same deals
+(``evaluate_paired``, a 95% interval). Both write the same checkpoint (card + safetensors).
+Speed and the decision between them: docs/speed.md, "The learner".
+
 **Imitation first** (``imitate_decisions`` > 0, a new run only): before PPO, the policy is
 fitted to ``imitate_decisions`` decisions of ``imitate_teacher`` playing every seat (masked
 cross-entropy, ``imitate_epochs`` passes at ``imitate_learning_rate``) and the value network to
@@ -766,6 +780,7 @@ def train_batched(args: argparse.Namespace, cfg: Config, rules, initial, dirs: r
     print(f"uno_env {uno_env.__version__}: run {args.run!r} -> {run_dir}/, logs {log_dir}/")
     print("\n".join(configs.config_lines(dataclasses.asdict(cfg))))
     torch.set_num_threads(cfg.torch_threads)
+    lean_ppo.limit_blas_threads()  # the snapshot opponents' numpy MLP: 1 BLAS thread is ~4x faster
 
     learner = lean_ppo.Learner(list(cfg.net_arch), cfg.activation, cfg.policy_input, cfg.num_players,
                                seed=cfg.seed, learning_rate=cfg.learning_rate, device=cfg.device)

@@ -63,6 +63,17 @@ ADAM_EPS = 1e-5  # as SB3's PPO
 ACTIVATIONS = {"tanh": nn.Tanh, "relu": nn.ReLU}
 
 
+def limit_blas_threads(threads: int = 1) -> None:
+    """numpy's BLAS on ``threads`` threads for the rest of the process (threadpoolctl, where
+    installed): the batched snapshot opponents (a numpy MLP over a slice of games) ran 3-4x
+    slower with OpenBLAS's 2 threads on a busy 2-core machine (docs/speed.md)."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover - then OPENBLAS_NUM_THREADS=1 does it
+        return
+    threadpool_limits(limits=threads, user_api="blas")
+
+
 @dataclass
 class Settings:
     """PPO's coefficients, as the training config names them."""
