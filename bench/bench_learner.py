@@ -196,7 +196,7 @@ def main(argv: list[str] | None = None) -> None:
                 split = {k: split.get(k, 0.0) + v for k, v in s.items()}
             rates[name].append(steps / (time.process_time() - began))
             splits[name] = split
-    base = statistics.median(rates.get("sb3", [np.nan]))
+    base = statistics.median(rates["sb3"]) if "sb3" in rates else None
     print(f"league {args.league}, torch threads {args.threads}, BLAS threads {args.blas_threads}, {args.rounds} rounds x {args.rollouts} rollouts "
           f"(steps per CPU-second, median; all rounds in brackets)")
     print(f"| case | steps/CPU-s | vs sb3 | env / forward / update |\n| --- | ---: | ---: | --- |")
@@ -204,7 +204,7 @@ def main(argv: list[str] | None = None) -> None:
         split = splits[name]
         parts = " / ".join(f"{v / sum(split.values()):.0%}" for v in split.values()) if split else "-"
         print(f"| {name} | {statistics.median(r):,.0f} ({', '.join(f'{x:,.0f}' for x in r)}) | "
-              f"{statistics.median(r) / base:.2f}x | {parts} |")
+              f"{f'{statistics.median(r) / base:.2f}x' if base else '-'} | {parts} |")
 
 
 if __name__ == "__main__":

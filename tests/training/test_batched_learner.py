@@ -162,6 +162,12 @@ def test_device_cuda_without_a_gpu_is_refused_before_anything_is_spent(tmp_path,
     assert not (tmp_path / "checkpoints" / "x").exists()
 
 
+def test_a_batch_this_machine_cannot_hold_is_refused_before_anything_is_spent(tmp_path, capsys):
+    line = cli_error(train.main, capsys, run_args(tmp_path, "x", "--set", "n_envs=4000000000"))
+    assert "of memory" in line and "n_envs 4000000000" in line
+    assert not (tmp_path / "checkpoints" / "x").exists()
+
+
 def test_league_slices_follow_the_weights_by_largest_remainders():
     assert slice_opponents({"heuristic": 0.5, "random": 0.25, "snapshots": 0.25}, 8, []) == \
         ["heuristic"] * 4 + ["random"] * 2 + [SELF] * 2  # no snapshot yet: the learner itself
