@@ -145,7 +145,7 @@ def test_resume_with_other_rules_than_the_run_is_named_without_a_traceback(train
 def test_resume_without_a_run_is_an_error(tmp_path, capsys):
     line = cli_error(train.main, capsys, ["--config", TEST_CONFIG, "--run", "none", "--checkpoint-dir",
                                           str(tmp_path), "--runs-dir", str(tmp_path), "--resume"])
-    assert "no run to resume" in line and "model.zip not found" in line
+    assert "no run to resume" in line and "model.zip or learner.safetensors not found" in line
 
 
 @pytest.mark.parametrize("name", sorted(os.listdir(os.path.join(ROOT, "configs", "train"))))
