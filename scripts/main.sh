@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# The main job: set up .venv, train MaskablePPO for a few minutes on the default config
-# (configs/train/quick.yaml: classic rules, 2 players, 2 CPU cores), then evaluate the
-# trained agent against the scripted bots (random, heuristic) and print the results table.
-# The run lands in checkpoints/quick/ (card.json + safetensors policy weights, model.zip for
-# --resume, eval.csv, learning curve) and runs/quick/ (TensorBoard, self-play snapshots).
+# The main job: set up .venv, train the lean PPO on the batched engine for about 3 minutes on
+# the default config (configs/train/quick.yaml: classic rules, 2 players, 2 CPU cores), then
+# evaluate the trained agent against the scripted bots (random, heuristic) and against its own
+# random start on the same deals, and print the results.
+# The run lands in checkpoints/quick/ (card.json + safetensors policy weights,
+# learner.safetensors for --resume, eval.csv, learning curve) and runs/quick/ (TensorBoard,
+# self-play snapshots, the start).
 # Extra arguments go to training/train.py (e.g. --total-steps 100000).
 set -euo pipefail
 cd "$(dirname "$0")/.."

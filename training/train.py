@@ -13,6 +13,20 @@ and 95% Wilson interval) -> TensorBoard and ``eval.csv``. At the end (``total_st
 ``time_limit_min``): ``final_eval_games`` games each, written to the card, a results table, and
 the learning curve ``curve.png``.
 
+**Two learners** (``learner``). ``sb3``: Stable-Baselines3's MaskablePPO on ``n_envs`` scalar
+envs (``UnoGymEnv``), as above; the resumable state is ``model.zip`` (a pickle). ``batched``:
+the lean torch PPO of :mod:`uno_env.learn.lean_ppo` on ``n_envs`` games of the batched engine
+(:class:`uno_env.envs.vector_env.UnoVectorEnv`), the league inside the batch: the games split
+into ``league_slices`` slices, each against one entry (compiled bots, frozen snapshots
+evaluated batched, ``self``: the current weights; :mod:`uno_env.learn.batched_league`);
+``bf16`` and ``device: cuda`` are its options (nothing needs a GPU). Its resumable state is
+``learner.safetensors`` (weights, Adam, the generator, the step counts: no pickle), and a run
+resumed from a periodic checkpoint continues as the run would have (new deals at every
+checkpoint). It keeps its starting policy in ``runs/<run>/start/`` and its final table adds
+what the training added: the final agent against that start on the same deals
+(``evaluate_paired``, a 95% interval). Both write the same checkpoint (card + safetensors).
+Speed and the decision between them: docs/speed.md, "The learner".
+
 **Imitation first** (``imitate_decisions`` > 0, a new run only): before PPO, the policy is
 fitted to ``imitate_decisions`` decisions of ``imitate_teacher`` playing every seat (masked
 cross-entropy, ``imitate_epochs`` passes at ``imitate_learning_rate``) and the value network to
@@ -120,7 +134,8 @@ from uno_env.envs.gym_env import UnoGymEnv
 from uno_env.game import actions as A
 from uno_env.game.global_state import GLOBAL_STATE_SIZE
 from uno_env.game.rules import make_rules
-from uno_env.learn import configs, machine, run_dirs
+from uno_env.learn import configs, lean_ppo, machine, run_dirs
+from uno_env.learn.batched_league import BatchedLeague, slice_opponents
 from uno_env.learn.demo_store import demonstrations
 from uno_env.learn.imitation import summary as imitation_summary
 from uno_env.learn.sb3.actor import masked_policy, set_actor
@@ -162,6 +177,17 @@ class Config(configs.TrainingConfig):
     # --- self-play league ---
     snapshot_sample: bool = True
     """snapshots sample their moves (True) or play their most likely move"""
+    # --- the learner ---
+    learner: str = "sb3"
+    """sb3: MaskablePPO on n_envs scalar envs (UnoGymEnv); batched: the lean torch PPO
+    (uno_env.learn.lean_ppo) on n_envs games of the batched engine, the league inside the batch
+    (uno_env.learn.batched_league); both save the same checkpoint (card + safetensors)"""
+    league_slices: int = 8
+    """batched: the n_envs games are split into this many slices, one league entry each"""
+    bf16: bool = False
+    """batched: the update's forward and backward passes under bfloat16 autocast"""
+    device: str = "cpu"
+    """batched: cpu or cuda (the network and the update; the games stay on the CPU)"""
 
 
 # what each Config key must hold (uno_env.learn.configs: one check per key, unknown keys are errors)
@@ -175,7 +201,12 @@ _CONFIG_CHECKS = {**configs.TRAINING_CHECKS,  # the keys train_rllib.py shares, 
     "n_epochs": configs.integer(1),
     "target_kl": configs.real(0, low_open=True, optional=True),
     "snapshot_sample": configs.boolean(),
+    "learner": configs.choice("sb3", "batched"),
+    "league_slices": configs.integer(1),
+    "bf16": configs.boolean(),
+    "device": configs.choice("cpu", "cuda"),
 }
+BATCHED_ONLY = {"bf16": False, "device": "cpu"}  # keys (and their defaults) of learner: batched alone
 
 
 def load_config(path: str, overrides: dict | None = None) -> Config:
@@ -190,6 +221,20 @@ def load_config(path: str, overrides: dict | None = None) -> Config:
     if cfg.critic == "state" and not cfg.obs_features:
         raise ValueError(f"{path}: critic: state needs obs_features: true (the policy must not read "
                          f"the global state appended to its observations)")
+    if cfg.learner == "batched":
+        if cfg.vec_env != "dummy":
+            raise ValueError(f"{path}: vec_env: {cfg.vec_env} is learner: sb3's (learner: batched steps "
+                             f"its n_envs games in one process)")
+        if cfg.critic != "obs":
+            raise ValueError(f"{path}: critic: {cfg.critic} is learner: sb3's (learner: batched has critic: obs)")
+        if cfg.league_slices > cfg.n_envs:
+            raise ValueError(f"{path}: config key 'league_slices' is {cfg.league_slices}, more than the "
+                             f"n_envs = {cfg.n_envs} games it splits")
+    else:
+        for key, default in BATCHED_ONLY.items():
+            if getattr(cfg, key) != default:
+                raise ValueError(f"{path}: config key {key!r} is learner: batched's (learner: sb3 trains "
+                                 f"with float32 on the CPU)")
     try:
         make_rules(cfg.rules)
     except ValueError as e:
@@ -206,6 +251,20 @@ def check_machine(cfg: Config, source: str) -> None:
     state = cfg.critic == "state"
     n_in = ckpt.input_size(cfg.policy_input, cfg.num_players)
     subproc = cfg.vec_env == "subproc"
+    if cfg.learner == "batched":
+        if cfg.device == "cuda" and not torch.cuda.is_available():
+            raise ValueError(f"{source}: config key 'device' is cuda, but torch finds no CUDA device here "
+                             f"(device: cpu trains anywhere)")
+        needs = {
+            f"net_arch {cfg.net_arch}": machine.PARAMETER_BYTES * machine.network_parameters(list(cfg.net_arch), n_in),
+            f"n_steps x n_envs {cfg.n_steps} x {cfg.n_envs}": cfg.n_steps * cfg.n_envs * machine.batched_step_bytes(n_in),
+            f"n_envs {cfg.n_envs}": cfg.n_envs * machine.BATCHED_GAME_BYTES,
+            f"imitate_decisions {cfg.imitate_decisions}": machine.demonstration_bytes(cfg, False)
+            + cfg.imitate_decisions * 4 * n_in,  # and the network's input rows of them
+            f"eval_workers {cfg.eval_workers}": cfg.eval_workers * machine.PROCESS_BYTES,
+        }
+        machine.check_machine(cfg, source, needs)
+        return
     needs = {
         f"net_arch {cfg.net_arch}": machine.PARAMETER_BYTES * machine.network_parameters(
             list(cfg.net_arch), n_in, n_in + GLOBAL_STATE_SIZE if state else None),
@@ -237,11 +296,11 @@ def check_league(cfg: Config, rules) -> None:
     """``ValueError`` naming a league entry or evaluation opponent that is no agent spec, or a
     ``checkpoint:<dir>`` that does not load for these rules and players: checked before
     anything is spent on the run (the imitation alone can take many minutes)."""
-    entries = [e for e in configs.league_entries(cfg.phases) if e != "snapshots"]
-    if "self" in entries:
+    entries = [e for e in configs.league_entries(cfg.phases) if e not in ("snapshots", "self")]
+    if "self" in configs.league_entries(cfg.phases) and cfg.learner != "batched":
         raise ValueError("config key 'phases': league entry 'self' (the learner itself in more "
-                         "seats) is train_rllib.py's; train.py plays against its past versions "
-                         "through 'snapshots'")
+                         "seats) is learner: batched's and train_rllib.py's; learner: sb3 plays "
+                         "against its past versions through 'snapshots'")
     configs.check_agent_specs(entries, rules, cfg.num_players, "league entry")
     configs.check_agent_specs(cfg.eval_opponents, rules, cfg.num_players, "eval_opponents entry")
     configs.check_imitation(cfg, rules, cfg.critic == "state")
@@ -444,7 +503,7 @@ def main(argv: list[str] | None = None) -> dict:
                              "(--set uno_call=explicit); repeatable, values read as YAML")
     args = parser.parse_args(argv)
 
-    run_args = dict(resume=args.resume, force=args.force, holds_run=ckpt.MODEL_FILE)
+    run_args = dict(resume=args.resume, force=args.force, holds_run=(ckpt.MODEL_FILE, lean_ppo.STATE_FILE))
     try:  # a plain run name, its folders checked (nothing changed yet), the overrides in effect
         dirs, overrides = run_dirs.check_run_args(args, Config, _CONFIG_CHECKS, run_args["holds_run"])
     except ValueError as exc:
@@ -465,7 +524,8 @@ def main(argv: list[str] | None = None) -> dict:
         stop.uninstall()
         parser.error(str(exc))
     try:
-        evaluation = train(args, cfg, rules, initial, dirs, overrides, stop)
+        run = train_batched if cfg.learner == "batched" else train
+        evaluation = run(args, cfg, rules, initial, dirs, overrides, stop)
     except Interrupted:  # at once: before the loop, in the final evaluation, or a second signal
         stop.exit_now(dirs.run_dir)
     finally:  # the signals' handlers and the run's lock, also when main() is called in a
@@ -506,6 +566,9 @@ def train(args: argparse.Namespace, cfg: Config, rules, initial, dirs: run_dirs.
             ckpt.check_card(card, rules, cfg.num_players, where=f"checkpoint {run_dir!r}")
         except ValueError as exc:  # other rules than the run's (a --set left out), a damaged card
             sys.exit(f"--resume: {exc}")
+        trained_by = card.get("config", {}).get("learner", "sb3")
+        if trained_by != cfg.learner:
+            sys.exit(f"--resume: {run_dir} was trained with learner: {trained_by}, the config says {cfg.learner}")
         trained_critic = card.get("config", {}).get("critic", "obs")
         if trained_critic != cfg.critic:
             sys.exit(f"--resume: {run_dir} was trained with critic: {trained_critic}, the config says {cfg.critic}")
@@ -681,6 +744,281 @@ def train(args: argparse.Namespace, cfg: Config, rules, initial, dirs: run_dirs.
                 f"{cfg.num_players} players")
     print_table(args.run, evaluation, cfg.eval_opponents)
     return evaluation
+
+
+# ---------------------------------------------------------------------- learner: batched
+ADDED_KEY = "learning_added"
+"""the card's record of the final agent against its start on the same deals (learner: batched)"""
+
+
+def batched_play_line(r: lean_ppo.Rollout, won: int, games: int) -> str:
+    """The last rollout's play, as :meth:`PlayStats.summary` says it for learner: sb3."""
+    draw = r.actions == A.DRAW
+    playable = r.masks[:, :, :A.PLAY_END].any(axis=2)
+    cut = int(((r.dones > 0) & (r.rewards == 0)).sum())
+    line = (f"draws {draw.mean():.0%} of decisions ({(draw & playable).sum() / max(1, playable.sum()):.0%} "
+            f"when it could play), {games} games: won {won / max(1, games):.0%}, truncated {cut / max(1, games):.1%}")
+    if (draw & playable).sum() >= STALL_DRAW_SHARE * max(1, playable.sum()) or cut >= STALL_TRUNCATED_SHARE * max(1, games):
+        line += "  WARNING: the policy may be stalling (drawing instead of playing)"
+    return line
+
+
+def train_batched(args: argparse.Namespace, cfg: Config, rules, initial, dirs: run_dirs.RunDirs,
+                  overrides: dict, stop: StopSignals) -> dict:
+    """``learner: batched``: the run of :func:`train` (imitation, league, evaluations, card,
+    signals, ``--resume``) with the lean PPO (:mod:`uno_env.learn.lean_ppo`) on ``n_envs``
+    games of the batched engine, the league inside the batch
+    (:mod:`uno_env.learn.batched_league`). Its resumable state is
+    ``checkpoints/<run>/learner.safetensors`` (no pickle); its starting policy is kept in
+    ``runs/<run>/start/``, and the final table adds what the training added to it: the final
+    agent and the start on the same deals against ``heuristic`` (paired, 95% interval)."""
+    from stable_baselines3.common.logger import configure as configure_logger
+
+    from uno_env.agents.policy import MaskedPolicy
+    from uno_env.learn.imitation import fit_policy
+    from uno_env.tools.evaluate import evaluate_paired
+
+    run_dir, log_dir = dirs.run_dir, dirs.log_dir
+    snap_dir, start_dir = os.path.join(log_dir, "snapshots"), os.path.join(log_dir, "start")
+    eval_csv = os.path.join(run_dir, "eval.csv")
+    os.makedirs(snap_dir, exist_ok=True)
+    print(f"uno_env {uno_env.__version__}: run {args.run!r} -> {run_dir}/, logs {log_dir}/")
+    print("\n".join(configs.config_lines(dataclasses.asdict(cfg))))
+    torch.set_num_threads(cfg.torch_threads)
+    lean_ppo.limit_blas_threads()  # the snapshot opponents' numpy MLP: 1 BLAS thread is ~4x faster
+
+    learner = lean_ppo.Learner(list(cfg.net_arch), cfg.activation, cfg.policy_input, cfg.num_players,
+                               seed=cfg.seed, learning_rate=cfg.learning_rate, device=cfg.device)
+    wall_before, evaluation, started_from = 0.0, {}, None
+    if args.resume:
+        try:
+            card = ckpt.load_card(run_dir, require_policy=False)
+            ckpt.check_card(card, rules, cfg.num_players, where=f"checkpoint {run_dir!r}")
+            trained_by = card.get("config", {}).get("learner", "sb3")
+            if trained_by != "batched":
+                raise ValueError(f"{run_dir} was trained with learner: {trained_by}, the config says batched")
+            learner.load_state(run_dir)
+        except ValueError as exc:
+            sys.exit(f"--resume: {exc}")
+        wall_before, evaluation = float(card.get("wall_time_s", 0.0)), card.get("evaluation", {})
+        started_from = card.get("started_from")
+        print(f"resumed at {learner.steps} steps ({wall_before:.0f} s of training so far)")
+        stop.saved(learner.steps)
+    logger = configure_logger(os.path.join(log_dir, "tb"), ["tensorboard"])
+
+    if initial is not None:  # a checkpoint's policy as the start (a new run only)
+        started_from, tensors = initial
+        learner.set_actor(tensors)
+        print(configs.started_from_line(started_from))
+    if cfg.imitate_decisions and not args.resume:  # behaviour cloning (the critic alone after init_checkpoint)
+        began = time.time()
+        print(configs.imitation_start_line(cfg.imitate_decisions, cfg.imitate_teacher, cfg.imitate_epochs,
+                                            cfg.imitate_cache), flush=True)
+        demos, loaded = demonstrations(rules, cfg.num_players, cfg.imitate_decisions, seed=cfg.seed,
+                                       teacher=cfg.imitate_teacher, critic_state=False,
+                                       workers=cfg.imitate_workers, cache=cfg.imitate_cache, progress=True)
+        x = learner.features(demos.observations)
+
+        def log_prob_and_value(rows, masks, actions):
+            logits, values = learner.net(rows.to(learner.device))
+            log_probs = lean_ppo.masked_log_probs(logits, masks.to(learner.device))
+            return log_probs.gather(1, actions[:, None].to(learner.device)).squeeze(1).cpu(), values.cpu()
+
+        def greedy(rows, masks):
+            logits = learner.net.actor(rows.to(learner.device))
+            return logits.masked_fill(~masks.to(learner.device), lean_ppo.MASKED_LOGIT).argmax(1).cpu()
+
+        params = learner.net.parameters() if initial is None else learner.net.critic.parameters()
+        fit = fit_policy(params, log_prob_and_value, greedy, x, demos, epochs=cfg.imitate_epochs,
+                         learning_rate=cfg.imitate_learning_rate, seed=cfg.seed, fit_actor=initial is None,
+                         progress=True)
+        wall_before += time.time() - began
+        for key, value in fit.items():
+            logger.record(f"imitation/{key}", value)
+        print(imitation_summary(demos, cfg.imitate_teacher, fit, time.time() - began,
+                                cfg.imitate_cache if loaded else None, fit_actor=initial is None))
+        del demos, x
+
+    snapshots = sync_outputs(eval_csv, snap_dir, learner.steps)
+    added: dict = {}  # the final paired comparison with the start (the card's ADDED_KEY)
+
+    def card_for(steps: int, wall: float) -> dict:
+        return ckpt.make_card(rules=rules, num_players=cfg.num_players, total_steps=steps,
+                              wall_time_s=wall, evaluation=evaluation, config=dataclasses.asdict(cfg),
+                              extra={"run": args.run, run_dirs.OVERRIDES_KEY: overrides,
+                                     **({"started_from": started_from} if started_from else {}),
+                                     **({ADDED_KEY: added} if added else {})})
+
+    def save(directory: str, steps: int, wall: float, resumable: bool = True) -> None:
+        description, tensors = learner.actor_tensors()
+        os.makedirs(directory, exist_ok=True)
+        if resumable:  # the state first, then the weights and the card (which names the weights)
+            learner.save_state(directory)
+        ckpt.save_policy(directory, dict(card_for(steps, wall), format=ckpt.CARD_FORMAT, policy=description), tensors)
+
+    def run_eval(games: int, steps: int, wall: float, final: bool = False) -> None:
+        if final:
+            me, workers = f"checkpoint:{run_dir}", cfg.eval_workers
+        else:
+            me, workers = PolicyAgent(MaskedPolicy(*learner.actor_tensors(), cfg.num_players), rules,
+                                      cfg.num_players, name=args.run), 1
+        rows, results = [], {}
+        for opponent in cfg.eval_opponents:
+            r = evaluate_vs(me, opponent, rules, cfg.num_players, games, seed=steps, workers=workers)
+            results[opponent] = dict(r, steps=steps)
+            rows.append({"steps": steps, "wall_time_s": round(wall, 1), "opponent": opponent,
+                         "games": games, "wins": r["wins"], "win_rate": f"{r['win_rate']:.4f}",
+                         "ci_low": f"{r['ci95'][0]:.4f}", "ci_high": f"{r['ci95'][1]:.4f}"})
+        with stop.protected():
+            earlier = [r for r in read_eval_rows(eval_csv) if int(r["steps"]) != steps]
+            write_eval_rows(eval_csv, earlier + rows)
+            evaluation.update(results)
+        for opponent, r in results.items():
+            logger.record(f"eval/win_rate_{opponent}", r["win_rate"])
+        logger.dump(steps)
+
+    if not args.resume:  # the start, kept for the final paired comparison (and the curve's first point)
+        with stop.protected():
+            save(start_dir, 0, wall_before, resumable=False)
+        if cfg.imitate_decisions or initial is not None:
+            run_eval(cfg.eval_games, learner.steps, wall_before)
+            print("start: " + "  ".join(f"vs {o} {evaluation[o]['win_rate']:.3f}" for o in cfg.eval_opponents))
+
+    # --- the games: numba compiles the engine's kernels on first use (cached on disk after) ---
+    began = time.time()
+    print("batched engine: building (numba compiles its kernels the first time on a machine: "
+          "up to ~2 minutes, then cached)", flush=True)
+    league = BatchedLeague(rules, cfg.num_players, cfg.n_envs, cfg.league_slices, learner.opponent,
+                           cfg.max_learner_steps)
+    league.start(["random"] * league.n_slices, cfg.seed)  # the kernels compile on the first deal
+    print(f"batched engine: {cfg.n_envs} games in {league.n_slices} slices, ready in {time.time() - began:.0f} s",
+          flush=True)
+    settings = lean_ppo.Settings(n_epochs=cfg.n_epochs, batch_size=cfg.batch_size, gamma=cfg.gamma,
+                                 gae_lambda=cfg.gae_lambda, clip_range=cfg.clip_range, vf_coef=cfg.vf_coef,
+                                 max_grad_norm=cfg.max_grad_norm, target_kl=cfg.target_kl, bf16=cfg.bf16)
+    rollout = lean_ppo.Rollout(cfg.n_steps, cfg.n_envs, len(learner.keep))
+
+    # --- the training loop: one rollout of n_steps x n_envs decisions + one update per iteration ---
+    start_time, start_steps = time.time(), learner.steps
+    cpu_start = time.process_time()
+    time_limit = cfg.time_limit_min * 60 if cfg.time_limit_min else math.inf
+
+    def wall() -> float:
+        return wall_before + time.time() - start_time
+
+    def progress() -> float:
+        return min(1.0, max(learner.steps / cfg.total_steps, wall() / time_limit))
+
+    def every(period: int) -> int:
+        return (learner.steps // period + 1) * period
+
+    next_snapshot, next_eval, next_ckpt = every(cfg.snapshot_every), every(cfg.eval_every), every(cfg.checkpoint_every)
+    league_specs: list[str] | None = None  # None: deal anew at the next rollout
+    split = dict(env=0.0, forward=0.0, update=0.0)
+    play_line = ""
+    bar = tqdm(total=cfg.total_steps, initial=learner.steps, unit="step", smoothing=0.05,
+               disable=args.no_progress, dynamic_ncols=True,
+               mininterval=0.5 if sys.stderr.isatty() else 60)
+    stop.defer()  # from here a first signal ends the loop at the next env step, with a checkpoint
+    while progress() < 1.0:
+        step, frac = learner.steps, progress()
+        lr = cfg.learning_rate if cfg.learning_rate_final is None else \
+            cfg.learning_rate + frac * (cfg.learning_rate_final - cfg.learning_rate)
+        ent_coef = cfg.ent_coef if cfg.ent_coef_final is None else cfg.ent_coef + frac * (cfg.ent_coef_final - cfg.ent_coef)
+        specs = slice_opponents(phase_opponents(cfg, step, frac), league.n_slices, snapshots)
+        if specs != league_specs:  # a new phase or snapshot, a checkpoint, the start: new deals
+            league.start(specs, cfg.seed + step)
+            league_specs = specs
+        won = games = 0
+        for t in range(cfg.n_steps):
+            if stop.requested:
+                break
+            t0 = time.process_time()
+            features = learner.features(league.observations)
+            rollout.features[t], rollout.masks[t] = features, league.masks
+            actions, rollout.log_probs[t], rollout.values[t] = learner.act(features, league.masks)
+            rollout.actions[t] = actions
+            t1 = time.process_time()
+            rollout.rewards[t], rollout.dones[t], won_now = league.step(actions)
+            split["forward"] += t1 - t0
+            split["env"] += time.process_time() - t1
+            won, games = won + int(won_now.sum()), games + int(rollout.dones[t].sum())
+        if stop.requested:  # the partial rollout is not learned from
+            break
+        t0 = time.process_time()
+        stats = learner.update(rollout, learner.value(learner.features(league.observations)), settings, lr, ent_coef)
+        split["update"] += time.process_time() - t0
+        bar.update(min(cfg.n_steps * cfg.n_envs, bar.total - bar.n))
+        play_line = batched_play_line(rollout, won, games)
+        for key, value in stats.items():
+            logger.record(f"train/{key}", value)
+        logger.record("play/win_rate", won / max(1, games))
+        step = learner.steps
+        done = progress() >= 1.0
+        if step >= next_snapshot:  # at the end too: a run resumed from here finds it, as this one would
+            path = os.path.join(snap_dir, f"step_{step:010d}")
+            with stop.protected():
+                save(path, step, wall(), resumable=False)
+                snapshots.append(path)
+                for old in snapshots[:-cfg.snapshot_keep]:
+                    shutil.rmtree(old, ignore_errors=True)
+                snapshots = snapshots[-cfg.snapshot_keep:]
+            next_snapshot = every(cfg.snapshot_every)
+        if step >= next_eval and not done and not stop.requested:
+            with stop.dropped():
+                run_eval(cfg.eval_games, step, wall())
+                summary = "  ".join(f"vs {o} {evaluation[o]['win_rate']:.3f}" for o in cfg.eval_opponents)
+                cpu = time.process_time() - cpu_start
+                parts = ", ".join(f"{k} {v / max(1e-9, sum(split.values())):.0%}" for k, v in split.items())
+                bar.write(f"step {step} ({wall() / 60:.1f} min, {(step - start_steps) / max(1e-9, cpu):.0f} "
+                          f"steps per CPU-s; {parts}): {summary}")
+                bar.write(f"  last rollout: {play_line}")
+                next_eval = every(cfg.eval_every)
+        if step >= next_ckpt or done:
+            with stop.protected():
+                save(run_dir, step, wall())
+            stop.saved(step)
+            next_ckpt = every(cfg.checkpoint_every)
+            league_specs = None  # new deals, as a run resumed from this checkpoint deals them
+    bar.close()
+    if stop.requested:  # a checkpoint of the last update's step (the weights, Adam, the generator)
+        with stop.protected():
+            save(run_dir, learner.steps, wall())
+        stop.saved(learner.steps)
+        stop.exit_saved(run_dir)
+    stop.at_once()
+    trained_wall = wall()
+    cpu = time.process_time() - cpu_start
+    trained = learner.steps - start_steps
+    print(f"trained {learner.steps} steps in {trained_wall:.0f} s of wall time ({trained / max(1e-9, time.time() - start_time):.0f} "
+          f"steps/s, {trained / max(1e-9, cpu):.0f} per CPU-s); last rollout: {play_line}")
+
+    # --- final evaluation, what the training added, card, curve, table ---
+    with stop.protected():  # the checkpoint the evaluation loads (also when the loop never ran)
+        save(run_dir, learner.steps, trained_wall)
+    run_eval(cfg.final_eval_games, learner.steps, trained_wall, final=True)
+    against = "heuristic" if "heuristic" in cfg.eval_opponents else cfg.eval_opponents[0]
+    paired = evaluate_paired([f"checkpoint:{start_dir}", f"checkpoint:{run_dir}"], against, rules,
+                             cfg.num_players, games=cfg.final_eval_games, seed=learner.steps,
+                             workers=cfg.eval_workers)
+    start_row, final_row = paired["specs"]
+    added.update(opponent=against, games=paired["games"], start_win_rate=start_row["win_rate"],
+                 final_win_rate=final_row["win_rate"], **final_row["difference"])
+    with stop.protected():
+        save(run_dir, learner.steps, trained_wall)
+    write_curve(eval_csv, os.path.join(run_dir, "curve.png"), f"{args.run}: {rules.name}, "
+                f"{cfg.num_players} players")
+    print_table(args.run, evaluation, cfg.eval_opponents)
+    print(added_line(added))
+    return evaluation
+
+
+def added_line(added: dict) -> str:
+    """What the training added to its start: the paired difference of the final table."""
+    lo, hi = added["ci95"]
+    return (f"learning added vs {added['opponent']}: {added['mean'] * 100:+.1f} points "
+            f"({added['start_win_rate']:.1%} at the start -> {added['final_win_rate']:.1%}; 95% CI "
+            f"{lo * 100:+.1f} to {hi * 100:+.1f}, paired on the same {added['games']} deals)")
 
 
 def print_table(run: str, evaluation: dict, opponents: list[str]) -> None:

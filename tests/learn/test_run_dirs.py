@@ -110,6 +110,17 @@ def test_a_new_run_refuses_a_folder_with_files_it_did_not_write(tmp_path):
     assert (tmp_path / "checkpoints" / "r" / "eval.csv").read_text() == "mine"
 
 
+def test_any_of_several_files_that_hold_a_run_makes_it_one(tmp_path):
+    holds = (MODEL, "learner.safetensors")  # train.py: either learner's resumable state
+    open_run(tmp_path, "r", holds_run=holds)
+    (tmp_path / "checkpoints" / "r" / "learner.safetensors").write_bytes(b"state")
+    with pytest.raises(run_dirs.RunDirError, match="pass --resume to continue it, --force"):
+        open_run(tmp_path, "r", holds_run=holds)
+    assert open_run(tmp_path, "r", resume=True, holds_run=holds).name == "r"
+    with pytest.raises(run_dirs.RunDirError, match=r"no run to resume .*\(model.zip or learner.safetensors not found\)"):
+        open_run(tmp_path, "s", resume=True, holds_run=holds)
+
+
 def test_an_existing_run_needs_resume_or_force_and_resume_needs_a_run(tmp_path):
     open_run(tmp_path, "r")
     (tmp_path / "checkpoints" / "r" / MODEL).write_bytes(b"zip")

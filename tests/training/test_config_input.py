@@ -89,7 +89,8 @@ QUICK = os.path.join(ROOT, "configs", "train", "quick.yaml")
 @pytest.mark.parametrize("sets,named", [
     (["phases=[{until: 1.0, opponents: {heuristc: 1}}]"], "league entry 'heuristc': unknown agent spec"),
     (["phases=[{until: 1.0, opponents: {'heuristic:w_nope=1': 1}}]"], "league entry 'heuristic:w_nope=1'"),
-    (["phases=[{until: 1.0, opponents: {self: 0.5, heuristic: 0.5}}]"], "'self' (the learner itself in more seats) is train_rllib.py's"),
+    (["learner=sb3", "bf16=false", "phases=[{until: 1.0, opponents: {self: 0.5, heuristic: 0.5}}]"],
+     "'self' (the learner itself in more seats) is learner: batched's and train_rllib.py's"),
     (["eval_opponents=[random, serach]"], "eval_opponents entry 'serach'"),
 ])
 def test_a_bad_league_or_evaluation_opponent_is_named_before_anything_is_spent(capsys, tmp_path, sets, named):

@@ -145,7 +145,7 @@ def test_resume_with_other_rules_than_the_run_is_named_without_a_traceback(train
 def test_resume_without_a_run_is_an_error(tmp_path, capsys):
     line = cli_error(train.main, capsys, ["--config", TEST_CONFIG, "--run", "none", "--checkpoint-dir",
                                           str(tmp_path), "--runs-dir", str(tmp_path), "--resume"])
-    assert "no run to resume" in line and "model.zip not found" in line
+    assert "no run to resume" in line and "model.zip or learner.safetensors not found" in line
 
 
 @pytest.mark.parametrize("name", sorted(os.listdir(os.path.join(ROOT, "configs", "train"))))
@@ -155,7 +155,8 @@ def test_shipped_configs_load(name):
     assert cfg.phases[-1]["until"] in (None, 1, 1.0)
     for phase in cfg.phases:
         for spec in phase["opponents"]:
-            assert spec == "snapshots" or make_agent(spec, make_rules(cfg.rules), cfg.num_players)
+            assert (spec == "snapshots" or (spec == "self" and cfg.learner == "batched")
+                    or make_agent(spec, make_rules(cfg.rules), cfg.num_players))
     assert (cfg.n_steps * cfg.n_envs) % cfg.batch_size == 0
 
 

@@ -49,6 +49,17 @@ ENV_BYTES = 64 << 10
 PROCESS_BYTES = 256 << 20
 """one worker process (an evaluation or collection worker, a subproc env; measured: 240 MB
 resident with torch and Stable-Baselines3 imported)"""
+BATCHED_GAME_BYTES = 3 * 4 * OBS_SIZE + (8 << 10)
+"""one game of the batched engine in the learner's process: its state (~2 KB measured,
+docs/batched.md), a per-game opponent's (a scripted bot) and three observation rows"""
+
+
+def batched_step_bytes(n_in: int) -> int:
+    """one step of the batched learner's rollout (uno_env.learn.lean_ppo.Rollout): the network's
+    input (``n_in`` float32), the mask (bool) and six columns, plus the update's float32 copies"""
+    return 2 * 4 * n_in + 2 * NUM_ACTIONS + 8 * 8
+
+
 MEMORY_SHARE = 0.75
 """the share of the machine's memory (:func:`machine_memory`) a config may need"""
 

@@ -83,11 +83,12 @@ def is_marked(folder: str, name: str) -> bool:
 
 
 def check_run(checkpoint_root: str, runs_root: str, name: str, *, resume: bool, force: bool,
-              holds_run: str) -> RunDirs:
+              holds_run: str | tuple[str, ...]) -> RunDirs:
     """The run's folders, if :func:`open_run` may use them as asked; changes nothing.
 
-    ``holds_run`` is the file whose presence in the checkpoint folder means a run to resume
-    (``model.zip`` for ``train.py``, ``trainer.json`` for ``train_rllib.py``). Refuses
+    ``holds_run`` is the file (or files, any of them) whose presence in the checkpoint folder
+    means a run to resume (``model.zip`` or ``learner.safetensors`` for ``train.py``,
+    ``trainer.json`` for ``train_rllib.py``). Refuses
     (:class:`RunDirError`): a bad name; roots or run folders that are not folders (or are
     symbolic links); ``--resume`` without a run, an existing run without ``--resume`` or
     ``--force``; ``--force`` on a folder without this run's mark; a new run in a folder holding
@@ -102,7 +103,9 @@ def check_run(checkpoint_root: str, runs_root: str, name: str, *, resume: bool, 
             raise RunDirError(f"{folder!r} is a symbolic link: a run writes only into folders of its own")
         if os.path.exists(folder) and not os.path.isdir(folder):
             raise RunDirError(f"{folder!r} is not a folder")
-    exists = os.path.isfile(os.path.join(dirs.run_dir, holds_run))
+    holds = (holds_run,) if isinstance(holds_run, str) else tuple(holds_run)
+    exists = any(os.path.isfile(os.path.join(dirs.run_dir, h)) for h in holds)
+    holds_run = " or ".join(holds)
     if exists and not (resume or force):
         raise RunDirError(f"{dirs.run_dir} already holds a run: pass --resume to continue it, "
                           f"--force to start over")
@@ -126,7 +129,7 @@ def check_run(checkpoint_root: str, runs_root: str, name: str, *, resume: bool, 
 
 
 def open_run(checkpoint_root: str, runs_root: str, name: str, *, resume: bool, force: bool,
-             holds_run: str, script: str) -> RunDirs:
+             holds_run: str | tuple[str, ...], script: str) -> RunDirs:
     """The run's folders, checked (:func:`check_run`), then made (or emptied, with ``force``
     and without ``resume``), marked and locked by this process for as long as it runs
     (``script`` names the writer in the lock); :class:`RunDirError` if another process is
@@ -171,7 +174,7 @@ def stored_overrides(run_dir: str, config_cls: type, checks: Mapping[str, Any]) 
     return dict(stored)
 
 
-def check_run_args(args: Any, config_cls: type, checks: Mapping[str, Any], holds_run: str
+def check_run_args(args: Any, config_cls: type, checks: Mapping[str, Any], holds_run: str | tuple[str, ...]
                    ) -> tuple[RunDirs, dict[str, Any]]:
     """A training script's run, from its command line (``args``: ``run``, ``checkpoint_dir``,
     ``runs_dir``, ``resume``, ``force``, ``overrides`` (the ``--set`` items), ``total_steps``,

@@ -1,0 +1,190 @@
+"""training/train.py with ``learner: batched`` (the lean PPO on the batched engine,
+:mod:`uno_env.learn.lean_ppo`, :mod:`uno_env.learn.batched_league`) on
+configs/train/test-batched.yaml: seconds. It trains, saves a checkpoint that numpy plays,
+resumes exactly, stops on a signal with a checkpoint, and its config keys are checked."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+
+import numpy as np
+import pytest
+
+from uno_env.agents import checkpoint as ckpt
+from uno_env.agents.base import make_agent
+from uno_env.game.rules import make_rules
+from uno_env.learn import lean_ppo
+from uno_env.learn.batched_league import SELF, slice_opponents
+from uno_env.tools.evaluate import evaluate_vs
+
+from helpers import WatchedProcess, cli_error  # noqa: E402
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "training"))
+import train  # noqa: E402
+
+CONFIG = os.path.join(ROOT, "configs", "train", "test-batched.yaml")
+SB3_CONFIG = os.path.join(ROOT, "configs", "train", "test.yaml")
+
+
+def run_args(tmp_path, name: str = "lean", *extra: str) -> list[str]:
+    return ["--config", CONFIG, "--run", name, "--checkpoint-dir", str(tmp_path / "checkpoints"),
+            "--runs-dir", str(tmp_path / "runs"), "--no-progress", *extra]
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    base = tmp_path_factory.mktemp("lean")
+    evaluation = train.main(run_args(base))
+    return {"dir": str(base / "checkpoints" / "lean"), "base": base, "evaluation": evaluation}
+
+
+def test_a_batched_run_saves_a_checkpoint_that_numpy_plays(trained):
+    d = trained["dir"]
+    card, tensors = ckpt.load_checkpoint(d)  # validated: the card names these weights, hashes match
+    assert card["total_steps"] == 512 and card["config"]["learner"] == "batched"
+    assert card["policy"]["input"] == "obs_features" and card["policy"]["sizes"][1:-1] == [32, 32]
+    assert not os.path.exists(os.path.join(d, ckpt.MODEL_FILE))  # no pickle anywhere
+    assert os.path.isfile(os.path.join(d, lean_ppo.STATE_FILE))
+    result = evaluate_vs(f"checkpoint:{d}", "random", make_rules("classic"), 2, games=20, seed=1)
+    assert result["games"] == 20 and result["truncated"] == 0  # numpy plays it, legal moves only
+    assert card["evaluation"]["random"]["games"] == 20
+    added = card[train.ADDED_KEY]
+    assert added["opponent"] == "random" and added["games"] == 20
+    assert added["final_win_rate"] == card["evaluation"]["random"]["win_rate"]  # the same games
+
+
+def test_the_learners_actor_is_the_checkpoints_policy(trained):
+    learner = lean_ppo.Learner([32, 32], "tanh", "obs_features", 2)
+    learner.load_state(trained["dir"])
+    _, tensors = ckpt.load_checkpoint(trained["dir"])
+    agent = make_agent(f"checkpoint:{trained['dir']}", "classic", 2)
+    from uno_env.envs.vector_env import UnoVectorEnv
+    obs, info = UnoVectorEnv(8, "classic", 2).reset(seed=3)
+    with_numpy = agent.policy.logits(obs)
+    import torch
+    with torch.no_grad():
+        with_torch = learner.net.actor(torch.as_tensor(learner.features(obs))).numpy()
+    np.testing.assert_allclose(with_numpy, with_torch, atol=1e-4)
+    for key, value in learner.actor_tensors()[1].items():
+        np.testing.assert_array_equal(value, tensors[key])
+
+
+def test_resume_continues_exactly_as_the_run_would_have(trained, tmp_path):
+    train.main(run_args(tmp_path, "half", "--total-steps", "256"))
+    train.main(run_args(tmp_path, "half", "--resume", "--total-steps", "512"))
+    whole = lean_ppo.Learner([32, 32], "tanh", "obs_features", 2)
+    whole.load_state(trained["dir"])
+    resumed = lean_ppo.Learner([32, 32], "tanh", "obs_features", 2)
+    resumed.load_state(str(tmp_path / "checkpoints" / "half"))
+    assert resumed.steps == whole.steps == 512 and resumed.updates == whole.updates == 2
+    for (name, a), b in zip(whole.net.state_dict().items(), resumed.net.state_dict().values()):
+        assert np.array_equal(a.numpy(), b.numpy()), name
+    assert np.array_equal(whole.generator.get_state().numpy(), resumed.generator.get_state().numpy())
+    card = ckpt.load_card(str(tmp_path / "checkpoints" / "half"))
+    assert card["policy"]["sha256"] == ckpt.load_card(trained["dir"])["policy"]["sha256"]
+
+
+def test_a_new_run_over_a_batched_run_needs_resume_or_force(trained, capsys):
+    line = cli_error(train.main, capsys, run_args(trained["base"]))
+    assert "already holds a run" in line and "--resume" in line
+
+
+def test_resume_with_the_other_learner_is_named(trained, tmp_path, capsys):
+    import shutil
+    shutil.copytree(trained["dir"], tmp_path / "checkpoints" / "lean")
+    args = ["--config", SB3_CONFIG, "--run", "lean", "--checkpoint-dir", str(tmp_path / "checkpoints"),
+            "--runs-dir", str(tmp_path / "runs"), "--no-progress", "--resume", "--set", "learner=sb3"]
+    with pytest.raises(SystemExit) as exc:
+        train.main(args)
+    assert "trained with learner: batched, the config says sb3" in str(exc.value)
+
+
+def test_a_stop_signal_saves_the_learner_and_the_run_resumes(tmp_path):
+    run_dir = tmp_path / "checkpoints" / "sig"
+    args = run_args(tmp_path, "sig", "--total-steps", "1000000000", "--set", "checkpoint_every=1000000000")
+    run = WatchedProcess([sys.executable, os.path.join(ROOT, "training", "train.py"), *args],
+                         tmp_path / "stderr.txt", env=dict(os.environ, PYTHONPATH=ROOT))
+    try:
+        run.wait_for(r"^step 256 \(")  # the first evaluation: the loop is running
+        assert not os.path.exists(run_dir / lean_ppo.STATE_FILE)
+        run.send(signal.SIGINT)
+        code, _, err = run.finish()
+    finally:
+        run.kill()
+    assert code == 130 and "Traceback" not in err, err[-3000:]
+    assert "saved a checkpoint at step" in err.strip().splitlines()[-1]
+    card, _ = ckpt.load_checkpoint(str(run_dir))
+    learner = lean_ppo.Learner([32, 32], "tanh", "obs_features", 2)
+    learner.load_state(str(run_dir))
+    assert card["total_steps"] == learner.steps >= 256 and learner.steps % 256 == 0  # a whole update
+    train.main(args + ["--resume", "--total-steps", str(learner.steps + 256)])
+    assert ckpt.load_card(str(run_dir))["total_steps"] == learner.steps + 256
+
+
+@pytest.mark.parametrize("sets, named", [
+    (["learner=jax"], "'learner' must be sb3 or batched"),
+    (["league_slices=0"], "'league_slices' must be an integer >= 1"),
+    (["league_slices=17"], "'league_slices' is 17, more than the n_envs = 16"),
+    (["bf16=2"], "'bf16' must be true or false"),
+    (["device=tpu"], "'device' must be cpu or cuda"),
+    (["vec_env=subproc"], "vec_env: subproc is learner: sb3's"),
+    (["critic=state"], "critic: state is learner: sb3's"),
+])
+def test_bad_batched_keys_are_named(sets, named, tmp_path, capsys):
+    args = run_args(tmp_path)
+    for s in sets:
+        args += ["--set", s]
+    assert named in cli_error(train.main, capsys, args)
+
+
+@pytest.mark.parametrize("key", ["bf16=true", "device=cuda"])
+def test_batched_keys_with_learner_sb3_are_errors(key, tmp_path, capsys):
+    args = ["--config", SB3_CONFIG, "--run", "x", "--checkpoint-dir", str(tmp_path), "--runs-dir",
+            str(tmp_path / "runs"), "--set", key]
+    assert "is learner: batched's" in cli_error(train.main, capsys, args)
+
+
+def test_self_in_the_league_is_learner_batched_s(tmp_path, capsys):
+    args = ["--config", SB3_CONFIG, "--run", "x", "--checkpoint-dir", str(tmp_path), "--runs-dir",
+            str(tmp_path / "runs"), "--set", "phases=[{until: 1.0, opponents: {self: 1.0}}]"]
+    assert "'self'" in cli_error(train.main, capsys, args)
+
+
+def test_device_cuda_without_a_gpu_is_refused_before_anything_is_spent(tmp_path, capsys):
+    import torch
+    if torch.cuda.is_available():
+        pytest.skip("this machine has CUDA")
+    line = cli_error(train.main, capsys, run_args(tmp_path, "x", "--set", "device=cuda"))
+    assert "'device' is cuda" in line
+    assert not (tmp_path / "checkpoints" / "x").exists()
+
+
+def test_a_batch_this_machine_cannot_hold_is_refused_before_anything_is_spent(tmp_path, capsys):
+    line = cli_error(train.main, capsys, run_args(tmp_path, "x", "--set", "n_envs=4000000000"))
+    assert "of memory" in line and "n_envs 4000000000" in line
+    assert not (tmp_path / "checkpoints" / "x").exists()
+
+
+def test_league_slices_follow_the_weights_by_largest_remainders():
+    assert slice_opponents({"heuristic": 0.5, "random": 0.25, "snapshots": 0.25}, 8, []) == \
+        ["heuristic"] * 4 + ["random"] * 2 + [SELF] * 2  # no snapshot yet: the learner itself
+    assert slice_opponents({"heuristic": 0.6, "random": 0.25, "snapshots": 0.15}, 8, ["a", "b"]) == \
+        ["heuristic"] * 5 + ["random"] * 2 + ["checkpoint:b#sample"]
+    assert slice_opponents({"random": 1, "snapshots": 3}, 4, ["a", "b"]) == \
+        ["random", "checkpoint:b#sample", "checkpoint:a#sample", "checkpoint:b#sample"]  # newest first
+    assert slice_opponents({"random": 1.0, "heuristic": 0.0}, 3, []) == ["random"] * 3
+
+
+def test_a_learner_state_of_another_network_is_named(trained):
+    other = lean_ppo.Learner([64], "tanh", "obs_features", 2)
+    with pytest.raises(ValueError, match="learner.safetensors: a learner state of another network"):
+        other.load_state(trained["dir"])
+
+
+def test_a_damaged_learner_state_is_named(tmp_path):
+    (tmp_path / lean_ppo.STATE_FILE).write_bytes(b"\x10\x00\x00\x00\x00\x00\x00\x00{not json")
+    with pytest.raises(ValueError, match="not a learner state"):
+        lean_ppo.Learner([32, 32], "tanh", "obs_features", 2).load_state(str(tmp_path))
