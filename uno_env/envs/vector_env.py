@@ -32,9 +32,11 @@ the episode with -1 and ``info["illegal"]``. Every ruleset and option (presets `
 
 **Opponents** (one spec for every opponent seat, or one per seat to the learner's left):
 
-``"random"``
-    the ``random`` bot, as a compiled kernel over the batch (same choice distribution as
-    :class:`~uno_env.agents.bots.RandomAgent`, its own per-game stream);
+``"random"``, ``"uniform"``
+    the ``random`` bot or the ``uniform`` bot (each legal action equally likely), as a compiled
+    kernel over the batch (same choice distribution as
+    :class:`~uno_env.agents.bots.RandomAgent` or :class:`~uno_env.agents.bots.UniformAgent`, its
+    own per-game stream);
 ``"checkpoint:<dir>"``, ``"pretrained:<name>"`` (``#sample`` to sample) or a
 :class:`~uno_env.agents.checkpoint.PolicyAgent`
     the policy, evaluated once per batch on the observations and masks of every game
@@ -80,7 +82,8 @@ except ImportError:  # pragma: no cover
 ILLEGAL_REWARD = -1.0
 MAX_REDEALS = 100
 
-_RANDOM, _BATCHED, _SCALAR = range(3)
+_RANDOM, _BATCHED, _SCALAR, _UNIFORM = range(4)
+_COMPILED = {"random": _RANDOM, "uniform": _UNIFORM}  # the bots played by a kernel of the batched engine
 
 
 def check_batched_policy(agent: Agent, layout: int) -> None:
@@ -147,7 +150,7 @@ class UnoVectorEnv(gym.vector.VectorEnv):
         made: dict[Any, int] = {}
         for j, spec in enumerate(opponents, start=1):
             key = spec if isinstance(spec, str) else id(spec)
-            if isinstance(spec, str) and spec not in ("random",) and not parse_spec(spec).is_policy:
+            if isinstance(spec, str) and spec not in _COMPILED and not parse_spec(spec).is_policy:
                 key = (spec, j)  # scripted bots remember what they saw: one per seat (and game)
             if key not in made:
                 made[key] = len(self.controllers)
@@ -158,8 +161,8 @@ class UnoVectorEnv(gym.vector.VectorEnv):
 
     def _controller(self, spec: Any, slot: int) -> tuple[int, Any]:
         if isinstance(spec, str):
-            if spec == "random":
-                return (_RANDOM, None)
+            if spec in _COMPILED:
+                return (_COMPILED[spec], None)
             if parse_spec(spec).is_policy:
                 agent = make_agent(spec, self.rules, self.n)
                 return (_BATCHED, self._policy_fn(agent))
@@ -209,6 +212,9 @@ class UnoVectorEnv(gym.vector.VectorEnv):
                     continue
                 if kind == _RANDOM:
                     actions[sel] = eng.random_bot_actions(self._opp_rng, sel)[sel]
+                    continue
+                if kind == _UNIFORM:
+                    actions[sel] = eng.uniform_actions(self._opp_rng, sel)[sel]
                     continue
                 rows = np.flatnonzero(sel)
                 obs = eng.observe(eng.actor, sel, out=self._obs)[rows]

@@ -15,8 +15,8 @@ Command line::
 :class:`~uno_env.game.batched.BatchedEngine`; each finished game's slot starts the next
 game. Per round of decisions, every game where the agent decides is answered by one call of
 the agent (a checkpoint's policy runs once on all those observations and masks), every game
-where an opponent decides likewise. Agents: ``random`` (the ``random`` bot as a compiled
-kernel), ``checkpoint:<dir>`` or ``pretrained:<name>`` (``#sample`` samples; either observation
+where an opponent decides likewise. Agents: ``random`` and ``uniform`` (the ``random`` bot and
+the ``uniform`` bot, each legal action equally likely, as compiled kernels), ``checkpoint:<dir>`` or ``pretrained:<name>`` (``#sample`` samples; either observation
 layout: the batched engine observes layout 1, of which a layout-0 policy reads the first 1254
 entries), or a callable ``f(observations (M, 1537), masks) -> actions``.
 
@@ -47,10 +47,14 @@ from uno_env.game.rules import make_rules
 from uno_env.tools.stats import wilson_interval
 
 
+COMPILED_BOTS = ("random", "uniform")  # the bots the batched engine plays in a kernel
+
+
 def _actor(spec: Any, rules, n: int, seed: int) -> tuple[str, Callable | None]:
-    """``("random", None)`` or ``("policy", f(obs, masks) -> actions)`` for an agent spec."""
-    if isinstance(spec, str) and spec == "random":
-        return "random", None
+    """``("random", None)``, ``("uniform", None)`` or ``("policy", f(obs, masks) -> actions)``
+    for an agent spec."""
+    if isinstance(spec, str) and spec in COMPILED_BOTS:
+        return spec, None
     from uno_env.agents.base import make_agent, parse_spec
 
     if isinstance(spec, str) and parse_spec(spec).is_policy:
@@ -59,7 +63,7 @@ def _actor(spec: Any, rules, n: int, seed: int) -> tuple[str, Callable | None]:
         return "policy", lambda obs, masks: policy.act(obs, masks, det, rng)
     if callable(spec):
         return "policy", spec
-    raise ValueError(f"agent must be 'random', a checkpoint policy (checkpoint:<dir>, pretrained:<name>) "
+    raise ValueError(f"agent must be 'random', 'uniform', a checkpoint policy (checkpoint:<dir>, pretrained:<name>) "
                      f"or a callable f(obs, masks), got {spec!r}")
 
 
@@ -97,6 +101,8 @@ def evaluate_batched(agent: Any, opponent: Any = "random", rules: Any = "classic
                 continue
             if kind == "random":
                 actions[sel] = eng.random_bot_actions(prng, sel)[sel]
+            elif kind == "uniform":
+                actions[sel] = eng.uniform_actions(prng, sel)[sel]
             else:
                 rows = np.flatnonzero(sel)
                 o = eng.observe(eng.actor, sel, out=obs)[rows]
@@ -135,8 +141,8 @@ def evaluate_batched(agent: Any, opponent: Any = "random", rules: Any = "classic
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m uno_env.tools.batched_eval",
                                 description="Many games of an agent against an opponent on the batched engine.")
-    p.add_argument("--agent", required=True, help="random or checkpoint:<dir>[#sample]")
-    p.add_argument("--opponent", default="random", help="random or checkpoint:<dir> (every other seat)")
+    p.add_argument("--agent", required=True, help="random, uniform, checkpoint:<dir>[#sample] or pretrained:<name>")
+    p.add_argument("--opponent", default="random", help="random, uniform, checkpoint:<dir> or pretrained:<name> (every other seat)")
     p.add_argument("--rules", default="classic", help="a preset (classic, tmnt, house, ...) or a YAML file")
     p.add_argument("--num-players", "--players", dest="players", type=int, default=2)
     p.add_argument("--games", type=int, default=100_000)
