@@ -137,7 +137,6 @@ class Config(configs.TrainingConfig):
     shared with ``train_rllib.py`` are :class:`uno_env.learn.configs.TrainingConfig`'s; a step
     here is a learner decision."""
 
-    torch_threads: int = 2
     # --- environments ---
     n_envs: int = 16
     """environments stepped in lockstep"""

@@ -184,6 +184,9 @@ class TrainingConfig:
     curriculum phases then follow max(steps / total_steps, time / time_limit)"""
     seed: int = 0
     torch_threads: int = 1
+    """torch's intra-op threads. One: on a 2-core machine busy with other work, two OpenMP
+    threads made a PPO update ~5x slower in wall time and ~7x in CPU time than one
+    (``bench/bench_torch_threads.py``); a machine of its own with many cores may set more"""
     # --- behaviour cloning warm start ---
     init_checkpoint: str | None = None
     """a new run's actor starts as this checkpoint directory's policy (card + safetensors, e.g.
