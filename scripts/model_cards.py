@@ -21,7 +21,7 @@ import argparse
 import json
 import subprocess
 import sys
-from decimal import ROUND_HALF_UP, Decimal
+from decimal import ROUND_HALF_EVEN, Decimal
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -229,9 +229,10 @@ def uniform_line(name: str, rules: str, n: int) -> str:
 
 
 def pct(x: float) -> str:
-    """A rate as a percentage with one decimal, rounded half up from its decimal digits
-    (0.7055 -> 70.6%, as a person rounds 7,055 wins of 10,000; float formatting gives 70.5)."""
-    return f"{(Decimal(str(x)) * 100).quantize(Decimal('0.1'), rounding=ROUND_HALF_UP)}%"
+    """A rate as a percentage with one decimal, rounded half to even from its decimal digits, as
+    every table of the package prints it (``uno_env.tools.report.percent``: a rate and its
+    complement sum to 100.0%; float formatting would round 0.7055's binary value, 70.5)."""
+    return f"{(Decimal(str(x)) * 100).quantize(Decimal('0.1'), rounding=ROUND_HALF_EVEN)}%"
 
 
 def read_card(directory: Path) -> dict:

@@ -518,6 +518,21 @@ def next_steps_lines(run_dir: str, rules: str, num_players: int,
     return lines
 
 
+def eval_progress_line(step: int, wall_s: float, ppo_steps_per_s: float, summary: str) -> str:
+    """A training script's line at each periodic evaluation: the wall time of the whole run
+    (imitation included) and the PPO loop's own rate, each named."""
+    return (f"step {step} ({wall_s / 60:.1f} min of wall time in all, PPO at {ppo_steps_per_s:.0f} steps/s): "
+            f"{summary}")
+
+
+def trained_line(steps: int, wall_s: float, ppo_steps_per_s: float) -> str:
+    """What a training script prints when training ends: the steps, the run's wall time
+    (imitation and evaluations included, and a resumed run's earlier time) and the rate of the
+    PPO loop alone, which the wall time does not divide into."""
+    return (f"trained {steps} steps in {wall_s:.0f} s of wall time (imitation and evaluations included); "
+            f"PPO ran at {ppo_steps_per_s:.0f} steps/s")
+
+
 def imitation_start_line(decisions: int, teacher: str, epochs: int, cache: str | None) -> str:
     """What a training script prints as its imitation phase starts (it prints nothing more
     until the phase ends, and at a few hundred thousand decisions that takes minutes)."""

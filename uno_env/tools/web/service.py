@@ -210,7 +210,12 @@ class Server:
 
         from uno_env.agents.checkpoint import IGNORED_RULE_KEYS
 
-        checkpoints = self.specs.checkpoints()
+        shipped = pretrained()
+        # a shipped agent is offered once, as pretrained:<name>, not again as the checkpoint its
+        # package folder links to (checkpoints/<name> in a source tree)
+        shipped_dirs = {os.path.realpath(p.path) for p in shipped}
+        checkpoints = [c for c in self.specs.checkpoints()
+                       if os.path.realpath(c.split(":", 1)[1]) not in shipped_dirs]
         options = []
         defaults = Rules()
         for f in fields(Rules):
@@ -227,9 +232,11 @@ class Server:
                         for k, v in PRESETS.items()},
             "options": options,
             "agents": [a for a in agent_specs() if a not in ("checkpoint", "pretrained", "module")]
-                      + [p.spec for p in pretrained()] + self.specs.operator_specs,
+                      + [p.spec for p in shipped] + self.specs.operator_specs,
             "checkpoints": checkpoints,
-            "checkpoint_cards": self.specs.checkpoint_cards(checkpoints),
+            # what every policy agent (checkpoint: and pretrained:) was trained for: the page
+            # greys out those that do not fit the set-up, whichever way they are named
+            "checkpoint_cards": self.specs.checkpoint_cards(checkpoints + [p.spec for p in shipped]),
             "ignored_rule_keys": list(IGNORED_RULE_KEYS),
             "view_version": views.VIEW_VERSION,
             "limits": self.limits(),
