@@ -381,8 +381,8 @@ def test_the_table_fits_the_screen_through_a_whole_game(server, browser, tmp_pat
 RIM_JS = """
 const box = (e) => e.getBoundingClientRect();
 const f = box(document.getElementById('felt')), l = box(document.getElementById('me-label'));
-const rim = Math.max(...(getComputedStyle(document.getElementById('felt')).boxShadow.match(/inset 0px 0px 0px (\\d+)px/g) || [])
-  .map((s) => parseInt(s.match(/(\\d+)px$/)[1], 10)));
+const rim = Math.max(...(getComputedStyle(document.getElementById('felt')).boxShadow.match(/0px 0px 0px (\\d+)px inset/g) || [])
+  .map((s) => parseInt(s.match(/(\\d+)px inset$/)[1], 10)));
 return {felt: [f.left, f.top, f.right, f.bottom], label: [l.left, l.top, l.right, l.bottom], rim: rim,
         text: document.getElementById('me-label').textContent};
 """
