@@ -163,3 +163,23 @@ def test_the_uniform_figures_are_what_batched_eval_prints(name):
                          batch=2000, seed=0)
     assert r["wins"] == u["wins"]
     assert [round(x, 4) for x in r["win_ci95"]] == list(u["ci95"])
+
+
+def test_no_table_of_a_model_card_has_an_empty_header_row():
+    for directory in shipped_checkpoints():
+        lines = (directory / "README.md").read_text(encoding="utf-8").split("\n")
+        for i, line in enumerate(lines[1:], start=1):
+            if re.fullmatch(r"\|(-+:?\|)+|\|(:?-+:?\|)+", line.strip()):  # a header's rule: the line above is the header
+                assert lines[i - 1].strip("| ").strip(), f"{directory.name}: an empty header row above line {i + 1}"
+
+
+def test_the_docs_site_keeps_the_copy_button_off_the_code():
+    """The theme's copy button sits at the top right of each code block: the site's stylesheet
+    gives the code a gutter above its first line for it, so a long line never runs under it."""
+    import yaml
+
+    site = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+    assert "content.code.copy" in site["theme"]["features"]
+    css = "".join((ROOT / "docs" / path).read_text(encoding="utf-8") for path in site.get("extra_css", []))
+    rule = re.search(r"\.md-typeset pre > code\s*\{[^}]*padding-top:\s*([\d.]+)em", css)
+    assert rule and float(rule[1]) >= 2.0  # the button: 1.5em tall, 0.5em from the top
