@@ -56,7 +56,8 @@ def test_a_users_run_in_checkpoints_does_not_break_the_shipped_agent_tests():
         for name in ("card.json", "model.zip", ".uno-lock"):
             with open(os.path.join(run, name), "w") as fh:
                 fh.write("{}")
-        tests = ["tests/agents/test_shipped.py::test_every_listed_agent_has_its_folder_in_the_package_and_no_other_folder_is_there",
+        tests = ["tests/agents/test_shipped.py::"
+                 "test_every_listed_agent_has_its_folder_in_the_package_and_no_other_folder_is_there",
                  "tests/agents/test_checkpoint.py::test_shipped_checkpoint_is_safe_and_plays_without_torch[classic-2p]",
                  "tests/agents/test_checkpoint.py::test_every_shipped_checkpoint_folder_is_checked"]
         done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *tests],

@@ -433,8 +433,9 @@ def test_the_docs_batched_loop_plays_past_finished_games_where_a_naive_pick_fail
     block = text.split("```python\n", 1)[1].split("```", 1)[0].replace("num_envs=1024", "num_envs=16")
     namespace: dict = {}
     exec(compile(block, "docs/batched.md", "exec"), namespace)  # 200 steps: several games end
-    naive = block.replace("    actions = np.where(", "    actions = np.array([rng.choice(np.flatnonzero(m)) for m in mask])\n"
-                                                    "    unused = np.where(")
+    naive = block.replace("    actions = np.where(",
+                          "    actions = np.array([rng.choice(np.flatnonzero(m)) for m in mask])\n"
+                          "    unused = np.where(")
     assert naive != block
     with pytest.raises(ValueError):
         exec(compile(naive, "naive", "exec"), {})
