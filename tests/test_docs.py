@@ -33,12 +33,16 @@ def test_readme_is_a_front_door_that_starts_with_the_two_commands():
     assert README.index("```bash") < README.index("\n## ")  # before any section
 
 
-def shipped_checkpoints() -> list[Path]:
-    """The checkpoint directories scripts/model_cards.py writes cards for (git-tracked ones)."""
+def model_cards_script():
     spec = importlib.util.spec_from_file_location("model_cards", ROOT / "scripts" / "model_cards.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    return module.shipped()
+    return module
+
+
+def shipped_checkpoints() -> list[Path]:
+    """The checkpoint directories scripts/model_cards.py writes cards for (git-tracked ones)."""
+    return model_cards_script().shipped()
 
 
 def percent(x: float) -> str:
@@ -57,6 +61,24 @@ def test_readme_shipped_agents_table_holds_each_cards_final_evaluation():
             shown = f"{percent(r['win_rate'])} ({100 * lo:.1f}-{100 * hi:.1f})"
             assert shown in row.replace("**", ""), (name, opponent, shown, row)
         assert f"checkpoints/{name}/README.md" in row
+
+
+def test_every_figure_against_random_names_the_bot_and_has_the_uniform_figure_beside_it():
+    """`random` never draws while it holds a playable card, so "against random" is not the uniform
+    random player other projects report: README's table and each card give both, by name."""
+    cards = model_cards_script()
+    header = next(line for line in README.split("\n") if line.startswith("| agent | rules, players |"))
+    assert "| vs `random` | vs `uniform` |" in header
+    for directory in shipped_checkpoints():
+        name = directory.name
+        u = cards.UNIFORM[name]
+        lo, hi = u["ci95"]
+        shown = f"{cards.pct(u['wins'] / u['games'])} ({100 * lo:.1f}-{100 * hi:.1f})"
+        row = next(line for line in README.split("\n") if line.startswith(f"| `{name}` "))
+        assert row.split(" | ")[3].startswith(shown), (name, shown, row)
+        card = (directory / "README.md").read_text(encoding="utf-8")
+        assert f"**{shown.split()[0]}** ({100 * lo:.1f}-{100 * hi:.1f})" in card
+        assert f"--agent pretrained:{name} --opponent uniform" in card.replace("\n", " ")
 
 
 def test_model_cards_are_what_the_script_writes_from_card_json():
@@ -124,3 +146,40 @@ def test_the_old_players_spelling_still_parses_as_num_players():
     from uno_env.tools.batched_eval import build_parser
     assert build_parser().parse_args(["--agent", "random", "--players", "4"]).players == 4
     assert build_parser().parse_args(["--agent", "random", "--num-players", "4"]).players == 4
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["classic-2p", "classic-4p", "house-2p", "house-4p", "tmnt-2p"])
+def test_the_uniform_figures_are_what_batched_eval_prints(name):
+    """The cards' `uniform` figures, replayed: the batched evaluation is deterministic for one
+    seed and batch (minutes for the 4-player house agent)."""
+    pytest.importorskip("numba")
+    from uno_env.agents import pretrained
+    from uno_env.tools.batched_eval import evaluate_batched
+
+    u = model_cards_script().UNIFORM[name]
+    agent = next(p for p in pretrained() if p.name == name)
+    r = evaluate_batched(f"pretrained:{name}", "uniform", agent.rules, agent.num_players, games=u["games"],
+                         batch=2000, seed=0)
+    assert r["wins"] == u["wins"]
+    assert [round(x, 4) for x in r["win_ci95"]] == list(u["ci95"])
+
+
+def test_no_table_of_a_model_card_has_an_empty_header_row():
+    for directory in shipped_checkpoints():
+        lines = (directory / "README.md").read_text(encoding="utf-8").split("\n")
+        for i, line in enumerate(lines[1:], start=1):
+            if re.fullmatch(r"\|(-+:?\|)+|\|(:?-+:?\|)+", line.strip()):  # a header's rule: the line above is the header
+                assert lines[i - 1].strip("| ").strip(), f"{directory.name}: an empty header row above line {i + 1}"
+
+
+def test_the_docs_site_keeps_the_copy_button_off_the_code():
+    """The theme's copy button sits at the top right of each code block: the site's stylesheet
+    gives the code a gutter above its first line for it, so a long line never runs under it."""
+    import yaml
+
+    site = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
+    assert "content.code.copy" in site["theme"]["features"]
+    css = "".join((ROOT / "docs" / path).read_text(encoding="utf-8") for path in site.get("extra_css", []))
+    rule = re.search(r"\.md-typeset pre > code\s*\{[^}]*padding-top:\s*([\d.]+)em", css)
+    assert rule and float(rule[1]) >= 2.0  # the button: 1.5em tall, 0.5em from the top

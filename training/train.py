@@ -146,6 +146,7 @@ from uno_env.learn.sb3.save import load_model, save_checkpoint
 from uno_env.learn.stop_signals import Interrupted, StopSignals
 from uno_env.tools import report
 from uno_env.tools.evaluate import evaluate_vs
+from uno_env.tools.progress import progress_file
 
 
 @dataclass
@@ -154,7 +155,6 @@ class Config(configs.TrainingConfig):
     shared with ``train_rllib.py`` are :class:`uno_env.learn.configs.TrainingConfig`'s; a step
     here is a learner decision."""
 
-    torch_threads: int = 2
     # --- environments ---
     n_envs: int = 16
     """environments stepped in lockstep"""
@@ -682,7 +682,7 @@ def train(args: argparse.Namespace, cfg: Config, rules, initial, dirs: run_dirs.
     next_ckpt = (model.num_timesteps // cfg.checkpoint_every + 1) * cfg.checkpoint_every
     pool = None
     bar = tqdm(total=cfg.total_steps, initial=model.num_timesteps, unit="step", smoothing=0.05,
-               disable=args.no_progress, dynamic_ncols=True,
+               disable=args.no_progress, dynamic_ncols=True, file=progress_file(sys.stderr),
                mininterval=0.5 if sys.stderr.isatty() else 60)  # a log file gets a line a minute
     play_stats = PlayStats()
     callback = [ProgressBar(bar), play_stats, StopCallback(stop)]
@@ -716,7 +716,7 @@ def train(args: argparse.Namespace, cfg: Config, rules, initial, dirs: run_dirs.
                 run_eval(cfg.eval_games, step, wall())
                 summary = "  ".join(f"vs {o} {evaluation[o]['win_rate']:.3f}" for o in cfg.eval_opponents)
                 sps = (step - start_steps) / max(1e-9, time.time() - start_time)
-                bar.write(f"step {step} ({wall() / 60:.1f} min, {sps:.0f} steps/s): {summary}")
+                bar.write(configs.eval_progress_line(step, wall(), sps, summary))
                 bar.write(f"  last rollout: {play_stats.summary()}")
                 next_eval = (step // cfg.eval_every + 1) * cfg.eval_every
         if step >= next_ckpt or done or stop.requested:
@@ -733,7 +733,7 @@ def train(args: argparse.Namespace, cfg: Config, rules, initial, dirs: run_dirs.
     stop.at_once()  # the final evaluation: the checkpoint of the last step is saved
     trained_wall = wall()
     sps = (model.num_timesteps - start_steps) / max(1e-9, time.time() - start_time)
-    print(f"trained {model.num_timesteps} steps in {trained_wall:.0f} s of wall time ({sps:.0f} steps/s)")
+    print(configs.trained_line(model.num_timesteps, trained_wall, sps))
 
     # --- final evaluation, card, curve, table ---
     venv.close()

@@ -21,7 +21,7 @@ from uno_env.game import actions as A
 from uno_env.game import cards as C
 from uno_env.agents import agent_specs, make_agent
 from uno_env.agents.arena import play_game
-from uno_env.agents.bots import GreedyAgent, RandomAgent
+from uno_env.agents.bots import GreedyAgent, RandomAgent, UniformAgent
 from uno_env.agents.heuristic import HeuristicAgent
 from uno_env.agents.view import decode
 from uno_env.game.engine import CATCH, CHALLENGE, JUMP, OFFER, Engine
@@ -30,7 +30,7 @@ from uno_env.game.rules import make_rules
 
 from helpers import reset_stacked
 
-BOTS = ("random", "greedy", "heuristic")
+BOTS = ("uniform", "random", "greedy", "heuristic")
 
 
 def _mask(legal):
@@ -64,6 +64,7 @@ def play_checked(rules, num_players, specs, seed, max_steps=600):
 def test_bots_registered():
     assert set(BOTS) <= set(agent_specs())
     rules = make_rules("classic")
+    assert isinstance(make_agent("uniform", rules, 2, 0), UniformAgent)
     assert isinstance(make_agent("random", rules, 2, 0), RandomAgent)
     assert isinstance(make_agent("greedy", rules, 2, 0), GreedyAgent)
     h = make_agent("heuristic:hold_wild=3", rules, 2, 0)
@@ -95,11 +96,11 @@ def test_make_agent_refuses_rules_it_cannot_build(rules, message):
 @given(preset=st.sampled_from(["classic", "tmnt", "house"]),
        num_players=st.integers(2, 10),
        uno_call=st.sampled_from(["auto", "explicit"]),
-       first_bot=st.integers(0, 2),
+       first_bot=st.integers(0, 3),
        seed=st.integers(0, 2 ** 31 - 1))
 def test_bots_only_choose_legal_actions(preset, num_players, uno_call, first_bot, seed):
     rules = make_rules(preset, uno_call=uno_call)
-    specs = [BOTS[(first_bot + i) % 3] for i in range(3)]
+    specs = [BOTS[(first_bot + i) % len(BOTS)] for i in range(len(BOTS))]
     play_checked(rules, num_players, specs, seed, max_steps=400)
 
 
@@ -113,9 +114,11 @@ def test_bots_legal_in_every_configuration(preset, num_players, uno_call):
 
 
 @pytest.mark.parametrize("preset", ["classic", "tmnt", "house", "classic-stacking-jumpin"])
-@pytest.mark.parametrize("bot", BOTS)
+@pytest.mark.parametrize("bot", BOTS[1:])
 def test_each_bot_alone_plays_whole_games(preset, bot):
-    """A table of one bot kind plays games to the end (they end within 1,500 decisions)."""
+    """A table of one bot kind plays games to the end (they end within 1,500 decisions; not
+    ``uniform``'s: it draws as often as it plays, and a table of it takes a median 1,800
+    decisions at 3 players under explicit UNO, up to 15,000)."""
     rules = make_rules(preset, uno_call="explicit")
     for seed in range(3):
         record = play_checked(rules, 3 + seed, [bot], seed, max_steps=1500)

@@ -19,6 +19,7 @@ from uno_env import _atomic
 from uno_env.agents import checkpoint as ckpt
 from uno_env.agents import make_agent
 from uno_env.agents.policy import MaskedPolicy, load_policy
+from uno_env.agents import shipped as shipped_agents
 from uno_env.envs.gym_env import UnoGymEnv
 from uno_env.game import actions as A
 from uno_env.game import cards as C
@@ -431,8 +432,9 @@ def test_save_refuses_tensors_that_do_not_fit_the_card(tmp_path):
 
 
 # ---------------------------------------------------------------------- the shipped agent, play time
-SHIPPED_DIRS = sorted(d for d in os.listdir(os.path.join(ROOT, "checkpoints"))
-                      if os.path.isfile(os.path.join(ROOT, "checkpoints", d, "card.json")))
+# the shipped agents are those uno_env.agents.shipped lists, not whatever checkpoints/ holds: a run
+# of the user's own lands there too (scripts/main.sh writes checkpoints/quick/, with its model.zip)
+SHIPPED_DIRS = list(shipped_agents.SHIPPED)
 
 
 def test_every_shipped_checkpoint_folder_is_checked():

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import sysconfig
@@ -30,12 +31,41 @@ def repo_card(name: str) -> dict:
 
 def test_every_listed_agent_has_its_folder_in_the_package_and_no_other_folder_is_there():
     assert sorted(os.listdir(DATA)) == sorted(shipped.SHIPPED)
-    checkpoints = os.path.join(ROOT, "checkpoints")  # and every checkpoint there ships
-    assert sorted(d for d in os.listdir(checkpoints)
-                  if os.path.isfile(os.path.join(checkpoints, d, "card.json"))) == sorted(shipped.SHIPPED)
     for name in shipped.SHIPPED:  # in the source tree: a link to the checkpoint training wrote
         assert os.path.islink(os.path.join(DATA, name))
         assert os.path.realpath(os.path.join(DATA, name)) == os.path.realpath(os.path.join(ROOT, "checkpoints", name))
+
+
+def test_the_repository_takes_in_exactly_the_shipped_checkpoints_and_ignores_a_users_runs():
+    """checkpoints/ holds the shipped agents and the user's own runs (scripts/main.sh writes
+    checkpoints/quick/): .gitignore ignores the folder but for one exception per shipped agent,
+    so a checkpoint that ships is listed in SHIPPED and a run of one's own is never committed."""
+    lines = [line.strip() for line in open(os.path.join(ROOT, ".gitignore"), encoding="utf-8")]
+    assert "checkpoints/*" in lines
+    kept = sorted(line.removeprefix("!checkpoints/").strip("/") for line in lines if line.startswith("!checkpoints/"))
+    assert kept == sorted(shipped.SHIPPED)
+
+
+def test_a_users_run_in_checkpoints_does_not_break_the_shipped_agent_tests():
+    """The README's two commands in order: scripts/main.sh leaves checkpoints/quick/ (with the
+    run's lock and SB3's model.zip), then scripts/test.sh runs the suite. The tests of the shipped
+    agents take them from SHIPPED, so a run of one's own beside them changes nothing."""
+    run = os.path.join(ROOT, "checkpoints", f"user-run-{os.getpid()}")  # ignored by .gitignore
+    os.makedirs(run)
+    try:
+        for name in ("card.json", "model.zip", ".uno-lock"):
+            with open(os.path.join(run, name), "w") as fh:
+                fh.write("{}")
+        tests = ["tests/agents/test_shipped.py::"
+                 "test_every_listed_agent_has_its_folder_in_the_package_and_no_other_folder_is_there",
+                 "tests/agents/test_checkpoint.py::test_shipped_checkpoint_is_safe_and_plays_without_torch[classic-2p]",
+                 "tests/agents/test_checkpoint.py::test_every_shipped_checkpoint_folder_is_checked"]
+        done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *tests],
+                              cwd=ROOT, capture_output=True, text=True, timeout=600)
+    finally:
+        shutil.rmtree(run)
+    assert done.returncode == 0, done.stdout[-3000:]
+    assert "3 passed" in done.stdout
 
 
 def test_an_unknown_pretrained_name_is_refused_naming_the_shipped_ones():

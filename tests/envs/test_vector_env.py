@@ -464,3 +464,42 @@ def test_the_batched_observation_space_is_batch_spaces_box_without_a_copy_of_its
     assert env.observation_space == batch_space(env.single_observation_space, 8)
     obs, _ = env.reset(seed=0)
     assert obs in env.observation_space
+
+
+def test_uniform_opponents_play_in_a_compiled_kernel_and_finish_games():
+    from uno_env.envs import vector_env
+
+    env = make(16, num_players=3, opponents=["uniform"])
+    assert [kind for kind, _ in env.unwrapped.controllers] == [vector_env._UNIFORM]  # no scalar agents
+    obs, info = env.reset(seed=4)
+    rng, ended = np.random.default_rng(0), 0
+    for _ in range(120):
+        obs, reward, terminated, truncated, info = env.step(random_legal(rng, info["action_mask"]))
+        ended += int(terminated.sum())
+    assert ended > 0
+
+
+def test_batched_eval_plays_uniform_which_is_weaker_than_random():
+    """``uniform`` draws while it holds a playable card; ``random`` never does, and beats it."""
+    from uno_env.tools.batched_eval import evaluate_batched, main
+
+    r = evaluate_batched("random", "uniform", games=400, batch=400, seed=0)
+    assert r["games"] == 400 and r["win_rate"] > 0.8
+    assert main(["--agent", "uniform", "--opponent", "uniform", "--games", "20", "--batch", "20"]) == 0
+
+
+def test_the_docs_batched_loop_plays_past_finished_games_where_a_naive_pick_fails():
+    """docs/batched.md's loop: a game that ended restarts on the next step with an all-zero mask
+    row; the documented pick handles it, a naive ``rng.choice(np.flatnonzero(row))`` fails there."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "batched.md").read_text(encoding="utf-8")
+    block = text.split("```python\n", 1)[1].split("```", 1)[0].replace("num_envs=1024", "num_envs=16")
+    namespace: dict = {}
+    exec(compile(block, "docs/batched.md", "exec"), namespace)  # 200 steps: several games end
+    naive = block.replace("    actions = np.where(",
+                          "    actions = np.array([rng.choice(np.flatnonzero(m)) for m in mask])\n"
+                          "    unused = np.where(")
+    assert naive != block
+    with pytest.raises(ValueError):
+        exec(compile(naive, "naive", "exec"), {})

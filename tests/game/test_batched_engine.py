@@ -612,3 +612,49 @@ def test_an_action_of_a_game_left_out_is_not_read():
 def test_a_layout_that_is_not_an_integer_is_refused(layout):
     with pytest.raises(ValueError, match="layout must be an observation layout version"):
         BatchedEngine("classic", 2, 2, layout=layout)
+
+
+def _choices_scalar_and_batched(rules, n, seed, moves, draws):
+    """One state (``moves`` legal actions from a deal of ``seed``, the same in every game of a
+    batch), then ``draws`` choices of the compiled ``uniform`` (one per game, each game its own
+    stream) and ``draws`` of the scalar ``UniformAgent`` on that state's observation and mask."""
+    from uno_env.agents import make_agent
+
+    be = BatchedEngine(rules, n, draws, layout=1)
+    be.reset(seeds=[seed] * draws)
+    pick = np.random.default_rng(seed)
+    for _ in range(moves):
+        if be.game_over[0]:
+            break
+        legal = be.legal_actions(0)
+        be.step(np.full(draws, legal[pick.integers(len(legal))]))
+    batched = Counter(be.uniform_actions(rng_words(range(draws))).tolist())
+    obs, mask = be.observe(be.actor)[0], be.legal_masks()[0]
+    agent = make_agent("uniform", be.rules, n, seed=seed)
+    scalar = Counter(agent.act(obs, mask) for _ in range(draws))
+    return be.legal_actions(0), scalar, batched
+
+
+@pytest.mark.parametrize("rules,n,seed,moves", [("classic", 2, 16, 0), ("classic", 2, 5, 7), ("house", 3, 17, 0),
+                                                ("tmnt", 4, 11, 0), ("house", 3, 1, 12)])
+def test_uniform_bot_and_its_kernel_choose_each_legal_action_equally_often(rules, n, seed, moves):
+    draws = 6000
+    legal, scalar, batched = _choices_scalar_and_batched(rules, n, seed, moves, draws)
+    assert set(scalar) == set(batched) == set(legal)  # every legal action, nothing else
+    expected = draws / len(legal)
+    sigma = (draws * (1 / len(legal)) * (1 - 1 / len(legal))) ** 0.5
+    for a in legal:  # each within 5 standard deviations of draws / (legal actions), in both
+        assert abs(scalar[a] - expected) <= 5 * sigma and abs(batched[a] - expected) <= 5 * sigma, (a, scalar, batched)
+
+
+def test_uniform_is_not_the_random_bot_it_draws_while_holding_a_playable_card():
+    from uno_env.agents import make_agent
+
+    be = BatchedEngine("classic", 2, 1)
+    be.reset(seeds=[3])
+    legal = be.legal_actions(0)
+    assert A.DRAW in legal and any(a < A.DRAW for a in legal)  # a turn with a playable card
+    obs, mask = be.observe(be.actor)[0], be.legal_masks()[0]
+    uniform, random = make_agent("uniform", "classic", 2, seed=0), make_agent("random", "classic", 2, seed=0)
+    assert A.DRAW in {uniform.act(obs, mask) for _ in range(200)}
+    assert A.DRAW not in {random.act(obs, mask) for _ in range(200)}

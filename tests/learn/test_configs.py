@@ -188,3 +188,73 @@ def test_next_steps_name_the_run_and_repeat_the_rule_overrides():
            "--set uno_call=explicit" in text
     assert "uno-play --rules classic --set uno_call=explicit --opponents heuristic checkpoint:checkpoints/r" in text
     assert "uno-serve" in text
+
+
+def test_next_steps_run_in_a_new_shell_where_the_venv_is_not_activated(tmp_path, monkeypatch):
+    """scripts/main.sh runs .venv/bin/python without activating .venv: a bare ``uno-evaluate`` is
+    "command not found" in the user's next shell, so the lines name .venv/bin/uno-evaluate."""
+    from uno_env.learn import configs
+    bin_dir = tmp_path / ".venv" / "bin"
+    bin_dir.mkdir(parents=True)
+    for name in configs.CONSOLE_SCRIPTS:
+        (bin_dir / name).write_text("#!/bin/sh\n")
+        (bin_dir / name).chmod(0o755)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr("sysconfig.get_path", lambda key: str(bin_dir))
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")
+    text = "\n".join(configs.next_steps_lines("checkpoints/r", "classic", 2))
+    assert ".venv/bin/uno-evaluate --agents checkpoint:checkpoints/r heuristic" in text
+    assert ".venv/bin/uno-play --rules classic" in text and ".venv/bin/uno-serve" in text
+    assert "source .venv/bin/activate" in text
+    monkeypatch.setenv("PATH", f"{bin_dir}:/usr/bin:/bin")  # activated: the names as they are
+    lines = configs.next_steps_lines("checkpoints/r", "classic", 2)
+    assert [line.split()[0] for line in lines[2:]] == ["uno-evaluate", "uno-play", "uno-serve"]
+
+
+def test_a_console_script_that_is_not_installed_is_named_as_python_m():
+    from uno_env.learn.configs import console_command
+    assert console_command("uno-play", scripts_dir="/nonexistent").endswith(" -m uno_env.tools.play")
+
+
+def test_next_steps_name_the_web_extra_only_where_it_is_missing(monkeypatch):
+    import importlib.util
+
+    from uno_env.learn.configs import next_steps_lines
+    real = importlib.util.find_spec
+    assert '".[web]"' not in "\n".join(next_steps_lines("checkpoints/r", "classic", 2))  # dev installs it
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "uvicorn" else real(name, *a))
+    assert 'pip install -e ".[web]"' in "\n".join(next_steps_lines("checkpoints/r", "classic", 2))
+
+
+def test_the_training_rate_says_it_is_the_ppo_loops_beside_a_wall_time_with_imitation():
+    """The main job's "(1272 steps/s)" sat beside a wall time that includes the imitation: 150,000
+    steps / 577 s is 260 steps/s, not 1272; each figure now says what it counts."""
+    from uno_env.learn.configs import eval_progress_line, trained_line
+    line = trained_line(150000, 577.4, 1272.2)
+    assert "577 s of wall time (imitation and evaluations included)" in line and "PPO ran at 1272 steps/s" in line
+    line = eval_progress_line(100000, 420.0, 1290.0, "vs random 0.700")
+    assert "7.0 min of wall time in all" in line and "PPO at 1290 steps/s" in line and line.endswith("vs random 0.700")
+
+
+def test_a_progress_bar_in_a_log_file_leaves_every_other_line_whole():
+    """tqdm redraws in place with carriage returns; in a log file the evaluation line written
+    with bar.write landed on the bar's line. Through progress_file each redraw is a line."""
+    import io
+
+    from tqdm import tqdm
+
+    from uno_env.tools.progress import progress_file
+    log = io.StringIO()  # a file: not a terminal
+    bar = tqdm(total=100, file=progress_file(log), mininterval=0, miniters=1, ascii=True)
+    bar.update(40)
+    bar.write("step 40: vs random 0.700", file=log)
+    bar.update(60)
+    bar.close()
+    text = log.getvalue()
+    assert "\r" not in text
+    lines = text.split("\n")
+    assert "step 40: vs random 0.700" in lines  # a line of its own
+    assert all(line.startswith("step 40") or "%" in line for line in lines if line)
+    terminal = io.StringIO()
+    terminal.isatty = lambda: True
+    assert progress_file(terminal) is terminal

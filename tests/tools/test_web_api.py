@@ -28,6 +28,7 @@ pytest.importorskip("httpx")
 from starlette.testclient import TestClient  # noqa: E402
 
 import uno_env  # noqa: E402
+from uno_env.agents import pretrained, shipped  # noqa: E402
 from uno_env.agents.base import Agent, register_agent  # noqa: E402
 from uno_env.game import actions as A  # noqa: E402
 from uno_env.game import cards as C  # noqa: E402
@@ -594,13 +595,23 @@ def test_page_and_static_files_ship_in_the_package_without_external_urls():
         assert body == open(os.path.join(static, name), encoding="utf-8").read()
 
 
-def test_meta_lists_presets_options_agents_and_shipped_checkpoint():
+def test_meta_lists_presets_options_agents_and_each_shipped_agent_once():
+    """A shipped agent is offered as pretrained:<name>, not a second time as the checkpoint its
+    package folder links to; a checkpoint of one's own under the roots is still listed."""
     meta = client().get("/api/meta").json()
     assert {"classic", "tmnt", "house"} <= set(meta["presets"])
-    assert {"random", "greedy", "heuristic"} <= set(meta["agents"])
-    assert "checkpoint:" + os.path.join(ROOT, "checkpoints", "classic-2p") in meta["checkpoints"] or \
-        "checkpoint:checkpoints/classic-2p" in meta["checkpoints"]
+    assert {"uniform", "random", "greedy", "heuristic", "pretrained:classic-2p"} <= set(meta["agents"])
+    assert not [c for c in meta["checkpoints"] if c.rstrip("/").endswith(tuple(shipped.SHIPPED))]
     assert {o["name"] for o in meta["options"]} >= {"stacking", "jump_in", "uno_call", "hand_size"}
+
+
+def test_meta_gives_the_card_of_every_pretrained_agent_as_of_every_checkpoint():
+    """The page greys out a pretrained: agent that does not fit the set-up as it does a checkpoint:
+    one (with neither, Deal ended in a long error): both have their card in checkpoint_cards."""
+    meta = client().get("/api/meta").json()
+    for p in pretrained():
+        card = meta["checkpoint_cards"][p.spec]
+        assert card["num_players"] == p.num_players and card["rules"]["name"] == p.rules
 
 
 def test_meta_lists_the_pretrained_agents_and_the_operators_agents():
@@ -977,8 +988,10 @@ def test_meta_says_what_each_checkpoint_was_trained_for_from_its_card(tmp_path):
     (tmp_path / "broken" / "card.json").write_text("{not json")
     meta = client(checkpoint_roots=[str(tmp_path)]).get("/api/meta").json()
     cards = meta["checkpoint_cards"]
+    mine = {k: v for k, v in cards.items() if k.startswith("checkpoint:")}
     shipped = [p for p in meta["agents"] if p.startswith("pretrained:")]
-    assert sorted(cards) == sorted(meta["checkpoints"] + shipped) and len(meta["checkpoints"]) == 2
+    assert sorted(cards) == sorted(meta["checkpoints"] + shipped)
+    assert sorted(mine) == sorted(meta["checkpoints"]) and len(mine) == 2
     four = next(v for k, v in cards.items() if k.endswith("four"))
     assert four["num_players"] == 4 and four["rules"]["name"] == "house"
     assert four["rules"]["stacking"] == uno_env.make_rules("house").stacking

@@ -45,6 +45,7 @@ from uno_env.tools.web.server import allowed_hosts, create_app  # noqa: E402
 from helpers import web_server  # noqa: E402
 
 pytestmark = pytest.mark.browser
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def _find(names: tuple[str, ...], paths: tuple[str, ...]) -> str | None:
@@ -377,6 +378,33 @@ def test_the_table_fits_the_screen_through_a_whole_game(server, browser, tmp_pat
     assert_fits(d, "watch")
 
 
+RIM_JS = """
+const box = (e) => e.getBoundingClientRect();
+const f = box(document.getElementById('felt')), l = box(document.getElementById('me-label'));
+const rim = Math.max(...(getComputedStyle(document.getElementById('felt')).boxShadow.match(/0px 0px 0px (\\d+)px inset/g) || [])
+  .map((s) => parseInt(s.match(/(\\d+)px inset$/)[1], 10)));
+return {felt: [f.left, f.top, f.right, f.bottom], label: [l.left, l.top, l.right, l.bottom], rim: rim,
+        text: document.getElementById('me-label').textContent};
+"""
+
+
+@pytest.mark.parametrize("width,height", SCREENS + [(1280, 800)], ids=[f"{w}x{h}" for w, h in SCREENS + [(1280, 800)]])
+def test_the_players_label_sits_inside_the_tables_rim(server, browser, tmp_path, width, height):
+    """"you, player_0 \u00b7 7 cards" under the hand stays on the felt, clear of the wooden rim
+    (the felt's inset shadow), at every screen: at 1280x800 it sat on the table's edge."""
+    url, _ = server
+    set_screen(browser, width, height)
+    page = open_page(browser, url, tmp_path)
+    browser.find_element(By.ID, "seed").send_keys("3")
+    browser.find_element(By.ID, "start").click()
+    assert page.wait_state("input", "over") == "input"
+    m = browser.execute_script(RIM_JS)
+    assert m["text"].startswith("you, player_0") and m["rim"] > 0, m
+    left, top, right, bottom = m["felt"]
+    l_left, l_top, l_right, l_bottom = m["label"]
+    assert l_bottom <= bottom - m["rim"] - 2 and l_left >= left + m["rim"] and l_right <= right - m["rim"], m
+
+
 def test_watch_shows_the_agent_panel_for_a_checkpoint_seat(browser, tmp_path):
     from helpers import random_checkpoint
 
@@ -502,6 +530,37 @@ def test_the_set_up_greys_out_a_checkpoint_that_does_not_fit_before_deal(browser
         d.find_element(By.CSS_SELECTOR, "[data-opt='stacking']").click()
         d.find_element(By.ID, "start").click()  # it fits again: the game is dealt
         assert page.wait_state("input", "over") in ("input", "over")
+
+
+def test_the_set_up_greys_out_a_pretrained_agent_that_does_not_fit_as_a_checkpoint(browser, tmp_path):
+    """pretrained:classic-2p is a checkpoint too: for three players it is greyed out with the
+    reason (it was offered, and Deal answered with a long error), and each shipped agent is
+    offered once."""
+    from uno_env.agents import shipped
+
+    app = lambda port: create_app(checkpoint_roots=[os.path.join(ROOT, "checkpoints")],  # noqa: E731
+                                  hosts=allowed_hosts("127.0.0.1"))
+    with web_server(app) as url:
+        page = Page(browser, [])
+        d = browser
+        d.get(url + "/")
+        page.wait_state("setup")
+
+        def options():
+            sel = d.find_elements(By.CSS_SELECTOR, "#agents select")[0]
+            return {o.get_attribute("value"): o for o in sel.find_elements(By.TAG_NAME, "option")}
+
+        values = list(options())
+        for name in shipped.SHIPPED:  # once each
+            assert [v for v in values if v.rstrip("/").endswith(name)] == [f"pretrained:{name}"]
+        assert options()["pretrained:classic-2p"].is_enabled()
+        Select(d.find_elements(By.CSS_SELECTOR, "#agents select")[0]).select_by_value("pretrained:classic-2p")
+        d.find_element(By.CSS_SELECTOR, "#agents button[title='one player more']").click()
+        two = options()["pretrained:classic-2p"]
+        assert not two.is_enabled() and "trained for 2 players" in two.text
+        assert not options()["pretrained:classic-4p"].is_enabled()  # 3 players: neither fits
+        assert not d.find_element(By.ID, "start").is_enabled()
+        assert "pretrained:classic-2p is trained for 2 players" in d.find_element(By.ID, "setup-error").text
 
 
 # ---------------------------------------------------------------------------- contrast

@@ -190,3 +190,10 @@ def test_train_cli_refuses_what_the_machine_cannot_hold_before_anything_is_spent
                                           "--runs-dir", str(tmp_path / "runs"), "--set", f"imitate_decisions={10 ** 12}"])
     assert f"imitate_decisions {10 ** 12}" in line and "of memory, more than 75%" in line
     assert not (tmp_path / "ck").exists() and not (tmp_path / "runs").exists()
+
+
+def test_torch_threads_default_to_one_thread_for_both_training_scripts():
+    """Two OpenMP threads on a busy 2-core machine made the PPO update several times slower than
+    one (bench/bench_torch_threads.py): a config that does not set the key gets one thread."""
+    assert train.Config().torch_threads == 1
+    assert configs.TrainingConfig().torch_threads == 1

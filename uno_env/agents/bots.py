@@ -1,15 +1,21 @@
-"""Scripted bots: ``random`` and ``greedy`` (the ``heuristic`` lives in :mod:`.heuristic`).
+"""Scripted bots: ``uniform``, ``random`` and ``greedy`` (the ``heuristic`` lives in :mod:`.heuristic`).
 
 Each bot decides from what its player observes only: the observation vector and the action
-mask, decoded by :func:`uno_env.agents.view.decode` (``random`` reads just the mask and the
-phase). None of them reads hidden state. All of them play every ruleset and every decision
-(turns, drawn cards, challenges, colour choices, Team Attack discards, UNO calls and
+mask, decoded by :func:`uno_env.agents.view.decode` (``uniform`` reads just the mask,
+``random`` the mask and the phase). None of them reads hidden state. All of them play every
+ruleset and every decision (turns, drawn cards, challenges, colour choices, Team Attack discards, UNO calls and
 catches, jump-ins, offers and takes).
 
+``uniform``
+    Uniform over the legal actions of every decision: each legal action id equally likely
+    (a wild counts once per colour, drawing counts as one option beside each playable card).
+    The baseline that other projects call a random player; the compiled twin is
+    :meth:`uno_env.game.batched.BatchedEngine.uniform_actions`, with the same choice
+    distribution.
 ``random``
-    A uniformly random playable card (a uniformly random colour for wilds; each card kind
-    counts once, not once per colour), drawing only when nothing is playable, and playing a
-    drawn card that is playable. Every other decision is uniform over its options: call UNO
+    Not uniform over the legal actions: a uniformly random playable card (a uniformly random
+    colour for wilds; each card kind counts once, not once per colour), drawing only when
+    nothing is playable, and playing a drawn card that is playable. Every other decision is uniform over its options: call UNO
     or not, challenge / draw (/ stack), jump in or pass, catch or pass, offer (a random
     card) or pass, take (any offer) or pass, discard a villain or stop, the colour of a
     first wild.
@@ -98,6 +104,17 @@ def playable(k: int, color: int, top_face: int) -> bool:
     if C.is_wild(k):
         return True
     return C.color_of(k) == color or (C.face_of(k) == top_face and top_face != C.NO_FACE)
+
+
+# ====================================================================== uniform
+class UniformAgent(PyRngAgent):
+    """Each legal action equally likely, in every decision (no draw with one legal action)."""
+
+    name = "uniform"
+
+    def act(self, observation: np.ndarray, action_mask: np.ndarray) -> int:
+        legal = action_mask.nonzero()[0]
+        return int(legal[self.py.randrange(len(legal))]) if len(legal) > 1 else int(legal[0])
 
 
 # ====================================================================== random
@@ -213,5 +230,6 @@ class GreedyAgent(PyRngAgent):
         return best
 
 
+register_agent("uniform", lambda spec, rules, n, seed: UniformAgent(rules, n, seed))
 register_agent("random", lambda spec, rules, n, seed: RandomAgent(rules, n, seed))
 register_agent("greedy", lambda spec, rules, n, seed: GreedyAgent(rules, n, seed))

@@ -34,9 +34,11 @@ the episode with -1 and ``info["illegal"]``. Every ruleset and option (presets `
 
 **Opponents** (one spec for every opponent seat, or one per seat to the learner's left):
 
-``"random"``
-    the ``random`` bot, as a compiled kernel over the batch (same choice distribution as
-    :class:`~uno_env.agents.bots.RandomAgent`, its own per-game stream);
+``"random"``, ``"uniform"``
+    the ``random`` bot or the ``uniform`` bot (each legal action equally likely), as a compiled
+    kernel over the batch (same choice distribution as
+    :class:`~uno_env.agents.bots.RandomAgent` or :class:`~uno_env.agents.bots.UniformAgent`, its
+    own per-game stream);
 ``"greedy"``, ``"heuristic"``, ``"heuristic:key=value,..."``
     compiled kernels over the batch (:mod:`uno_env.game.batched.bots`): the same decisions as
     :class:`~uno_env.agents.bots.GreedyAgent` / :class:`~uno_env.agents.heuristic.HeuristicAgent`
@@ -93,8 +95,9 @@ except ImportError:  # pragma: no cover
 ILLEGAL_REWARD = -1.0
 MAX_REDEALS = 100
 
-_RANDOM, _BATCHED, _SCALAR, _GREEDY, _HEURISTIC = range(5)
-# agent kinds played by compiled kernels (the rest: one Python agent per game and seat)
+_RANDOM, _BATCHED, _SCALAR, _GREEDY, _HEURISTIC, _UNIFORM = range(6)
+_COMPILED = {"random": _RANDOM, "uniform": _UNIFORM}  # the option-less bots played by a kernel of the batched engine
+# agent kinds played by compiled kernels with a state of their own (the rest: one Python agent per game and seat)
 COMPILED_BOTS = ("greedy", "heuristic")
 _BOT_KINDS = {_RANDOM: BK.BOT_RANDOM, _GREEDY: BK.BOT_GREEDY, _HEURISTIC: BK.BOT_HEURISTIC}
 
@@ -185,7 +188,7 @@ class UnoVectorEnv(gym.vector.VectorEnv):
         made: dict[Any, int] = {}
         for j, spec in enumerate(opponents, start=1):
             key = spec if isinstance(spec, str) else id(spec)
-            if isinstance(spec, str) and spec not in ("random",) and not parse_spec(spec).is_policy:
+            if isinstance(spec, str) and spec not in _COMPILED and not parse_spec(spec).is_policy:
                 key = (spec, j)  # scripted bots remember what they saw: one per seat (and game)
             if key not in made:
                 made[key] = len(self.controllers)
@@ -205,8 +208,8 @@ class UnoVectorEnv(gym.vector.VectorEnv):
 
     def _controller(self, spec: Any, slot: int) -> tuple[int, Any]:
         if isinstance(spec, str):
-            if spec == "random":
-                return (_RANDOM, None)
+            if spec in _COMPILED:
+                return (_COMPILED[spec], None)
             parsed = parse_spec(spec)
             if parsed.is_policy:
                 agent = make_agent(spec, self.rules, self.n)
@@ -278,6 +281,9 @@ class UnoVectorEnv(gym.vector.VectorEnv):
                     continue
                 if kind == _RANDOM:
                     actions[sel] = eng.random_bot_actions(self._opp_rng, sel)[sel]
+                    continue
+                if kind == _UNIFORM:
+                    actions[sel] = eng.uniform_actions(self._opp_rng, sel)[sel]
                     continue
                 if kind == _GREEDY:
                     actions[sel] = eng.greedy_actions(self._streams, sel)[sel]

@@ -184,6 +184,9 @@ class TrainingConfig:
     curriculum phases then follow max(steps / total_steps, time / time_limit)"""
     seed: int = 0
     torch_threads: int = 1
+    """torch's intra-op threads. One: on a 2-core machine busy with other work, two OpenMP
+    threads made a PPO update ~5x slower in wall time and ~7x in CPU time than one
+    (``bench/bench_torch_threads.py``); a machine of its own with many cores may set more"""
     # --- behaviour cloning warm start ---
     init_checkpoint: str | None = None
     """a new run's actor starts as this checkpoint directory's policy (card + safetensors, e.g.
@@ -472,12 +475,48 @@ def config_lines(config: Mapping[str, Any], width: int = 100) -> list[str]:
     return lines
 
 
+# the console scripts the closing lines name, and the module each runs (for an uninstalled tree)
+CONSOLE_SCRIPTS = {"uno-evaluate": "uno_env.tools.evaluate_cli", "uno-play": "uno_env.tools.play",
+                   "uno-serve": "uno_env.tools.web.server"}
+
+
+def console_command(name: str, scripts_dir: str | None = None, search_path: str | None = None) -> str:
+    """How a new shell in this directory runs the console script ``name`` of this interpreter's
+    install: the bare name where ``PATH`` finds that very script (its environment is activated),
+    else its path (``.venv/bin/uno-evaluate``: ``scripts/main.sh`` runs ``.venv/bin/python``
+    without activating ``.venv``), else, with no script installed, ``python -m <module>``.
+    ``scripts_dir`` (default: this interpreter's) and ``search_path`` (default: ``$PATH``) are
+    for tests."""
+    import shutil
+    import sys
+    import sysconfig
+
+    scripts_dir = sysconfig.get_path("scripts") if scripts_dir is None else scripts_dir
+    script = os.path.join(scripts_dir, name)
+    if not os.path.isfile(script):
+        return f"{_short_path(sys.executable)} -m {CONSOLE_SCRIPTS[name]}"
+    found = shutil.which(name, path=os.environ.get("PATH", os.defpath) if search_path is None else search_path)
+    if found and os.path.realpath(found) == os.path.realpath(script):
+        return name
+    return _short_path(script)
+
+
+def _short_path(path: str) -> str:
+    """``path`` relative to the working directory when it lies below it, else absolute."""
+    rel = os.path.relpath(path)
+    return rel if not rel.startswith(os.pardir) else os.path.abspath(path)
+
+
 def next_steps_lines(run_dir: str, rules: str, num_players: int,
                      rule_sets: Mapping[str, Any] | None = None) -> list[str]:
     """What a training script prints last: where its outputs are and the commands to evaluate
-    the trained agent, play against it in the terminal and watch it in the browser. ``rules``
-    is the config's ``rules`` (a preset or a YAML path) and ``rule_sets`` the rule options
-    ``--set`` changed, given again so that the checkpoint's rules match."""
+    the trained agent, play against it in the terminal and watch it in the browser, each as a
+    new shell runs it (:func:`console_command`: ``.venv/bin/uno-evaluate`` unless ``.venv`` is
+    activated). ``rules`` is the config's ``rules`` (a preset or a YAML path) and ``rule_sets``
+    the rule options ``--set`` changed, given again so that the checkpoint's rules match. The
+    browser table's extra is named only where it is missing."""
+    import importlib.util
+
     import yaml
 
     spec = f"checkpoint:{run_dir}"
@@ -485,14 +524,36 @@ def next_steps_lines(run_dir: str, rules: str, num_players: int,
         f" --set {k}={yaml.safe_dump(v, default_flow_style=True).strip().removesuffix('...').strip()}"
         for k, v in (rule_sets or {}).items())
     others = " ".join(["heuristic"] * (num_players - 1))
-    return [
+    evaluate, play, serve = (console_command(n) for n in CONSOLE_SCRIPTS)
+    web_missing = any(importlib.util.find_spec(m) is None for m in ("starlette", "uvicorn"))
+    lines = [
         f"outputs: {run_dir}/ (card.json, policy weights, eval.csv, curve.png)",
         "next:",
-        f"  uno-evaluate --agents {spec} {others} --rules {rules} --games 2000 --workers 2   # evaluate it",
-        f"  uno-play --rules {rules} --opponents {' '.join(['heuristic'] * (num_players - 2) + [spec])}"
+        f"  {evaluate} --agents {spec} {others} --rules {rules} --games 2000 --workers 2   # evaluate it",
+        f"  {play} --rules {rules} --opponents {' '.join(['heuristic'] * (num_players - 2) + [spec])}"
         "   # play against it",
-        f"  uno-serve   # then, in the browser, Watch with {spec} in a seat (pip install -e \".[web]\")",
+        f"  {serve}   # then, in the browser, Watch with {spec} in a seat"
+        + (' (pip install -e ".[web]")' if web_missing else ""),
     ]
+    if evaluate.endswith(os.sep + "uno-evaluate"):
+        activate = os.path.join(os.path.dirname(evaluate), "activate")
+        lines.append(f"  (or `source {activate}` first, then uno-evaluate, uno-play and uno-serve run as they are)")
+    return lines
+
+
+def eval_progress_line(step: int, wall_s: float, ppo_steps_per_s: float, summary: str) -> str:
+    """A training script's line at each periodic evaluation: the wall time of the whole run
+    (imitation included) and the PPO loop's own rate, each named."""
+    return (f"step {step} ({wall_s / 60:.1f} min of wall time in all, PPO at {ppo_steps_per_s:.0f} steps/s): "
+            f"{summary}")
+
+
+def trained_line(steps: int, wall_s: float, ppo_steps_per_s: float) -> str:
+    """What a training script prints when training ends: the steps, the run's wall time
+    (imitation and evaluations included, and a resumed run's earlier time) and the rate of the
+    PPO loop alone, which the wall time does not divide into."""
+    return (f"trained {steps} steps in {wall_s:.0f} s of wall time (imitation and evaluations included); "
+            f"PPO ran at {ppo_steps_per_s:.0f} steps/s")
 
 
 def imitation_start_line(decisions: int, teacher: str, epochs: int, cache: str | None,

@@ -108,7 +108,11 @@ def progress_bar(enabled: bool, **options: Any) -> Any:
             from tqdm import tqdm
         except ImportError:
             return _NoBar()
-        return tqdm(mininterval=1.0, **options)
+        import sys
+
+        from uno_env.tools.progress import progress_file
+
+        return tqdm(mininterval=1.0, **{"file": progress_file(sys.stderr), **options})
     return _NoBar()
 
 

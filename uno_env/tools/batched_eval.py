@@ -15,9 +15,9 @@ Command line::
 :class:`~uno_env.game.batched.BatchedEngine`; each finished game's slot starts the next
 game. Per round of decisions, every game where the agent decides is answered by one call of
 the agent (a checkpoint's policy runs once on all those observations and masks), every game
-where an opponent decides likewise. Agents: ``random``, ``greedy``, ``heuristic`` and
-``heuristic:key=value,...`` (the scripted bots as compiled kernels,
-:mod:`uno_env.game.batched.bots`: the scalar bots' decisions), ``checkpoint:<dir>`` or ``pretrained:<name>`` (``#sample`` samples; either observation
+where an opponent decides likewise. Agents: ``random``, ``uniform`` (each legal action equally
+likely), ``greedy``, ``heuristic`` and ``heuristic:key=value,...`` (the scripted bots as compiled
+kernels, :mod:`uno_env.game.batched.bots`: the scalar bots' decisions), ``checkpoint:<dir>`` or ``pretrained:<name>`` (``#sample`` samples; either observation
 layout: the batched engine observes layout 1, of which a layout-0 policy reads the first 1254
 entries), or a callable ``f(observations (M, 1537), masks) -> actions``.
 
@@ -52,11 +52,14 @@ from uno_env.game.rules import make_rules
 from uno_env.tools.stats import wilson_interval
 
 
+COMPILED_BOTS = ("random", "uniform")  # the bots the batched engine plays in a kernel
+
+
 def _actor(spec: Any, rules, n: int, seed: int) -> tuple[str, Callable | None]:
-    """``("random", None)``, ``("greedy", None)``, ``("heuristic", weights)`` or ``("policy",
-    f(obs, masks) -> actions)`` for an agent spec."""
-    if isinstance(spec, str) and spec == "random":
-        return "random", None
+    """``("random", None)``, ``("uniform", None)``, ``("greedy", None)``, ``("heuristic",
+    weights)`` or ``("policy", f(obs, masks) -> actions)`` for an agent spec."""
+    if isinstance(spec, str) and spec in COMPILED_BOTS:
+        return spec, None
     from uno_env.agents.base import make_agent, parse_spec
     from uno_env.agents.heuristic import HeuristicWeights
 
@@ -72,7 +75,7 @@ def _actor(spec: Any, rules, n: int, seed: int) -> tuple[str, Callable | None]:
         return "policy", lambda obs, masks: policy.act(obs, masks, det, rng)
     if callable(spec):
         return "policy", spec
-    raise ValueError(f"agent must be 'random', 'greedy', 'heuristic[:key=value,...]', a checkpoint policy (checkpoint:<dir>, pretrained:<name>) "
+    raise ValueError(f"agent must be 'random', 'uniform', 'greedy', 'heuristic[:key=value,...]', a checkpoint policy (checkpoint:<dir>, pretrained:<name>) "
                      f"or a callable f(obs, masks), got {spec!r}")
 
 
@@ -117,6 +120,8 @@ def evaluate_batched(agent: Any, opponent: Any = "random", rules: Any = "classic
                 continue
             if kind == "random":
                 actions[sel] = eng.random_bot_actions(prng, sel)[sel]
+            elif kind == "uniform":
+                actions[sel] = eng.uniform_actions(prng, sel)[sel]
             elif kind == "greedy":
                 actions[sel] = eng.greedy_actions(streams, sel)[sel]
             elif kind == "heuristic":
@@ -161,9 +166,9 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m uno_env.tools.batched_eval",
                                 description="Many games of an agent against an opponent on the batched engine.")
     p.add_argument("--agent", required=True,
-                   help="random, greedy, heuristic[:key=value,...] or checkpoint:<dir>[#sample]")
+                   help="random, uniform, greedy, heuristic[:key=value,...], checkpoint:<dir>[#sample] or pretrained:<name>")
     p.add_argument("--opponent", default="random",
-                   help="random, greedy, heuristic[:key=value,...] or checkpoint:<dir> (every other seat)")
+                   help="random, uniform, greedy, heuristic[:key=value,...], checkpoint:<dir> or pretrained:<name> (every other seat)")
     p.add_argument("--rules", default="classic", help="a preset (classic, tmnt, house, ...) or a YAML file")
     p.add_argument("--num-players", "--players", dest="players", type=int, default=2)
     p.add_argument("--games", type=int, default=100_000)

@@ -102,8 +102,10 @@ def _progress(total: int, enabled: bool, desc: str):
         from tqdm import tqdm
     except ImportError:  # pragma: no cover
         return None
+    from uno_env.tools.progress import progress_file
+
     return tqdm(total=total, desc=desc, unit="game", smoothing=0.1, dynamic_ncols=True,
-                file=sys.stderr)
+                file=progress_file(sys.stderr))
 
 
 def worker_plan(workers: int, games: int, num_players: int, matches: int = 1) -> tuple[int, int, int]:

@@ -22,6 +22,7 @@ import csv
 import json
 import os
 import sys
+from decimal import ROUND_HALF_EVEN, Decimal
 from typing import Any, Sequence
 
 import numpy as np
@@ -30,11 +31,17 @@ from uno_env._atomic import atomic_write as atomic_open  # the one atomic writer
 
 Table = tuple[str, list[str], list[list[str]]]  # title, header, rows
 PNG_NEEDS_MATPLOTLIB = "the PNG chart needs matplotlib (pip install matplotlib)"
+PIPED_WIDTH = 1000  # columns of a table printed to a file or a pipe: never cut (a terminal: its width)
+_TENTH = Decimal("0.1")
 
 
 def percent(x: float) -> str:
-    """A rate as every table of this project prints it: a percentage with one decimal."""
-    return f"{100 * x:.1f}%"
+    """A rate as every table of this project prints it: a percentage with one decimal, rounded
+    half to even from the rate's decimal digits (``repr``: 953 / 2000 is 0.4765, exactly 47.65%),
+    not from its binary float (which holds 0.47649999...). So a rate and its complement always
+    sum to 100.0% (953 and 1,047 wins of 2,000: 47.6% and 52.4%), where float formatting printed
+    47.6% and 52.3%."""
+    return f"{(Decimal(repr(float(x))) * 100).quantize(_TENTH, rounding=ROUND_HALF_EVEN)}%"
 
 
 def interval(lo: float, hi: float) -> str:
@@ -122,7 +129,9 @@ def print_tables(tables: list[Table], file=None) -> None:
     except ImportError:  # pragma: no cover
         Console = None
     if Console is not None:
-        console = Console(file=file, highlight=False)
+        # on a terminal, its width; to a file or a pipe, nothing is cut (rich would take 80 columns)
+        width = None if getattr(file, "isatty", lambda: False)() else PIPED_WIDTH
+        console = Console(file=file, highlight=False, width=width)
         for title, header, rows in tables:
             t = Table(title=title, title_justify="left")
             for i, h in enumerate(header):

@@ -4,9 +4,22 @@ numba is the optional extra ``batched`` (``pip install "uno_env[batched]"``; the
 extra includes it). Without it, importing :mod:`uno_env.game.batched` raises an
 ``ImportError`` that says so. ``NUMBA_DISABLE_JIT=1`` (numba's own switch) runs the same
 kernels as plain Python, for debugging.
+
+**The first use compiles.** numba compiles the kernels on their first call and caches them
+on disk next to the modules (``cache=True``): on a fresh install the first ``reset`` takes
+about 2 minutes on a 2-core machine and the first ``step`` some 15 s more, later processes load
+them in seconds. The engine's public methods are wrapped in :func:`announces_compiling`: a
+first call still running after :data:`COMPILE_NOTICE_AFTER_S` seconds logs, once per process,
+what is happening and how long it takes (logger ``uno_env.game.batched``, level WARNING, so
+that it shows without any logging set up). ``python -m uno_env.game.batched --compile``
+compiles everything ahead (``scripts/setup.sh`` runs it).
 """
 
 from __future__ import annotations
+
+import functools
+import logging
+import threading
 
 import numpy as np
 
@@ -47,3 +60,40 @@ def njit_inline(fn):
     functions of the hot paths that take the whole batch state, whose arrays would otherwise be
     passed as a long list of pointers and sizes on every call."""
     return numba.njit(inline="always", **_OPTIONS)(fn)
+
+
+COMPILE_NOTICE_AFTER_S = 3.0  # a first call that takes longer is compiling: say so
+COMPILE_NOTICE = ("compiling the batched engine's kernels with numba: the first use after an install "
+                  "takes about 2 minutes on a 2-core machine, then they are cached on disk "
+                  "(python -m uno_env.game.batched --compile does it ahead; scripts/setup.sh runs it)")
+log = logging.getLogger("uno_env.game.batched")
+_called: set[str] = set()  # the wrapped methods called once in this process
+_noticed = threading.Event()
+
+
+def _notice() -> None:
+    if not _noticed.is_set():
+        _noticed.set()
+        log.warning(COMPILE_NOTICE)
+
+
+def announces_compiling(method):
+    """Wrap a method that calls kernels: its first call in the process logs
+    :data:`COMPILE_NOTICE` (once per process) if it is still running after
+    :data:`COMPILE_NOTICE_AFTER_S` seconds; later calls go straight through."""
+    name = method.__qualname__
+
+    @functools.wraps(method)
+    def wrapper(*args, **kwargs):
+        if name in _called or _noticed.is_set():
+            return method(*args, **kwargs)
+        _called.add(name)
+        timer = threading.Timer(COMPILE_NOTICE_AFTER_S, _notice)
+        timer.daemon = True
+        timer.start()
+        try:
+            return method(*args, **kwargs)
+        finally:
+            timer.cancel()
+
+    return wrapper

@@ -76,6 +76,7 @@ from uno_env.game import actions as A
 from uno_env.game import cards as C
 from uno_env.game.batched import bots as BK
 from uno_env.game.batched import kernels as K
+from uno_env.game.batched._jit import announces_compiling
 from uno_env.game.batched import pcg64 as R
 from uno_env.game.engine import NO_PENDING, NUM_HISTORY_COLUMNS, PHASE_NAMES, Engine, State
 from uno_env.game.global_state import GLOBAL_STATE_SIZE, GlobalStateEncoder
@@ -204,6 +205,7 @@ class BatchedEngine:
         out[arr] = True
         return out
 
+    @announces_compiling
     def reset(self, games: Any = None, *, seeds: Iterable | None = None,
               rngs: Iterable[np.random.Generator] | None = None, decks: Iterable | None = None,
               dealers: Any = None) -> np.ndarray:
@@ -290,6 +292,7 @@ class BatchedEngine:
         return int(b)
 
     # ------------------------------------------------------------------ decisions
+    @announces_compiling
     def legal_masks(self, active: Any = None, out: np.ndarray | None = None) -> np.ndarray:
         """Action masks (int8, ``(B, 195)``) of every game's actor; zero rows where a game is over
         or not in ``active``. Written into ``out`` if given (else a fresh array)."""
@@ -299,12 +302,14 @@ class BatchedEngine:
         K.masks_batch(self.st, self.cfg, act, out, self._scratch)
         return out
 
+    @announces_compiling
     def legal_actions(self, b: int) -> list[int]:
         """Legal action ids of game ``b`` (sorted), as ``Engine.legal_actions``."""
         out = np.empty(K.MAX_LEGAL, np.int64)
         c = K.legal_one(self.st, self.cfg, self._game(b), out)
         return out[:c].tolist()
 
+    @announces_compiling
     def step(self, actions: Any, active: Any = None, checked: bool = False) -> None:
         """Apply ``actions[b]`` for the actor of every active game (default: every game not over).
         ``actions``: integer ids, one per game (:func:`uno_env.game.inputs.integer_array`: a bool,
@@ -335,6 +340,7 @@ class BatchedEngine:
                              f"legal: {self.legal_actions(bad)}")
         K.step_batch(self.st, self.ru, acts, act)
 
+    @announces_compiling
     def observe(self, seats: Any, active: Any = None, out: np.ndarray | None = None) -> np.ndarray:
         """Observations ``(B, obs_size)`` float32: game ``b`` as seat ``seats[b]`` (an int: every
         game) sees it, equal to the first ``obs_size`` entries of ``ObservationEncoder.encode``
@@ -348,6 +354,7 @@ class BatchedEngine:
         K.observe_batch(self.st, self.cfg, self.template, seats, act, out)
         return out
 
+    @announces_compiling
     def global_state(self, seats: Any = 0, active: Any = None, out: np.ndarray | None = None) -> np.ndarray:
         """Global states ``(B, GLOBAL_STATE_SIZE)`` float32 for centralised critics (training only:
         they hold every hand): game ``b`` seen from seat ``seats[b]``, equal to
@@ -363,6 +370,7 @@ class BatchedEngine:
         K.global_state_batch(self.st, self.cfg, self.state_template, seats, act, out)
         return out
 
+    @announces_compiling
     def uniform_actions(self, prng: np.ndarray, active: Any = None) -> np.ndarray:
         """A uniformly random legal action per game not over (-1 elsewhere), drawn from ``prng``
         (``(B, 6)`` PCG64 words, see :func:`rng_words`)."""
@@ -371,6 +379,7 @@ class BatchedEngine:
         K.uniform_actions(self.st, self.cfg, act, self._prng(prng), out, self._scratch)
         return out
 
+    @announces_compiling
     def random_bot_actions(self, prng: np.ndarray, active: Any = None) -> np.ndarray:
         """The ``random`` bot's action per game not over (-1 elsewhere), drawn from ``prng``."""
         act = ~self.game_over if active is None else self._select(active) & ~self.game_over
@@ -378,6 +387,7 @@ class BatchedEngine:
         K.random_bot_actions(self.st, self.cfg, act, self._prng(prng), out, self._scratch)
         return out
 
+    @announces_compiling
     def random_bots_until(self, seats: Any, prng: np.ndarray, active: Any = None) -> None:
         """The ``random`` bot plays every seat but ``seats[b]`` in each active game until that seat
         decides, the game ends or ``rules.max_steps`` is reached: one compiled call."""

@@ -210,13 +210,17 @@ class Server:
     def meta(self) -> dict[str, Any]:
         from dataclasses import fields
 
-        from uno_env.agents import agent_specs
+        from uno_env.agents import agent_specs, parse_spec
         from uno_env.agents.checkpoint import IGNORED_RULE_KEYS
         from uno_env.agents.shipped import SHIPPED, SPEC_PREFIX
         from uno_env.game import rules as R
 
-        checkpoints = self.specs.checkpoints()
         shipped = [f"{SPEC_PREFIX}:{name}" for name in SHIPPED]  # a damaged card: listed, its error in the cards
+        # a shipped agent is offered once, as pretrained:<name>, not again as the checkpoint its
+        # package folder links to (checkpoints/<name> in a source tree)
+        shipped_dirs = {os.path.realpath(parse_spec(spec).checkpoint_dir()) for spec in shipped}
+        checkpoints = [c for c in self.specs.checkpoints()
+                       if os.path.realpath(c.split(":", 1)[1]) not in shipped_dirs]
         options = []
         defaults = Rules()
         for f in fields(Rules):
@@ -235,6 +239,9 @@ class Server:
             "agents": [a for a in agent_specs() if a not in ("checkpoint", "pretrained", "module")]
                       + shipped + self.specs.operator_specs,
             "checkpoints": checkpoints,
+            # what every policy agent (checkpoint: and pretrained:) was trained for: the page
+            # greys out those that do not fit the set-up, whichever way they are named; a damaged
+            # card (even a shipped one) is listed with its error
             "checkpoint_cards": self.specs.checkpoint_cards(checkpoints + shipped),
             "ignored_rule_keys": list(IGNORED_RULE_KEYS),
             "view_version": views.VIEW_VERSION,

@@ -283,18 +283,18 @@ class Specs:
             return 0
 
     def checkpoint_cards(self, specs: Sequence[str]) -> dict[str, dict[str, Any]]:
-        """What each checkpoint of ``specs`` (``checkpoint:<dir>`` or ``pretrained:<name>``) was
+        """What each policy agent of ``specs`` (``checkpoint:<dir>`` or ``pretrained:<name>``) was
         trained for, read from its card alone (bounded, no weights): ``{"num_players", "rules"}``
         (every rule option), or ``{"error"}`` when the card cannot be read (a damaged one, even
-        shipped: the others are still listed); the page greys out a checkpoint that does not fit
-        the set-up."""
+        shipped: the others are still listed); the page greys out one that does not fit the
+        set-up."""
         from uno_env.agents import checkpoint as ckpt
         from uno_env.agents import parse_spec
 
         out: dict[str, dict[str, Any]] = {}
         for spec in specs:
             try:
-                card = ckpt.load_card(parse_spec(spec).checkpoint_dir())
+                card = ckpt.load_card(parse_spec(spec).checkpoint_dir())  # checkpoint: or pretrained:
                 rules = {k: list(v) if isinstance(v, tuple) else v
                          for k, v in ckpt.card_rules(card).to_dict().items()}
                 out[spec] = {"num_players": card["num_players"], "rules": rules}

@@ -633,15 +633,16 @@ function misfit(spec, n, rules) {
   return diff.length ? "trained with " + diff.slice(0, 2).map((k) => `${k}=${JSON.stringify(card.rules[k])}`).join(", ") +
     (diff.length > 2 ? ` (+${diff.length - 2})` : "") : "";
 }
-// Grey out the checkpoints that do not fit the rules and player count, with the reason; Deal
-// waits until every seat's agent fits.
+// Grey out the policy agents (checkpoint: and pretrained:, each with its card in
+// checkpoint_cards) that do not fit the rules and player count, with the reason; Deal waits
+// until every seat's agent fits.
 function checkFits() {
   const n = S.tab === "watch" ? agentCount() : agentCount() + 1;
   const rules = chosenRules();
   const bad = [];
   $("agents").querySelectorAll("select").forEach((s, i) => {
     [...s.options].forEach((o) => {
-      if (!o.value.startsWith("checkpoint:")) return;
+      if (!(o.value in (S.meta.checkpoint_cards || {}))) return;
       const why = misfit(o.value, n, rules);
       o.disabled = !!why;
       o.textContent = why ? `${o.value} \u2014 ${why}` : o.value;
