@@ -158,3 +158,4 @@ def test_an_illegal_policy_answer_names_the_game(ckpts):
     bad.policy = type("P", (), {"act": staticmethod(lambda o, m, d, r: (m == 0).argmax(axis=1)), "width": 0})()
     with pytest.raises(ValueError, match=r"game \d+: checkpoint:.* at seat \d chose an illegal action"):
         play_batched([bad, "random"], CLASSIC, 2, 4, seed=0)
+

@@ -37,7 +37,9 @@ from typing import Any, Callable
 from uno_env.agents.base import Agent, make_agent, parse_spec
 
 BOT_METHOD_SUFFIX = "_bot_actions"  # BatchedEngine.<name>_bot_actions(prng, active): a compiled bot
-BOT_METHODS: dict[str, str] = {}  # a bot whose engine method is named otherwise: spec name -> method
+BOT_METHODS: dict[str, str] = {  # a bot whose engine method is named otherwise: spec name -> method
+    "uniform": "uniform_actions",  # a uniformly random legal action, should a "uniform" agent be registered
+}
 
 
 class NotBatched(ValueError):
