@@ -400,22 +400,3 @@ def test_step_before_reset_is_the_runtime_error_of_every_env():
     env = make(2)
     with pytest.raises(RuntimeError, match=r"reset\(\) needs to be called before step\(\)"):
         env.step(np.zeros(2, np.int64))
-
-
-def test_a_compiled_bot_is_a_batched_opponent_of_the_vector_env(monkeypatch):
-    """The vector env asks the same predicate: a compiled bot plays in one call, no agent per game."""
-    from uno_env.agents import base as agents_base
-    from uno_env.agents.bots import RandomAgent
-    from uno_env.envs.vector_env import UnoVectorEnv
-    from uno_env.game.batched import BatchedEngine
-
-    monkeypatch.setitem(agents_base._REGISTRY, "twin", lambda spec, rules, n, seed: RandomAgent(rules, n, seed))
-    scalar = UnoVectorEnv(4, opponents=["twin"])
-    assert isinstance(scalar.controllers[0][1], list)  # one agent per game
-    monkeypatch.setattr(BatchedEngine, "twin_bot_actions", BatchedEngine.random_bot_actions, raising=False)
-    env = UnoVectorEnv(4, num_players=3, opponents=["twin", "random"], seat=0)
-    assert env.controllers[0][1] == "twin_bot_actions"
-    obs, info = env.reset(seed=0)
-    for _ in range(30):
-        obs, *_, info = env.step(info["action_mask"].argmax(axis=1))
-    assert (env.engine.actor[~env.engine.game_over] == 0).all()  # the opponents played up to the learner

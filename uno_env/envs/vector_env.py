@@ -42,9 +42,7 @@ the episode with -1 and ``info["illegal"]``. Every ruleset and option (presets `
     the first 1254 entries; with ``layout=0`` a layout-1 policy is a ``ValueError``);
 a callable ``f(observations (M, 1537) float32, masks (M, 195) int8) -> actions (M,)``
     likewise once per batch: self-play with the learner's current weights;
-a bot compiled into the engine (:mod:`uno_env.agents.batched`: ``BatchedEngine.<name>_bot_actions``)
-    one call for the batch, from the same per-game streams as ``random``;
-any other agent spec (``"heuristic"``, ``"greedy"`` until compiled)
+any other agent spec (``"heuristic"``, ``"greedy"``)
     one agent per game and seat, asked game by game (correct, but Python-speed).
 
 ``set_opponents(opponents)`` swaps them (from the next decision on).
@@ -82,7 +80,7 @@ except ImportError:  # pragma: no cover
 ILLEGAL_REWARD = -1.0
 MAX_REDEALS = 100
 
-_RANDOM, _BATCHED, _SCALAR, _BOT = range(4)
+_RANDOM, _BATCHED, _SCALAR = range(3)
 
 
 def check_batched_policy(agent: Agent, layout: int) -> None:
@@ -166,12 +164,6 @@ class UnoVectorEnv(gym.vector.VectorEnv):
                 agent = make_agent(spec, self.rules, self.n)
                 return (_BATCHED, self._policy_fn(agent))
             make_agent(spec, self.rules, self.n)  # ValueError for an unknown spec, now
-            from uno_env.agents.batched import NotBatched, batched_actor
-
-            try:  # a bot compiled into the engine (uno_env.agents.batched): one call for the batch
-                return (_BOT, batched_actor(spec, self.rules, self.n).method)
-            except NotBatched:
-                pass
             agents = [make_agent(spec, self.rules, self.n) for _ in range(self.num_envs)]
             return (_SCALAR, agents)
         if isinstance(spec, Agent):
@@ -217,9 +209,6 @@ class UnoVectorEnv(gym.vector.VectorEnv):
                     continue
                 if kind == _RANDOM:
                     actions[sel] = eng.random_bot_actions(self._opp_rng, sel)[sel]
-                    continue
-                if kind == _BOT:
-                    actions[sel] = getattr(eng, impl)(self._opp_rng, sel)[sel]
                     continue
                 rows = np.flatnonzero(sel)
                 obs = eng.observe(eng.actor, sel, out=self._obs)[rows]
