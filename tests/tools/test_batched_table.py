@@ -19,6 +19,7 @@ from uno_env.agents import batched as batched_module  # noqa: E402
 from uno_env.agents.batched import NotBatched, batched_actor, why_not_batched  # noqa: E402
 from uno_env.agents.bots import RandomAgent  # noqa: E402
 from uno_env.agents.policy import CheckpointAgent  # noqa: E402
+from uno_env.game.batched import BatchedEngine  # noqa: E402
 from uno_env.game.rules import make_rules  # noqa: E402
 from uno_env.tools.batched_table import play_batched  # noqa: E402
 from uno_env.tools.evaluate import evaluate, evaluate_paired, evaluate_vs  # noqa: E402
@@ -169,3 +170,22 @@ def test_an_illegal_policy_answer_names_the_game(ckpts):
     with pytest.raises(ValueError, match=r"game \d+: checkpoint:.* at seat \d chose an illegal action"):
         play_batched([bad, "random"], CLASSIC, 2, 4, seed=0)
 
+
+
+def _compiled(kind: str) -> bool:
+    return batched_module.BOT_PLAYERS[kind].available(BatchedEngine)
+
+
+@pytest.mark.parametrize("bot", ["greedy", "heuristic", "heuristic:w_skip=0.5,w_block=3"])
+@pytest.mark.parametrize("n", [2, 4])
+def test_compiled_greedy_and_heuristic_play_the_arenas_games(ckpts, bot, n):
+    """Once the engine has their kernels (equal to the scalar bots decision for decision), the
+    compiled bots, seeded as the arena seeds them, play the arena's very games."""
+    if not _compiled(bot.partition(":")[0]):
+        pytest.skip(f"the engine has no compiled {bot.partition(':')[0]} yet")
+    lineup = [bot, ckpts["a2"]] if n == 2 else [bot, "greedy" if _compiled("greedy") else "random", bot, ckpts["a4"]]
+    if "random" in lineup:
+        pytest.skip("greedy is not compiled")
+    (scalar,) = play_matches([lineup], CLASSIC, n, 4 * n, 11, 1, True, False, engine="scalar")
+    (batched,) = play_matches([lineup], CLASSIC, n, 4 * n, 11, 1, True, False, engine="batched")
+    assert _games(batched) == _games(scalar)
