@@ -9,7 +9,9 @@ snapshots of the learner (saved every ``snapshot_every`` steps), mixed by the co
 ``phases`` (a curriculum). Every ``eval_every`` steps the greedy policy plays ``eval_games``
 games against each of ``eval_opponents`` in every other seat with
 ``uno_env.tools.evaluate.evaluate_vs`` (1 vs the rest, seats rotated, duplicate deals; win rate
-and 95% Wilson interval) -> TensorBoard and ``eval.csv``. At the end (``total_steps`` or
+and 95% Wilson interval; on the batched engine where the opponent plays there, as
+``uno-evaluate``'s ``--engine auto``: the card's ``evaluation`` records the ``engine``) ->
+TensorBoard and ``eval.csv``. At the end (``total_steps`` or
 ``time_limit_min``): ``final_eval_games`` games each, written to the card, a results table, and
 the learning curve ``curve.png``.
 

@@ -15,6 +15,7 @@ pytest.importorskip("numba")
 from helpers import random_checkpoint  # noqa: E402
 
 from uno_env.agents import base as agents_base  # noqa: E402
+from uno_env.agents import batched as batched_module  # noqa: E402
 from uno_env.agents.batched import NotBatched, batched_actor, why_not_batched  # noqa: E402
 from uno_env.agents.bots import RandomAgent  # noqa: E402
 from uno_env.agents.policy import CheckpointAgent  # noqa: E402
@@ -97,17 +98,27 @@ def test_a_bot_with_options_or_a_scripted_instance_plays_in_the_arena():
         why_not_batched("nonesuch", CLASSIC, 2)
 
 
-def test_a_bot_compiled_into_the_engine_joins_by_its_method_name(monkeypatch):
-    """The convention a compiled bot follows: BatchedEngine.<name>_bot_actions(prng, active)."""
+def test_a_compiled_bot_joins_by_its_player(monkeypatch):
+    """A bot spec plays batched once a BotPlayer is registered for its kind (and its kernels exist)."""
     monkeypatch.setitem(agents_base._REGISTRY, "twin", lambda spec, rules, n, seed: RandomAgent(rules, n, seed))
     with pytest.raises(NotBatched, match="twin has no compiled kernel"):
         batched_actor("twin", CLASSIC, 2)
-    monkeypatch.setattr(BatchedEngine, "twin_bot_actions", BatchedEngine.random_bot_actions, raising=False)
-    assert batched_actor("twin", CLASSIC, 2).method == "twin_bot_actions"
+    monkeypatch.setitem(batched_module.BOT_PLAYERS, "twin", batched_module.RandomPlayer)
+    assert batched_actor("twin", CLASSIC, 2).kind == "bot"
     twin = evaluate(["twin", "random"], games=40, seed=1)
     plain = evaluate(["random", "random"], games=40, seed=1)
     assert twin["config"]["engine"] == "batched"
     assert [a["wins"] for a in twin["agents"]] == [a["wins"] for a in plain["agents"]]
+
+
+def test_a_player_whose_kernels_the_engine_lacks_plays_in_the_arena(monkeypatch):
+    class Missing(batched_module.RandomPlayer):
+        @classmethod
+        def available(cls, engine_class):
+            return False
+
+    monkeypatch.setitem(batched_module.BOT_PLAYERS, "random", Missing)
+    assert why_not_batched("random", CLASSIC, 2) == "random has no compiled kernel"
 
 
 def test_paired_mode_on_the_batched_engine_plays_the_same_games_for_every_agent(ckpts, tmp_path):
@@ -158,3 +169,23 @@ def test_an_illegal_policy_answer_names_the_game(ckpts):
     bad.policy = type("P", (), {"act": staticmethod(lambda o, m, d, r: (m == 0).argmax(axis=1)), "width": 0})()
     with pytest.raises(ValueError, match=r"game \d+: checkpoint:.* at seat \d chose an illegal action"):
         play_batched([bad, "random"], CLASSIC, 2, 4, seed=0)
+
+
+
+def _compiled(kind: str) -> bool:
+    return batched_module.BOT_PLAYERS[kind].available(BatchedEngine)
+
+
+@pytest.mark.parametrize("bot", ["greedy", "heuristic", "heuristic:w_skip=0.5,w_block=3"])
+@pytest.mark.parametrize("n", [2, 4])
+def test_compiled_greedy_and_heuristic_play_the_arenas_games(ckpts, bot, n):
+    """Once the engine has their kernels (equal to the scalar bots decision for decision), the
+    compiled bots, seeded as the arena seeds them, play the arena's very games."""
+    if not _compiled(bot.partition(":")[0]):
+        pytest.skip(f"the engine has no compiled {bot.partition(':')[0]} yet")
+    lineup = [bot, ckpts["a2"]] if n == 2 else [bot, "greedy" if _compiled("greedy") else "random", bot, ckpts["a4"]]
+    if "random" in lineup:
+        pytest.skip("greedy is not compiled")
+    (scalar,) = play_matches([lineup], CLASSIC, n, 4 * n, 11, 1, True, False, engine="scalar")
+    (batched,) = play_matches([lineup], CLASSIC, n, 4 * n, 11, 1, True, False, engine="batched")
+    assert _games(batched) == _games(scalar)

@@ -58,7 +58,8 @@ def test_ratings_are_openskill_updates_from_each_games_winner_game_by_game():
     agents, games = ["heuristic", "greedy", "random"], 8
     r = ladder.rate_table("classic", 2, agents=agents, games=games, seed=4)
     lineups, _ = ladder.table_matches(agents, 2)
-    played = play_matches(lineups, make_rules("classic"), 2, games, 4, 1, True, False)
+    played = play_matches(lineups, make_rules("classic"), 2, games, 4, 1, True, False,
+                          engine=r["engines"]["fast"]["engine"])  # the engine the ladder played on
     model = PlackettLuce()
     rating = {a: model.rating(name=a) for a in agents}
     for g in range(games):

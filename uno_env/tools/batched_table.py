@@ -13,12 +13,14 @@ log is asked for; the results are the same statistics of the same kind of games.
 one deal: game ``g``'s cards come from ``np.random.default_rng([seed, g // n])``
 (``[seed, g]`` without duplicate), the very generator :class:`~uno_env.tools.table.Table`
 deals with, so both engines deal the same cards, dealer and reshuffles to game ``g``. A compiled
-bot draws its choices from a stream that is a function of ``(seed, g, entry)``. Game ``g`` is therefore a function of ``(seed, g)`` only, whatever the
+bot draws its choices from a stream that is a function of ``(seed, g, entry)`` (``greedy``: from
+the stream a ``GreedyAgent`` reset with ``agent_seed(seed, g, entry)`` draws, as in the arena;
+``heuristic``'s beliefs start afresh every game). Game ``g`` is therefore a function of ``(seed, g)`` only, whatever the
 batch, the workers or the order games finish in; two deterministic policies play exactly the
 scalar arena's game (up to float rounding in a batched matrix product). Two things differ from
-the arena: a compiled bot's choices are drawn with the compiled kernel from its own PCG64 stream
-per game and entry (:func:`bot_streams`: the same choice distribution as the scalar bot, not the
-same draws), and a ``#sample`` policy draws
+the arena: the compiled ``random`` bot's choices are drawn with the compiled kernel from its own
+PCG64 stream per game and entry (:func:`bot_streams`: the same choice distribution as the scalar
+bot, not the same draws), and a ``#sample`` policy draws
 from one generator per entry, seeded with ``agent_seed(seed, -1, entry)``, across the batch (its
 games then depend on ``(seed, g)`` and ``batch``).
 
@@ -122,10 +124,9 @@ def _play(lineup: Sequence[Any], rules: Rules, num_players: int, games: int, see
         if a.kind == "policy" and a.width > eng.obs_size:  # pragma: no cover - no later layout exists
             raise ValueError(f"{a.label} reads {a.width} observation entries; the engine gives {eng.obs_size}")
     bots = [e for e, a in enumerate(actors) if a.kind == "bot"]
-    prng = {e: np.zeros((B, 6), np.uint64) for e in bots}
+    players = {e: actors[e].player(eng) for e in bots}
     streams = {e: bot_streams(seed, e, start + games) for e in bots}
     deal_cache: dict = {}
-    bot_fn = {e: getattr(eng, actors[e].method) for e in bots}
     game_of = np.zeros(B, np.int64)
     entry_at = np.zeros((B, n), np.int64)  # line-up entry at each seat
     seats = np.arange(n)
@@ -139,7 +140,9 @@ def _play(lineup: Sequence[Any], rules: Rules, num_players: int, games: int, see
         entry_at[slots] = (seats[None, :] + g[:, None]) % n
         deals = g // n if duplicate else g
         for e in bots:
-            prng[e][slots] = streams[e][g]
+            player = players[e]
+            seeds = [agent_seed(seed, int(x), e) for x in g] if player.needs_seeds else None
+            player.start(slots, (e - g) % n, streams[e][g], seeds)  # entry e sits at seat (e - g) mod n
         eng.rng[slots] = _deal_words(seed, deals, n if duplicate else 1, deal_cache)
         eng.reset(slots, dealers=n - 1)  # deals from the stream just set, as Table.play's generator
 
@@ -160,7 +163,7 @@ def _play(lineup: Sequence[Any], rules: Rules, num_players: int, games: int, see
             if not sel.any():
                 continue
             if actor.kind == "bot":
-                actions[sel] = bot_fn[e](prng[e], sel)[sel]
+                actions[sel] = players[e].actions(sel)[sel]
                 continue
             rows = np.flatnonzero(sel)
             o = eng.observe(eng.actor, sel, out=obs)[rows]

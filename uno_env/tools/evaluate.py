@@ -24,6 +24,13 @@ ranks, lengths): :mod:`uno_env.tools.lineup_stats`; the round robin of a pool wi
 Bradley-Terry ratings: :mod:`uno_env.tools.pool`; every table's ladder with OpenSkill
 ratings: :mod:`uno_env.tools.ladder`.
 
+**Engines.** Every function here takes ``engine="auto"`` (``uno-evaluate --engine``): the games
+are played on the batched engine (:mod:`uno_env.tools.batched_table`, the same seats, deals and
+seeds) when every agent plays there (:mod:`uno_env.agents.batched`: compiled bots, numpy
+policies) and no game log is written, else in the scalar arena;
+:func:`~uno_env.tools.matches.choose_engine` decides and the result's ``config`` records
+``engine`` and ``engine_note`` (why scalar).
+
 **Paired mode.** ``evaluate_paired`` plays each of several agents in turn in one seat
 against the same opponents on the same games (the games of ``evaluate_vs``: only the agent
 in entry 0 changes, with the same seed) and reports, beside each agent's win rate, its difference from the
