@@ -499,7 +499,7 @@ BAD_CALLS = {  # a call on a batch of 2 games: what the error names
     "an int64 prng": (lambda be: be.uniform_actions(np.zeros((2, 6), np.int64)), r"uint64 array .*, got int64 \(2, 6\)"),
     "a prng list": (lambda be: be.random_bots_until(0, [[0] * 6] * 2), r"prng .* must be a uint64 array"),
     "float seats until": (lambda be: be.random_bots_until(0.5, rng_words([1, 2])), "seats must be integers"),
-    "float actions": (lambda be: be.step(np.array([52.7, 18.0])), "actions must be integer ids"),
+    "float actions": (lambda be: be.step(np.array([52.7, 18.0])), "actions must be integers, got array"),
 }
 
 
