@@ -919,7 +919,7 @@ def train_batched(args: argparse.Namespace, cfg: Config, rules, initial, dirs: r
     split = dict(env=0.0, forward=0.0, update=0.0)
     play_line = ""
     bar = tqdm(total=cfg.total_steps, initial=learner.steps, unit="step", smoothing=0.05,
-               disable=args.no_progress, dynamic_ncols=True,
+               disable=args.no_progress, dynamic_ncols=True, file=progress_file(sys.stderr),
                mininterval=0.5 if sys.stderr.isatty() else 60)
     stop.defer()  # from here a first signal ends the loop at the next env step, with a checkpoint
     while progress() < 1.0:

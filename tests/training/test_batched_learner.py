@@ -188,3 +188,13 @@ def test_a_damaged_learner_state_is_named(tmp_path):
     (tmp_path / lean_ppo.STATE_FILE).write_bytes(b"\x10\x00\x00\x00\x00\x00\x00\x00{not json")
     with pytest.raises(ValueError, match="not a learner state"):
         lean_ppo.Learner([32, 32], "tanh", "obs_features", 2).load_state(str(tmp_path))
+
+
+def test_a_batched_runs_progress_bar_in_a_log_file_writes_whole_lines(tmp_path, capsys):
+    """In a log file (not a terminal) every redraw of the bar is a line of its own, so the
+    evaluation lines written beside it start on lines of their own (as the sb3 path's)."""
+    args = [a for a in run_args(tmp_path, "bar") if a != "--no-progress"]
+    train.main(args)
+    err = capsys.readouterr().err
+    assert "\r" not in err
+    assert any("step/s" in line or "step" in line and "%" in line for line in err.split("\n"))
