@@ -117,6 +117,7 @@ import signal
 import sys
 import time
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import torch
@@ -135,7 +136,7 @@ from uno_env.agents.policy import PolicyAgent
 from uno_env.envs.gym_env import UnoGymEnv
 from uno_env.game import actions as A
 from uno_env.game.global_state import GLOBAL_STATE_SIZE
-from uno_env.game.rules import make_rules
+from uno_env.game.rules import Rules, make_rules
 from uno_env.learn import configs, lean_ppo, machine, run_dirs
 from uno_env.learn.batched_league import BatchedLeague, slice_opponents
 from uno_env.learn.demo_store import demonstrations
@@ -327,6 +328,20 @@ def league_pool(cfg: Config, step: int, snapshots: list[str], progress: float | 
 # ---------------------------------------------------------------------- outputs
 EVAL_COLUMNS = ["steps", "wall_time_s", "opponent", "games", "wins", "win_rate", "ci_low", "ci_high"]
 SNAPSHOT_NAME = re.compile(r"step_(\d+)")
+
+
+def evaluation_rows(cfg: Config, me: Any, rules: Rules, games: int, steps: int, wall: float,
+                    workers: int) -> tuple[list[dict[str, Any]], dict[str, dict[str, Any]]]:
+    """``me`` against each of ``cfg.eval_opponents`` (seed ``steps``, batched where every agent
+    can play there): the rows of eval.csv and the results by opponent (both learners)."""
+    rows, results = [], {}
+    for opponent in cfg.eval_opponents:
+        r = evaluate_vs(me, opponent, rules, cfg.num_players, games, seed=steps, workers=workers)
+        results[opponent] = dict(r, steps=steps)
+        rows.append({"steps": steps, "wall_time_s": round(wall, 1), "opponent": opponent,
+                     "games": games, "wins": r["wins"], "win_rate": f"{r['win_rate']:.4f}",
+                     "ci_low": f"{r['ci95'][0]:.4f}", "ci_high": f"{r['ci95'][1]:.4f}"})
+    return rows, results
 
 
 def read_eval_rows(path: str) -> list[dict[str, str]]:
@@ -650,13 +665,7 @@ def train(args: argparse.Namespace, cfg: Config, rules, initial, dirs: run_dirs.
         else:
             me, workers = PolicyAgent(masked_policy(model, cfg.num_players), rules,
                                       cfg.num_players, name=args.run), 1
-        rows, results = [], {}
-        for opponent in cfg.eval_opponents:
-            r = evaluate_vs(me, opponent, rules, cfg.num_players, games, seed=steps, workers=workers)
-            results[opponent] = dict(r, steps=steps)
-            rows.append({"steps": steps, "wall_time_s": round(wall, 1), "opponent": opponent,
-                         "games": games, "wins": r["wins"], "win_rate": f"{r['win_rate']:.4f}",
-                         "ci_low": f"{r['ci95'][0]:.4f}", "ci_high": f"{r['ci95'][1]:.4f}"})
+        rows, results = evaluation_rows(cfg, me, rules, games, steps, wall, workers)
         with stop.protected():  # all results of this evaluation at once (one cut short leaves
             earlier = [r for r in read_eval_rows(eval_csv) if int(r["steps"]) != steps]  # none);
             write_eval_rows(eval_csv, earlier + rows)  # they replace earlier rows of the same step
@@ -864,13 +873,7 @@ def train_batched(args: argparse.Namespace, cfg: Config, rules, initial, dirs: r
         else:
             me, workers = PolicyAgent(MaskedPolicy(*learner.actor_tensors(), cfg.num_players), rules,
                                       cfg.num_players, name=args.run), 1
-        rows, results = [], {}
-        for opponent in cfg.eval_opponents:
-            r = evaluate_vs(me, opponent, rules, cfg.num_players, games, seed=steps, workers=workers)
-            results[opponent] = dict(r, steps=steps)
-            rows.append({"steps": steps, "wall_time_s": round(wall, 1), "opponent": opponent,
-                         "games": games, "wins": r["wins"], "win_rate": f"{r['win_rate']:.4f}",
-                         "ci_low": f"{r['ci95'][0]:.4f}", "ci_high": f"{r['ci95'][1]:.4f}"})
+        rows, results = evaluation_rows(cfg, me, rules, games, steps, wall, workers)
         with stop.protected():
             earlier = [r for r in read_eval_rows(eval_csv) if int(r["steps"]) != steps]
             write_eval_rows(eval_csv, earlier + rows)

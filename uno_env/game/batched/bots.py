@@ -270,14 +270,7 @@ def greedy_one(st, cfg, points, b, mt, pos, legal, kinds):
     if _find(legal, c, A.CATCH):
         return A.CATCH
     ph = g[b, F_PHASE]
-    m = 0  # card kinds among the plays (legal is ascending: so are they)
-    for i in range(c):
-        a = legal[i]
-        if a < PLAY_END:
-            k = a if a < PLAY_WILD else NCOL + (a - PLAY_WILD) // NCOLORS
-            if m == 0 or kinds[m - 1] != k:
-                kinds[m] = k
-                m += 1
+    m = _play_kinds(legal, c, kinds)  # card kinds among the plays (legal is ascending: so are they)
     if ph == CHALLENGE and m == 0:
         return A.DRAW
     if m:
