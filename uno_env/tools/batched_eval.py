@@ -82,7 +82,17 @@ def _actor(spec: Any, rules, n: int, seed: int) -> tuple[str, Callable | None]:
 def evaluate_batched(agent: Any, opponent: Any = "random", rules: Any = "classic", num_players: int = 2,
                      games: int = 10_000, batch: int = 4096, seed: int = 0,
                      progress: Callable[[int], None] | None = None) -> dict[str, Any]:
-    """Play ``games`` games of ``agent`` against ``opponent`` (every other seat); the results."""
+    """Play ``games`` games of ``agent`` against ``opponent`` (every other seat); the results.
+    numpy's BLAS runs on one thread meanwhile (``blas_threads``: a batch's policy forward is
+    small matrices, for which a second BLAS thread only spins; see docs/evaluation.md)."""
+    from uno_env.tools.batched_table import blas_threads
+
+    with blas_threads():
+        return _evaluate_batched(agent, opponent, rules, num_players, games, batch, seed, progress)
+
+
+def _evaluate_batched(agent: Any, opponent: Any, rules: Any, num_players: int, games: int, batch: int,
+                      seed: int, progress: Callable[[int], None] | None) -> dict[str, Any]:
     if isinstance(games, bool) or not isinstance(games, (int, np.integer)) or games < 1:
         raise ValueError(f"games must be a positive integer, got {games!r}")
     if isinstance(batch, bool) or not isinstance(batch, (int, np.integer)) or batch < 1:
