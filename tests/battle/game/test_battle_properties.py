@@ -28,7 +28,7 @@ VARIANTS = [("battle", None, {}), ("battle", "battle-open", {"choice": "highest"
             ("names", None, {}), ("names", "names-sheet", {"restrictions": False}), ("names", None, {"in_a_row": "last"}),
             ("bonus", None, {"max_rounds": 60}), ("bonus", "bonus-bluff", {"challenge_cost": 2, "answered": "leader"}),
             ("elusive", None, {}), ("elusive", "elusive-others", {"take": "table", "max_rounds": 60}),
-            ("elusive", "elusive-others", {"unshouted": "layer", "deal_to": "all"})]
+            ("elusive", "elusive-others", {"unshouted": "layer", "deal_to": "all", "max_rounds": 60})]
 IDS = [f"{g}-{r or 'default'}-{'-'.join(f'{k}={v}' for k, v in o.items()) or 'plain'}" for g, r, o in VARIANTS]
 
 
