@@ -9,7 +9,9 @@ What a card says: what the agent is, its rules, player count, observation and ac
 network and weights (from ``card.json``); how it was trained (the algorithm, budget and config
 from ``card.json``; the commands and the story of the run from ``NOTES`` below); its evaluation
 (``card.json``'s, with intervals and seeds, then any further measured evaluation in ``NOTES``,
-each with the command that produced it); its limits and how to load it. A checkpoint without an
+each with the command that produced it); how exploitable it is (``docs/data/exploitability.json``,
+written by ``bench/exploitability.py``: a best response's win rate against it, beside the
+``heuristic`` bot's at its table); its limits and how to load it. A checkpoint without an
 entry in ``NOTES`` still gets a card with every figure of its ``card.json``.
 
 Standard library only: the card is read as JSON (at most ``MAX_CARD_BYTES``), nothing is
@@ -228,6 +230,50 @@ def uniform_line(name: str, rules: str, n: int) -> str:
             f"--num-players {n} --games {u['games']} --batch 2000 --seed 0`).")
 
 
+EXPLOITABILITY = ROOT / "docs" / "data" / "exploitability.json"  # bench/exploitability.py's result
+MAX_RESULT_BYTES = 1 << 20
+
+
+def read_exploitability() -> dict:
+    """``bench/exploitability.py``'s result (``{}`` where none was made), read with bounds."""
+    if not EXPLOITABILITY.is_file():
+        return {}
+    if EXPLOITABILITY.stat().st_size > MAX_RESULT_BYTES:
+        raise ValueError(f"{EXPLOITABILITY}: over {MAX_RESULT_BYTES} bytes")
+    data = json.loads(EXPLOITABILITY.read_text(encoding="utf-8"))
+    if not isinstance(data, dict) or not isinstance(data.get("rows"), list):
+        raise ValueError(f"{EXPLOITABILITY}: not an exploitability result (no 'rows' list)")
+    return data
+
+
+def exploitability_lines(name: str, result: dict) -> list[str]:
+    """The card's section on how exploitable the agent is, beside the heuristic at its table."""
+    rows = {r.get("target"): r for r in result.get("rows", []) if isinstance(r, dict)}
+    mine, bot = rows.get(f"pretrained:{name}"), rows.get(f"heuristic@{name}")
+    if mine is None:
+        return []
+
+    def line(label: str, r: dict) -> str:
+        lo, hi = r["ci95"]
+        glo, ghi = r["gain_ci95"]
+        return (f"| {label} | {r['start']} | **{pct(r['win_rate'])}** | {100 * lo:.1f}-{100 * hi:.1f} | "
+                f"{100 * r['gain']:+.1f} ({100 * glo:+.1f} to {100 * ghi:+.1f}) | {r['cpu_s'] / 60:.1f} min |")
+
+    out = ["## Exploitability", "",
+           f"A best response trained against it, frozen, for {result['steps']:,} learner steps (the lean PPO",
+           "on the batched engine, `configs/train/best-response.yaml`), starting as a copy of its target,",
+           f"then {result['games']:,} games against it, seats rotated, duplicate deals; the same for the",
+           "`heuristic` bot at this table as the reference. Higher is more exploitable; a budget this size",
+           "gives a lower bound.", "",
+           "| target | best response starts as | its win rate | Wilson 95% | gain over its start (paired) | CPU time |",
+           "|---|---|---:|---|---:|---:|", line("this agent", mine)]
+    if bot is not None:
+        out.append(line("`heuristic`", bot))
+    out += ["", f"`{result.get('command', 'python bench/exploitability.py')}` (seed {result.get('seed')}; "
+                "docs/LADDER.md has every table).", ""]
+    return out
+
+
 def pct(x: float) -> str:
     """A rate as a percentage with one decimal, rounded half to even from its decimal digits, as
     every table of the package prints it (``uno_env.tools.report.percent``: a rate and its
@@ -249,7 +295,7 @@ def fmt_value(v: object) -> str:
     return json.dumps(v, separators=(", ", ": ")) if not isinstance(v, str) else v
 
 
-def render(name: str, card: dict) -> str:
+def render(name: str, card: dict, exploitability: dict | None = None) -> str:
     notes = NOTES.get(name, {})
     rules = card.get("rules", {})
     policy = card.get("policy", {})
@@ -310,6 +356,8 @@ def render(name: str, card: dict) -> str:
     if "evaluations" in notes:
         out += ["Further evaluations:", "", notes["evaluations"], ""]
 
+    out += exploitability_lines(name, exploitability or {})
+
     out += ["## Training", ""]
     if "recipe" in notes:
         out += [notes["recipe"], ""]
@@ -360,8 +408,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--check", action="store_true", help="write nothing; exit 1 if a card differs")
     args = p.parse_args(argv)
     stale = []
+    exploitability = read_exploitability()
     for directory in shipped():
-        text = render(directory.name, read_card(directory))
+        text = render(directory.name, read_card(directory), exploitability)
         target = directory / "README.md"
         current = target.read_text(encoding="utf-8") if target.is_file() else None
         if current == text:

@@ -45,6 +45,7 @@ import os
 import sys
 from typing import Sequence
 
+from uno_env import _files
 from uno_env._files import check_directory, check_output_file
 from uno_env._processes import usable_cpus
 from uno_env.battle import GAMES as BATTLE_GAMES
@@ -57,6 +58,9 @@ from uno_env.tools.report import (PNG_NEEDS_MATPLOTLIB, format_paired, format_po
                                   write_outputs)
 
 PROG = "uno-evaluate"
+
+
+MAX_PAGE_BYTES = 4 << 20  # an existing --markdown page, read for its exploitability section
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -261,7 +265,9 @@ def _ladder(args: argparse.Namespace, argv: Sequence[str] | None) -> int:
             check_directory(args.out, "--out", create=True)
             write_text(os.path.join(args.out, "ladder.json"), json.dumps(result, indent=1) + "\n")
         if args.markdown:
-            write_text(args.markdown, ladder.ladder_markdown(result, command) + "\n")
+            old = _files.read_bounded_text(args.markdown, MAX_PAGE_BYTES, "--markdown") \
+                if os.path.isfile(args.markdown) else None
+            write_text(args.markdown, ladder.keep_exploitability(old, ladder.ladder_markdown(result, command) + "\n"))
     except (OSError, ValueError) as exc:
         return _error(f"cannot write the ladder: {exc}")
     return 0

@@ -228,6 +228,34 @@ def _pct(x: float | None) -> str:
     return "—" if x is None else f"{100 * x:.1f}%"
 
 
+# The exploitability section of docs/LADDER.md (bench/exploitability.py writes it between these
+# markers; a ladder written over a page that has one keeps it: :func:`keep_exploitability`).
+EXPLOITABILITY_BEGIN, EXPLOITABILITY_END = "<!-- exploitability: begin -->", "<!-- exploitability: end -->"
+
+
+def exploitability_section(text: str) -> str | None:
+    """The exploitability section of a page (markers included), or None."""
+    if EXPLOITABILITY_BEGIN not in text or EXPLOITABILITY_END not in text:
+        return None
+    body = text.split(EXPLOITABILITY_BEGIN, 1)[1]
+    return EXPLOITABILITY_BEGIN + body.split(EXPLOITABILITY_END, 1)[0] + EXPLOITABILITY_END
+
+
+def with_exploitability(text: str, section: str) -> str:
+    """``text`` with its exploitability section replaced by ``section`` (appended if it has none)."""
+    if exploitability_section(text) is None:
+        return text.rstrip("\n") + "\n\n" + section + "\n"
+    head, rest = text.split(EXPLOITABILITY_BEGIN, 1)
+    return head + section + rest.split(EXPLOITABILITY_END, 1)[1]
+
+
+def keep_exploitability(old: str | None, new: str) -> str:
+    """A new ladder page that keeps the old page's exploitability section (made by another
+    command, ``bench/exploitability.py``, in hours rather than minutes)."""
+    section = exploitability_section(old or "")
+    return new if section is None else with_exploitability(new, section)
+
+
 def ladder_markdown(result: dict[str, Any], command: str) -> str:
     """``docs/LADDER.md``: the ratings and head-to-head rates of every table of ``result``."""
     cfg = result["config"]
