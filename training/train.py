@@ -138,7 +138,7 @@ from uno_env.game import actions as A
 from uno_env.game.global_state import GLOBAL_STATE_SIZE
 from uno_env.game.rules import Rules, make_rules
 from uno_env.learn import configs, lean_ppo, machine, run_dirs
-from uno_env.learn.batched_league import BatchedLeague, slice_opponents
+from uno_env.learn.batched_league import league_line, BatchedLeague, slice_opponents
 from uno_env.learn.demo_store import demonstrations
 from uno_env.learn.imitation import summary as imitation_summary
 from uno_env.learn.sb3.actor import masked_policy, set_actor
@@ -824,10 +824,11 @@ def train_batched(args: argparse.Namespace, cfg: Config, rules, initial, dirs: r
     if cfg.imitate_decisions and not args.resume:  # behaviour cloning (the critic alone after init_checkpoint)
         began = time.time()
         print(configs.imitation_start_line(cfg.imitate_decisions, cfg.imitate_teacher, cfg.imitate_epochs,
-                                            cfg.imitate_cache), flush=True)
+                                            cfg.imitate_cache, cfg.imitate_dataset), flush=True)
         demos, loaded = demonstrations(rules, cfg.num_players, cfg.imitate_decisions, seed=cfg.seed,
                                        teacher=cfg.imitate_teacher, critic_state=False,
-                                       workers=cfg.imitate_workers, cache=cfg.imitate_cache, progress=True)
+                                       workers=cfg.imitate_workers, cache=cfg.imitate_cache, progress=True,
+                                       dataset=cfg.imitate_dataset)
         x = learner.features(demos.observations)
 
         def log_prob_and_value(rows, masks, actions):
@@ -847,7 +848,8 @@ def train_batched(args: argparse.Namespace, cfg: Config, rules, initial, dirs: r
         for key, value in fit.items():
             logger.record(f"imitation/{key}", value)
         print(imitation_summary(demos, cfg.imitate_teacher, fit, time.time() - began,
-                                cfg.imitate_cache if loaded else None, fit_actor=initial is None))
+                                (cfg.imitate_dataset or cfg.imitate_cache) if loaded else None,
+                                fit_actor=initial is None))
         del demos, x
 
     snapshots = sync_outputs(eval_csv, snap_dir, learner.steps)
@@ -930,9 +932,12 @@ def train_batched(args: argparse.Namespace, cfg: Config, rules, initial, dirs: r
         lr = cfg.learning_rate if cfg.learning_rate_final is None else \
             cfg.learning_rate + frac * (cfg.learning_rate_final - cfg.learning_rate)
         ent_coef = cfg.ent_coef if cfg.ent_coef_final is None else cfg.ent_coef + frac * (cfg.ent_coef_final - cfg.ent_coef)
-        specs = slice_opponents(phase_opponents(cfg, step, frac), league.n_slices, snapshots)
+        specs = slice_opponents(phase_opponents(cfg, step, frac), league.n_slices, snapshots,
+                                sample=cfg.snapshot_sample, draw=step)
         if specs != league_specs:  # a new phase or snapshot, a checkpoint, the start: new deals
             league.start(specs, cfg.seed + step)
+            if league_specs is None or league_line(specs, snapshots) != league_line(league_specs, snapshots):
+                bar.write("league: " + league_line(specs, snapshots))  # the mixture as whole slices
             league_specs = specs
         won = games = 0
         for t in range(cfg.n_steps):

@@ -16,7 +16,7 @@ from uno_env.agents import checkpoint as ckpt
 from uno_env.agents.base import make_agent
 from uno_env.game.rules import make_rules
 from uno_env.learn import lean_ppo
-from uno_env.learn.batched_league import SELF, slice_opponents
+from uno_env.learn.batched_league import SELF, league_line, opponent_seed, slice_opponents
 from uno_env.tools.evaluate import evaluate_vs
 
 from helpers import WatchedProcess, cli_error  # noqa: E402
@@ -171,11 +171,35 @@ def test_a_batch_this_machine_cannot_hold_is_refused_before_anything_is_spent(tm
 def test_league_slices_follow_the_weights_by_largest_remainders():
     assert slice_opponents({"heuristic": 0.5, "random": 0.25, "snapshots": 0.25}, 8, []) == \
         ["heuristic"] * 4 + ["random"] * 2 + [SELF] * 2  # no snapshot yet: the learner itself
-    assert slice_opponents({"heuristic": 0.6, "random": 0.25, "snapshots": 0.15}, 8, ["a", "b"]) == \
-        ["heuristic"] * 5 + ["random"] * 2 + ["checkpoint:b#sample"]
-    assert slice_opponents({"random": 1, "snapshots": 3}, 4, ["a", "b"]) == \
-        ["random", "checkpoint:b#sample", "checkpoint:a#sample", "checkpoint:b#sample"]  # newest first
+    specs = slice_opponents({"heuristic": 0.6, "random": 0.25, "snapshots": 0.15}, 8, ["a", "b"])
+    assert specs[:7] == ["heuristic"] * 5 + ["random"] * 2 and specs[7] in ("checkpoint:a#sample", "checkpoint:b#sample")
+    specs = slice_opponents({"random": 1, "snapshots": 3}, 4, ["a", "b"])
+    assert specs[0] == "random" and sorted(specs[1:3]) == ["checkpoint:a#sample", "checkpoint:b#sample"]
     assert slice_opponents({"random": 1.0, "heuristic": 0.0}, 3, []) == ["random"] * 3
+
+
+def test_a_single_snapshot_slice_plays_every_kept_snapshot_over_the_deals():
+    kept = [f"snap{i}" for i in range(5)]
+    picks = [slice_opponents({"heuristic": 7, "snapshots": 1}, 8, kept, draw=step)[7] for step in range(0, 60_000, 1000)]
+    assert {p.removeprefix("checkpoint:").removesuffix("#sample") for p in picks} == set(kept)
+    assert slice_opponents({"snapshots": 1}, 3, kept, draw=42) == slice_opponents({"snapshots": 1}, 3, kept, draw=42)
+    assert len(set(slice_opponents({"snapshots": 1}, 5, kept, draw=7))) == 5  # distinct while there are enough
+
+
+def test_snapshot_sample_false_plays_the_snapshots_greedily():
+    assert slice_opponents({"snapshots": 1}, 2, ["a"], sample=False) == ["checkpoint:a", "checkpoint:a"]
+    assert slice_opponents({"snapshots": 1}, 1, ["a"], sample=True) == ["checkpoint:a#sample"]
+
+
+def test_the_league_line_gives_each_entrys_share_of_the_slices():
+    specs = slice_opponents({"heuristic": 0.6, "random": 0.2, "snapshots": 0.2}, 8, ["d/s1", "d/s2"], draw=3)
+    assert league_line(specs, ["d/s1", "d/s2"]) == "heuristic 5/8 (62%), random 2/8 (25%), snapshots 1/8 (12%)"
+
+
+def test_policy_opponents_are_seeded_apart_from_the_deals():
+    seeds = {opponent_seed(100, k) for k in range(8)}
+    assert len(seeds) == 8 and not seeds & set(range(100, 100 + 512))
+    assert opponent_seed(100, 3) == opponent_seed(100, 3)
 
 
 def test_a_learner_state_of_another_network_is_named(trained):
@@ -198,3 +222,16 @@ def test_a_batched_runs_progress_bar_in_a_log_file_writes_whole_lines(tmp_path, 
     err = capsys.readouterr().err
     assert "\r" not in err
     assert any("step/s" in line or "step" in line and "%" in line for line in err.split("\n"))
+
+
+def test_a_batched_run_clones_from_its_imitate_dataset(tmp_path, monkeypatch, capsys):
+    """``imitate_dataset`` with ``learner: batched``: the clone reads the dataset's decisions (it
+    played the teacher itself before, silently)."""
+    pytest.importorskip("minari")
+    from helpers import small_dataset
+
+    small_dataset(tmp_path / "datasets", monkeypatch, episodes=30, seed=2)
+    train.main(run_args(tmp_path, "ds", "--set", "imitate_decisions=300", "--set", "imitate_epochs=1",
+                        "--set", "imitate_dataset=uno/classic-2p/heuristic-v0"))
+    out = capsys.readouterr().out
+    assert "games, read from uno/classic-2p/heuristic-v0)" in out and "the teacher's move" in out
