@@ -94,6 +94,17 @@ def test_it_is_an_sb3_vec_env_with_masks_through_env_method():
         UnoSB3VecEnv(2, critic_state="info")
 
 
+def test_a_method_or_attribute_for_some_games_only_is_refused_not_applied_to_all():
+    env = UnoSB3VecEnv(3, seed=0)
+    env.reset()
+    assert len(env.env_method("action_masks", indices=[1])) == 1  # masks are per game
+    with pytest.raises(ValueError, match=r"env_method\('reset'\) acts on all 3 games .* not on indices \[1\]"):
+        env.env_method("reset", indices=[1])
+    with pytest.raises(ValueError, match=r"set_attr\('n'\) acts on all 3 games"):
+        env.set_attr("n", 4, indices=[0, 2])
+    env.env_method("set_opponents", ["random"], indices=[0, 1, 2])  # every game: allowed
+
+
 def test_seeding_reproduces_the_games():
     a, b = UnoSB3VecEnv(4), UnoSB3VecEnv(4)
     a.seed(5)

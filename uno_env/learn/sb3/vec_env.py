@@ -125,14 +125,24 @@ class UnoSB3VecEnv(VecEnv):
         value = getattr(self, attr_name) if attr_name == "action_masks" else getattr(self.env, attr_name)
         return [value for _ in self._indices(indices)]
 
+    def _whole(self, what: str, indices: Any) -> list[int]:
+        """``indices`` for an operation on the whole vector env: every game, or a ``ValueError``
+        (one game of the batch cannot be set or called apart from the others)."""
+        idx = self._indices(indices)
+        if idx != list(range(self.num_envs)):
+            raise ValueError(f"{what} acts on all {self.num_envs} games of the batched engine at once, "
+                             f"not on indices {idx[:8]}{'...' if len(idx) > 8 else ''}")
+        return idx
+
     def set_attr(self, attr_name: str, value: Any, indices: Any = None) -> None:
+        self._whole(f"set_attr({attr_name!r})", indices)
         setattr(self.env, attr_name, value)
 
     def env_method(self, method_name: str, *method_args, indices: Any = None, **method_kwargs) -> list[Any]:
-        idx = self._indices(indices)
         if method_name == "action_masks":
             masks = self.action_masks()
-            return list(masks[idx])
+            return list(masks[self._indices(indices)])
+        idx = self._whole(f"env_method({method_name!r})", indices)
         result = getattr(self.env, method_name)(*method_args, **method_kwargs)
         return [result for _ in idx]
 
