@@ -45,7 +45,7 @@ NOTES: dict[str, dict[str, str]] = {
             "joined by `--resume` (`eval.csv` and `curve.png` hold the whole curve):\n\n"
             "<!-- docs-code: skip four training runs, 245 minutes in all -->\n"
             "```bash\n"
-            "R=\"training/train.py --config configs/train/classic-2p.yaml --run classic-2p\"\n"
+            "R=\"training/train.py --config configs/train/sb3/classic-2p.yaml --run classic-2p\"\n"
             "python $R                                    # 1. clone + 8.06M PPO steps, 60 min\n"
             "python $R --resume --set learning_rate=3e-4 --set learning_rate_final=3e-4 \\\n"
             "    --set time_limit_min=110                 # 2. to 17.1M steps\n"
@@ -112,7 +112,7 @@ NOTES: dict[str, dict[str, str]] = {
         "recipe": (
             "<!-- docs-code: skip 95 minutes of training -->\n"
             "```bash\n"
-            "python training/train.py --config configs/train/tmnt-2p.yaml --run tmnt-2p\n"
+            "python training/train.py --config configs/train/sb3/tmnt-2p.yaml --run tmnt-2p\n"
             "```\n\n"
             "Every preset has the same observation and action layouts (the rule flags are part of the\n"
             "observation), so `classic-2p` plays TMNT as it is: 53.9% (52.3-55.4) against `heuristic`\n"
@@ -153,7 +153,7 @@ NOTES: dict[str, dict[str, str]] = {
         "recipe": (
             "<!-- docs-code: skip 80 minutes of training -->\n"
             "```bash\n"
-            "python training/train.py --config configs/train/house-2p.yaml --run house-2p --time-limit-min 115\n"
+            "python training/train.py --config configs/train/sb3/house-2p.yaml --run house-2p --time-limit-min 115\n"
             "```\n\n"
             "The recipe of `classic-2p`'s first part under house rules: imitation of 400,000 decisions\n"
             "of the heuristic (8 epochs; it then picks the heuristic's move 96.5% of the time, and wins\n"
@@ -184,7 +184,7 @@ NOTES: dict[str, dict[str, str]] = {
         "recipe": (
             "<!-- docs-code: skip 77 minutes of training -->\n"
             "```bash\n"
-            "python training/train.py --config configs/train/house-4p.yaml --run house-4p --time-limit-min 115\n"
+            "python training/train.py --config configs/train/sb3/house-4p.yaml --run house-4p --time-limit-min 115\n"
             "```\n\n"
             "The same recipe as `house-2p` at 4 players (imitation: 400,000 decisions, 96.2% agreement,\n"
             "24.4% against 3 heuristic), then MaskablePPO against `heuristic` 0.6, `random` 0.2 and\n"

@@ -4,7 +4,7 @@ hidden-information check, ``cli_error`` (a command line's refusal), ``run_bounde
 snippet in a child process under an address-space limit and a timeout: the memory-bound tests),
 ``WatchedProcess`` (a script run in a child process, watched line by line: a signal sent once
 it printed a line) and ``web_server`` (an ASGI app served by uvicorn on a free loopback port,
-in a thread).
+in a thread); ``training_configs`` (every config of ``configs/train/``, its folders included).
 
 ``stacked_deck`` and ``deck_cards`` are :mod:`uno_env.game.decks`'; ``reset_stacked`` resets
 an env with a stacked deck built for its rules and player count.
@@ -321,6 +321,18 @@ def load_script(folder: str, name: str) -> Any:
     sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
+
+
+TRAINING_CONFIGS = os.path.join(REPO_ROOT, "configs", "train")
+
+
+def training_configs() -> list[str]:
+    """Every training config of ``configs/train/`` (``train.py``'s), those of its folders
+    included (``sb3/``: the recipes the shipped agents were trained with), as paths relative to
+    it; a config the tests check one by one must not hide in a folder."""
+    found = [os.path.relpath(os.path.join(folder, name), TRAINING_CONFIGS)
+             for folder, _, names in os.walk(TRAINING_CONFIGS) for name in names if name.endswith(".yaml")]
+    return sorted(found)
 
 
 # ---------------------------------------------------------------- bounded children

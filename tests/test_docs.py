@@ -86,6 +86,30 @@ def test_model_cards_are_what_the_script_writes_from_card_json():
     assert done.returncode == 0, done.stderr
 
 
+# the keys that make a run the one its card records (learner's default: sb3, the training configs')
+RECIPE_KEYS = {"learner": "sb3", "rules": None, "num_players": None, "seed": None, "n_envs": None,
+               "n_steps": None, "batch_size": None, "n_epochs": None, "net_arch": None}
+
+
+def test_each_model_cards_training_command_names_the_config_its_agent_was_trained_with():
+    """A card's commands reproduce its agent: the config they name exists and has the learner,
+    table, seed and rollout shape the card.json records (the shipped agents of 0.5 were trained
+    with MaskablePPO: configs/train/sb3/, while configs/train/ moved on to the batched learner)."""
+    import yaml
+
+    for directory in shipped_checkpoints():
+        text = (directory / "README.md").read_text(encoding="utf-8")
+        named = set(re.findall(r"--config (configs/\S+\.yaml)", text))
+        assert named, f"{directory.name}'s model card names no config"
+        recorded = json.loads((directory / "card.json").read_text(encoding="utf-8"))["config"]
+        for path in named:
+            config = yaml.safe_load((ROOT / path).read_text(encoding="utf-8"))
+            differ = {key: (config.get(key, default), recorded.get(key, default))
+                      for key, default in RECIPE_KEYS.items()
+                      if config.get(key, default) != recorded.get(key, default)}
+            assert not differ, (directory.name, path, differ)
+
+
 def test_model_card_figures_come_from_the_card():
     card = json.loads((ROOT / "checkpoints/classic-4p/card.json").read_text(encoding="utf-8"))
     text = (ROOT / "checkpoints/classic-4p/README.md").read_text(encoding="utf-8")

@@ -16,6 +16,7 @@ from uno_env.agents import Agent
 from uno_env.envs.gym_env import UnoGymEnv
 from uno_env.game import actions as A
 from uno_env.game.rules import make_rules
+from helpers import training_configs
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -124,7 +125,7 @@ def test_training_configs_cap_the_learners_decisions():
     sys.path.insert(0, os.path.join(ROOT, "training"))
     import train
 
-    for name in sorted(os.listdir(os.path.join(ROOT, "configs", "train"))):
+    for name in training_configs():
         cfg = train.load_config(os.path.join(ROOT, "configs", "train", name))
         assert cfg.max_learner_steps is not None and 1 <= cfg.max_learner_steps <= 1000, name
 

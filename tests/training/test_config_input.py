@@ -15,7 +15,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, os.path.join(ROOT, "training"))
 import train  # noqa: E402
 from uno_env.learn import configs, machine  # noqa: E402
-from helpers import cli_error  # noqa: E402
+from helpers import cli_error, training_configs  # noqa: E402
 
 
 @pytest.mark.parametrize("text,key", [
@@ -178,7 +178,7 @@ def test_more_torch_threads_than_cpus_are_named(monkeypatch):
         train.check_machine(train.load_config(TEST, {"torch_threads": 4}), "test.yaml")
 
 
-@pytest.mark.parametrize("name", sorted(os.listdir(os.path.join(ROOT, "configs", "train"))))
+@pytest.mark.parametrize("name", training_configs())
 def test_every_shipped_config_fits_a_machine_of_2_cpus_and_8_gb(monkeypatch, name):
     monkeypatch.setattr(machine, "usable_cpus", lambda: 2)
     monkeypatch.setattr(machine, "machine_memory", lambda: 8 << 30)
