@@ -921,6 +921,7 @@ def train_batched(args: argparse.Namespace, cfg: Config, rules, initial, dirs: r
 
     next_snapshot, next_eval, next_ckpt = every(cfg.snapshot_every), every(cfg.eval_every), every(cfg.checkpoint_every)
     league_specs: list[str] | None = None  # None: deal anew at the next rollout
+    mixture_line = ""  # the league's mixture as last printed
     split = dict(env=0.0, forward=0.0, update=0.0)
     play_line = ""
     bar = tqdm(total=cfg.total_steps, initial=learner.steps, unit="step", smoothing=0.05,
@@ -936,8 +937,9 @@ def train_batched(args: argparse.Namespace, cfg: Config, rules, initial, dirs: r
                                 sample=cfg.snapshot_sample, draw=step)
         if specs != league_specs:  # a new phase or snapshot, a checkpoint, the start: new deals
             league.start(specs, cfg.seed + step)
-            if league_specs is None or league_line(specs, snapshots) != league_line(league_specs, snapshots):
-                bar.write("league: " + league_line(specs, snapshots))  # the mixture as whole slices
+            if league_line(specs, snapshots) != mixture_line:  # the mixture as whole slices, when it changes
+                mixture_line = league_line(specs, snapshots)
+                bar.write("league: " + mixture_line)
             league_specs = specs
         won = games = 0
         for t in range(cfg.n_steps):

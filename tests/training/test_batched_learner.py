@@ -235,3 +235,11 @@ def test_a_batched_run_clones_from_its_imitate_dataset(tmp_path, monkeypatch, ca
                         "--set", "imitate_dataset=uno/classic-2p/heuristic-v0"))
     out = capsys.readouterr().out
     assert "games, read from uno/classic-2p/heuristic-v0)" in out and "the teacher's move" in out
+
+
+def test_the_run_prints_the_league_mixture_once_each_time_it_changes(tmp_path, capsys):
+    train.main(run_args(tmp_path, "mix"))
+    lines = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("league: ")]
+    assert lines[0] == "league: random 2/4 (50%), self 2/4 (50%)"  # no snapshot yet: the learner itself
+    assert "league: random 2/4 (50%), snapshots 1/4 (25%), self 1/4 (25%)" in lines
+    assert all(a != b for a, b in zip(lines, lines[1:]))
