@@ -151,6 +151,8 @@ def play_episodes_batched(rules: Rules, num_players: int, agents: list[str], see
     seat that cannot play batched."""
     from uno_env.tools.batched_table import blas_threads
 
+    if len(agents) != num_players:
+        raise ValueError(f"agents must hold one spec per seat ({num_players}), got {len(agents)}: {agents}")
     why = why_not_batched(agents, rules, num_players)
     if why is not None:
         raise ValueError(f"this line-up cannot play on the batched engine: {why}")
