@@ -9,7 +9,8 @@ with ``--num-players``, ``--decisions`` decisions of the learner seat, seed ``--
 fresh temporary ``MINARI_DATASETS_PATH`` (removed after), as ``create_dataset`` does for the
 command line. Prints one line per engine: episodes, decisions, CPU seconds of the whole create
 (playing, compressing, writing: ``time.process_time``), decisions per CPU second, the files'
-size on disk (MB), and the CPU ratio to the first engine. Both engines give the same episodes
+size on disk (MB), and the CPU ratio to the first engine. ``--play-only``: the collectors alone
+(the episodes played and dropped, nothing written; 0 MB). Both engines give the same episodes
 (tests/tools/test_dataset_batched.py), so the sizes match.
 """
 
@@ -30,15 +31,25 @@ def main(argv=None) -> list[dict]:
     p.add_argument("--num-players", type=int, default=2)
     p.add_argument("--decisions", type=int, default=100_000)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--play-only", action="store_true",
+                   help="play the episodes and drop them: the collectors' CPU time without the writer's")
     args = p.parse_args(argv)
 
     from uno_env.game.rules import make_rules
-    from uno_env.tools.dataset import create_dataset
+    from uno_env.tools.dataset import create_dataset, play_episodes, seat_specs
+    from uno_env.tools.dataset_batched import play_episodes_batched
     from uno_env.tools.dataset_read import read_dataset
 
     rules = make_rules(args.rules)
     rows = []
     for engine in args.engines:
+        if args.play_only:
+            play = play_episodes_batched if engine == "batched" else play_episodes
+            began = time.process_time()
+            steps = [len(e) for e in play(rules, args.num_players, seat_specs(args.agents, args.num_players),
+                                          args.seed, decisions=args.decisions)]
+            rows.append(_row(engine, steps, time.process_time() - began, 0, rows))
+            continue
         root = tempfile.mkdtemp(prefix=f"uno-dataset-{engine}-")
         before = os.environ.get("MINARI_DATASETS_PATH")
         os.environ["MINARI_DATASETS_PATH"] = root
@@ -55,14 +66,19 @@ def main(argv=None) -> list[dict]:
             else:
                 os.environ["MINARI_DATASETS_PATH"] = before
             shutil.rmtree(root, ignore_errors=True)
-        row = {"engine": engine, "episodes": len(steps), "decisions": int(sum(steps)), "cpu_s": round(cpu, 1),
-               "per_s": round(sum(steps) / cpu), "mb": round(size / 1e6, 1)}
-        row["ratio"] = round(cpu / rows[0]["cpu_s"], 2) if rows else 1.0
-        print(f"{engine:<8} {row['episodes']:>8,} episodes  {row['decisions']:>10,} decisions  {cpu:8.1f} s CPU  "
-              f"{row['per_s']:>8,} decisions/s  {row['mb']:8.1f} MB  x{row['ratio']:.2f} the CPU of "
-              f"{rows[0]['engine'] if rows else engine}", flush=True)
-        rows.append(row)
+        rows.append(_row(engine, steps, cpu, size, rows))
     return rows
+
+
+def _row(engine: str, steps: list, cpu: float, size: int, rows: list) -> dict:
+    """One engine's figures, printed (``rows``: the engines before it)."""
+    row = {"engine": engine, "episodes": len(steps), "decisions": int(sum(steps)), "cpu_s": round(cpu, 1),
+           "per_s": round(sum(steps) / cpu), "mb": round(size / 1e6, 1)}
+    row["ratio"] = round(cpu / rows[0]["cpu_s"], 2) if rows else 1.0
+    print(f"{engine:<8} {row['episodes']:>8,} episodes  {row['decisions']:>10,} decisions  {cpu:8.1f} s CPU  "
+          f"{row['per_s']:>8,} decisions/s  {row['mb']:8.1f} MB  x{row['ratio']:.2f} the CPU of "
+          f"{rows[0]['engine'] if rows else engine}", flush=True)
+    return row
 
 
 if __name__ == "__main__":

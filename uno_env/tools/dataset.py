@@ -20,12 +20,19 @@ episodes); ``--episodes N`` plays N. Episode ``i`` is reset with the ``i``-th se
 with one drawn from ``default_rng([--seed, 1])``: the same command gives the same dataset, and
 an episode replays exactly from its seed and actions (``tests/tools/test_dataset.py``).
 
-Engine: the scalar env (``engine: scalar`` in the metadata). A batched collector
-(:mod:`uno_env.game.batched`, faster for line-ups it can play) would yield the same
-:class:`~uno_env.tools.dataset_read.Episode` records to the same writer
-(:func:`write_episodes`); it waits for the batched engine to reseed a game per episode, since
-the vector env continues each game's card stream across episodes, and an episode must replay
-from its own reset seed (docs/datasets.md).
+``--engine`` (metadata ``engine``: the one that ran): ``auto`` (default) plays on the batched
+engine (:mod:`uno_env.tools.dataset_batched`, :func:`choose_engine`) when every seat can play
+there with the very choices of the scalar agent the env replays it with: the compiled
+``heuristic`` (any options), ``greedy``, ``random`` and ``uniform`` (on their scalar agents'
+Mersenne Twister streams), numpy policies (``pretrained:``, ``checkpoint:``; a ``#sample`` one
+as the learner only); else the scalar env (``search``, ``module:`` agents...). ``batched``
+refuses a line-up it cannot play (the seat and why); ``scalar`` always plays the env. Both give
+the same episodes for the same arguments (the batched one seeds each game as
+``env.reset(seed=s)`` does: the learner's seat, the opponents' seeds, then the card stream from
+the same generator), so the engine changes the time, not the dataset
+(``tests/tools/test_dataset_batched.py``), except with a ``#sample`` learner (the batched engine
+samples it once per batch from one generator). Both hand :class:`~uno_env.tools.dataset_read.Episode`
+records, in episode order, to the same writer (:func:`write_episodes`).
 
 A failed or interrupted ``create`` removes the dataset folder it started. Needs the
 ``datasets`` extra (``pip install -e ".[datasets]"``: minari with h5py).

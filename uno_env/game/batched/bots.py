@@ -26,6 +26,12 @@ seeded like a scalar ``greedy`` makes the same choices: ``GreedyStreams.seed`` c
 ``random.Random``'s state, ``seed_python(x)`` builds ``random.Random(x)``'s in compiled code
 (:func:`mt_seed`, CPython's ``init_by_array``) and ``seed_like_agent(seed)`` the stream of a
 ``GreedyAgent`` made with that seed.
+``random`` and ``uniform`` have compiled kernels on these streams too
+(:func:`random_like_agent_actions`, :func:`uniform_like_agent_actions`, with :func:`mt_random`
+for ``random.Random.random()``): the very choices of a ``RandomAgent``/``UniformAgent`` seeded
+alike, for datasets whose episodes replay through the scalar env
+(:mod:`uno_env.tools.dataset_batched`); the kernels module's ``random`` and ``uniform`` draw from
+a PCG64 stream per game instead (the same distribution, faster to seed, used by evaluation).
 
 **Memory.** The heuristic's :class:`~uno_env.agents.beliefs.Beliefs` per game and seat
 (:class:`HeuristicBeliefs`): the colour and played counts right after its last decision, the
