@@ -112,8 +112,10 @@ def test_the_command_line_names_the_engine_it_ran_and_refuses_batched_for_a_line
 
     monkeypatch.setenv("MINARI_DATASETS_PATH", str(tmp_path))
     assert tool.main(["create", "--agents", "random", "--episodes", "2", "--engine", "scalar"]) == 0
+    assert "(scalar engine)" in capsys.readouterr().out
     assert minari.load_dataset("uno/classic-2p/random-v0").storage.metadata["uno_env"]["engine"] == "scalar"
     assert tool.main(["create", "--agents", "random", "--episodes", "2", "--id", "uno/classic-2p/random-v1"]) == 0
+    assert "(batched engine)" in capsys.readouterr().out
     assert minari.load_dataset("uno/classic-2p/random-v1").storage.metadata["uno_env"]["engine"] == "batched"
     assert "search has no compiled kernel" in cli_error(
         tool.main, capsys, ["create", "--agents", "heuristic", "search", "--engine", "batched"])

@@ -318,7 +318,7 @@ def main(argv: list[str] | None = None) -> int:
     from uno_env.tools.dataset_read import read_dataset
     data = read_dataset(path)
     print(f"{dataset_id}: {len(data.steps):,} episodes, {sum(data.steps):,} decisions, {size / 1e6:,.1f} MB, "
-          f"{time.perf_counter() - began:,.1f} s; in {path}\n"
+          f"{time.perf_counter() - began:,.1f} s ({data.about['engine']} engine); in {path}\n"
           f"  python -c 'import minari; print(minari.load_dataset(\"{dataset_id}\"))'")
     return 0
 
