@@ -96,7 +96,7 @@ class _HeuristicBot:
         self.beliefs = bots.HeuristicBeliefs(engine.batch_size, engine.n)
 
     def start(self, b: int, seat: int, seed: int) -> None:
-        self.beliefs.reset(np.array([b]))
+        self.beliefs.reset(np.array([b]))  # (the heuristic draws nothing: no seed)
 
     def actions(self, active: np.ndarray) -> np.ndarray:
         return self.engine.heuristic_actions(self.beliefs, self.weights, active)
@@ -203,29 +203,34 @@ class _Collector:
         self.finished_steps = 0  # decisions in every finished episode, emitted or waiting
 
     # ------------------------------------------------------------------ episodes
-    def _may_start(self) -> bool:
+    def _may_start(self, starting: int = 0) -> bool:
+        """Whether another episode starts, ``starting`` being about to."""
         if self.episodes is not None:
-            return self.next_index < self.episodes
+            return self.next_index + starting < self.episodes
         return self.finished_steps < self.decisions
 
-    def _start(self, b: int) -> None:
-        """Slot ``b`` starts the next episode, seeded as ``env.reset(seed=s)`` (module doc)."""
-        n, i = self.n, self.next_index
-        self.next_index += 1
-        s = int(self.seeds.integers(SEED_BOUND))
-        learner_seed = int(self.learner_seeds.integers(SEED_BOUND))
-        g = np.random.default_rng(s)
-        seat = int(g.integers(n)) if self.seat_choice == "random" else int(self.seat_choice)
-        opponent_seeds = [int(g.integers(SEED_BOUND)) for _ in range(1, n)]
-        self.seats[b], self.index[b] = seat, i
-        for e, spec in enumerate(self.agents):
-            at = (seat + e) % n
-            self.entry_at[b, at] = e
-            if spec in self.bots:
-                self.bots[spec].start(b, at, learner_seed if e == 0 else opponent_seeds[e - 1])
-        self.eng.reset(np.array([b]), rngs=[g])
-        self.started[b], self.redeals[b], self.learner_steps[b] = False, 0, 0
-        self.record[b] = {"seed": s, "obs": [], "masks": [], "actions": [], "rewards": [], "ends": []}
+    def _start(self, slots: list[int]) -> None:
+        """``slots`` start the next episodes, in order, each seeded as ``env.reset(seed=s)`` (module doc)."""
+        n, gens = self.n, []
+        for b in slots:
+            i = self.next_index
+            self.next_index += 1
+            s = int(self.seeds.integers(SEED_BOUND))
+            learner_seed = int(self.learner_seeds.integers(SEED_BOUND))
+            g = np.random.default_rng(s)
+            seat = int(g.integers(n)) if self.seat_choice == "random" else int(self.seat_choice)
+            opponent_seeds = [int(g.integers(SEED_BOUND)) for _ in range(1, n)]
+            gens.append(g)
+            self.seats[b], self.index[b] = seat, i
+            for e, spec in enumerate(self.agents):
+                at = (seat + e) % n
+                self.entry_at[b, at] = e
+                if spec in self.bots:
+                    self.bots[spec].start(b, at, learner_seed if e == 0 else opponent_seeds[e - 1])
+            self.record[b] = {"seed": s, "obs": [], "masks": [], "actions": [], "rewards": [], "ends": []}
+        games = np.array(slots, np.int64)
+        self.eng.reset(games, rngs=gens)  # each game's cards: its generator, after the draws above
+        self.started[games], self.redeals[games], self.learner_steps[games] = False, 0, 0
 
     def run(self) -> Iterator[Episode]:
         eng, B = self.eng, self.B
@@ -234,10 +239,13 @@ class _Collector:
         rows_b = np.arange(B)
         actions = np.zeros(B, np.int64)
         while True:
+            slots = []
             for b in np.flatnonzero(self.index < 0).tolist():  # free slots start the next episodes
-                if not (self._may_start() and len(waiting) < B):
+                if not (self._may_start(len(slots)) and len(waiting) < B):
                     break
-                self._start(b)
+                slots.append(b)
+            if slots:
+                self._start(slots)
             done = self._views()
             for b in np.flatnonzero(done).tolist():
                 episode = self._episode(b)
