@@ -17,6 +17,7 @@ size on disk (MB), and the CPU ratio to the first engine. ``--play-only``: the c
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import tempfile
@@ -38,7 +39,7 @@ def main(argv=None) -> list[dict]:
     from uno_env.game.rules import make_rules
     from uno_env.tools.dataset import create_dataset, play_episodes, seat_specs
     from uno_env.tools.dataset_batched import play_episodes_batched
-    from uno_env.tools.dataset_read import read_dataset
+    from uno_env.tools.dataset_read import METADATA_FILE
 
     rules = make_rules(args.rules)
     rows = []
@@ -48,7 +49,7 @@ def main(argv=None) -> list[dict]:
             began = time.process_time()
             steps = [len(e) for e in play(rules, args.num_players, seat_specs(args.agents, args.num_players),
                                           args.seed, decisions=args.decisions)]
-            rows.append(_row(engine, steps, time.process_time() - began, 0, rows))
+            rows.append(_row(engine, len(steps), sum(steps), time.process_time() - began, 0, rows))
             continue
         root = tempfile.mkdtemp(prefix=f"uno-dataset-{engine}-")
         before = os.environ.get("MINARI_DATASETS_PATH")
@@ -59,21 +60,23 @@ def main(argv=None) -> list[dict]:
                                   decisions=args.decisions, engine=engine)
             cpu = time.process_time() - began
             size = sum(os.path.getsize(os.path.join(path, f)) for f in os.listdir(path))
-            steps = read_dataset(path).steps
+            with open(os.path.join(path, METADATA_FILE)) as f:  # its counts, without reading it back
+                metadata = json.load(f)
+            episodes, decisions = metadata["total_episodes"], metadata["total_steps"]
         finally:
             if before is None:
                 os.environ.pop("MINARI_DATASETS_PATH", None)
             else:
                 os.environ["MINARI_DATASETS_PATH"] = before
             shutil.rmtree(root, ignore_errors=True)
-        rows.append(_row(engine, steps, cpu, size, rows))
+        rows.append(_row(engine, episodes, decisions, cpu, size, rows))
     return rows
 
 
-def _row(engine: str, steps: list, cpu: float, size: int, rows: list) -> dict:
+def _row(engine: str, episodes: int, decisions: int, cpu: float, size: int, rows: list) -> dict:
     """One engine's figures, printed (``rows``: the engines before it)."""
-    row = {"engine": engine, "episodes": len(steps), "decisions": int(sum(steps)), "cpu_s": round(cpu, 1),
-           "per_s": round(sum(steps) / cpu), "mb": round(size / 1e6, 1)}
+    row = {"engine": engine, "episodes": int(episodes), "decisions": int(decisions), "cpu_s": round(cpu, 1),
+           "per_s": round(decisions / cpu), "mb": round(size / 1e6, 1)}
     row["ratio"] = round(cpu / rows[0]["cpu_s"], 2) if rows else 1.0
     print(f"{engine:<8} {row['episodes']:>8,} episodes  {row['decisions']:>10,} decisions  {cpu:8.1f} s CPU  "
           f"{row['per_s']:>8,} decisions/s  {row['mb']:8.1f} MB  x{row['ratio']:.2f} the CPU of "
