@@ -119,3 +119,22 @@ def test_the_command_line_names_the_engine_it_ran_and_refuses_batched_for_a_line
     assert minari.load_dataset("uno/classic-2p/random-v1").storage.metadata["uno_env"]["engine"] == "batched"
     assert "search has no compiled kernel" in cli_error(
         tool.main, capsys, ["create", "--agents", "heuristic", "search", "--engine", "batched"])
+
+
+def test_a_deal_that_ends_before_the_learners_first_decision_is_dealt_again_as_in_the_env(monkeypatch):
+    """One card a hand: the seats before the learner often win at once; both collectors deal
+    again from the same stream."""
+    from uno_env.tools import dataset_batched
+
+    rules = make_rules("classic", hand_size=1)
+    redealt = []
+    original = dataset_batched._Collector._views
+
+    def counting(self):
+        done = original(self)
+        redealt.append(int(self.redeals.max()))
+        return done
+
+    monkeypatch.setattr(dataset_batched._Collector, "_views", counting)
+    assert_same_episodes(rules, 4, ["random"], episodes=10, seat=3)
+    assert max(redealt) > 0

@@ -168,7 +168,6 @@ def play_episodes_batched(rules: Rules, num_players: int, agents: list[str], see
 class _Collector:
     def __init__(self, rules: Rules, n: int, agents: list[str], seed: int, episodes: int | None,
                  decisions: int | None, seat: Any, max_learner_steps: int | None, batch: int):
-        from uno_env.agents.base import make_agent
         from uno_env.agents.batched import batched_actor
         from uno_env.game.batched import BatchedEngine
 
@@ -188,7 +187,6 @@ class _Collector:
                 if spec not in self.policies:  # the learner's (entry 0) first: a sampling one is seeded as it
                     self.policies[spec] = batched_actor(spec, rules, n, first_learner_seed).act
             elif spec not in self.bots:
-                make_agent(spec, rules, n)
                 self.bots[spec] = DATASET_BOTS[parsed.kind](eng, spec)
         self.entry_at = np.zeros((B, n), np.int64)  # line-up entry at each seat
         self.seats = np.zeros(B, np.int64)  # the learner's seat
