@@ -145,7 +145,8 @@ def why_not_batched(agents: list[str], rules: Rules, num_players: int) -> str | 
 
 def play_episodes_batched(rules: Rules, num_players: int, agents: list[str], seed: int,
                           episodes: int | None = None, decisions: int | None = None, seat: Any = "random",
-                          max_learner_steps: int | None = 1000, batch: int = DEFAULT_BATCH) -> Iterator[Episode]:
+                          max_learner_steps: int | None = 1000,  # the env's DEFAULT_MAX_LEARNER_STEPS
+                          batch: int = DEFAULT_BATCH) -> Iterator[Episode]:
     """The episodes of :func:`uno_env.tools.dataset.play_episodes`, played on the batched engine
     (module doc). ``agents``: one spec per seat, the learner's first; ``ValueError`` naming the
     seat that cannot play batched."""
