@@ -521,3 +521,22 @@ def small_dataset(root: Any, monkeypatch: Any, dataset_id: str = "uno/classic-2p
     monkeypatch.setenv("MINARI_DATASETS_PATH", str(root))
     return create_dataset(dataset_id, make_rules(options.pop("rules", "classic")), num_players, list(agents),
                           seed=seed, episodes=episodes, **options)
+
+
+def replay_matches(dataset: Any) -> int:
+    """Every episode of a Minari dataset replayed through its recovered env: the same
+    observations, masks, seats, rewards and ends. Returns the steps replayed."""
+    env = dataset.recover_environment()
+    steps = 0
+    for ep, meta in zip(dataset.iterate_episodes(), dataset.storage.get_episode_metadata(range(dataset.total_episodes))):
+        obs, info = env.reset(seed=int(meta["seed"]))
+        assert np.array_equal(obs, ep.observations[0])
+        assert np.array_equal(info["action_mask"], ep.infos["action_mask"][0]) and info["seat"] == ep.infos["seat"][0]
+        for t, action in enumerate(ep.actions):
+            obs, reward, terminated, truncated, info = env.step(int(action))
+            assert np.array_equal(obs, ep.observations[t + 1])
+            assert np.array_equal(info["action_mask"], ep.infos["action_mask"][t + 1])
+            assert (reward, terminated, truncated) == (ep.rewards[t], ep.terminations[t], ep.truncations[t])
+            steps += 1
+        assert terminated or truncated
+    return steps

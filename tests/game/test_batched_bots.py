@@ -204,6 +204,16 @@ def test_a_greedy_stream_seeded_in_compiled_code_is_pythons_random_of_that_seed(
     assert streams.getstate(0, 1) == random.Random(x).getstate()
 
 
+def test_mt_random_is_pythons_random_of_the_same_stream():
+    import random
+    py = random.Random(2024)
+    streams = BK.GreedyStreams(1, 2)
+    streams.seed(0, 1, py)
+    want = [py.random() for _ in range(700)]  # past a twist of the 624 words
+    assert [BK.mt_random(streams.mt, streams.pos, 0, 1) for _ in range(700)] == want
+    assert streams.getstate(0, 1) == py.getstate()
+
+
 def test_a_greedy_stream_seeded_like_an_agent_is_that_agents_stream():
     streams = BK.GreedyStreams(1, 1)
     streams.seed_like_agent(0, 0, 77)

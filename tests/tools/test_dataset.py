@@ -14,7 +14,7 @@ import pytest
 minari = pytest.importorskip("minari")
 h5py = pytest.importorskip("h5py")
 
-from helpers import cli_error, small_dataset  # noqa: E402
+from helpers import cli_error, replay_matches, small_dataset  # noqa: E402
 from uno_env.game.rules import make_rules  # noqa: E402
 from uno_env.tools import dataset as tool  # noqa: E402
 from uno_env.tools.dataset_read import (MAIN_FILE, MAX_METADATA_BYTES, METADATA_FILE, DatasetError,  # noqa: E402
@@ -28,34 +28,20 @@ def made(tmp_path, monkeypatch):
     return small_dataset(tmp_path / "datasets", monkeypatch, episodes=6, seed=3)
 
 
-def replay_matches(dataset) -> int:
-    """Every episode of a Minari dataset replayed through its recovered env: the same
-    observations, masks, seats, rewards and ends. Returns the steps replayed."""
-    env = dataset.recover_environment()
-    steps = 0
-    for ep, meta in zip(dataset.iterate_episodes(), dataset.storage.get_episode_metadata(range(dataset.total_episodes))):
-        obs, info = env.reset(seed=int(meta["seed"]))
-        assert np.array_equal(obs, ep.observations[0])
-        assert np.array_equal(info["action_mask"], ep.infos["action_mask"][0]) and info["seat"] == ep.infos["seat"][0]
-        for t, action in enumerate(ep.actions):
-            obs, reward, terminated, truncated, info = env.step(int(action))
-            assert np.array_equal(obs, ep.observations[t + 1])
-            assert np.array_equal(info["action_mask"], ep.infos["action_mask"][t + 1])
-            assert (reward, terminated, truncated) == (ep.rewards[t], ep.terminations[t], ep.truncations[t])
-            steps += 1
-        assert terminated or truncated
-    return steps
-
-
-def test_minari_loads_the_dataset_and_every_episode_replays_exactly_from_its_seed(made):
+@pytest.mark.parametrize("engine", ["batched", "scalar"])
+def test_minari_loads_the_dataset_and_every_episode_replays_exactly_from_its_seed(tmp_path, monkeypatch, engine):
+    small_dataset(tmp_path, monkeypatch, episodes=6, seed=3, engine=engine)
     dataset = minari.load_dataset(ID)
+    assert dataset.storage.metadata["uno_env"]["engine"] == engine
     assert dataset.total_episodes == 6 and dataset.total_steps == replay_matches(dataset) > 6
 
 
-def test_a_line_up_of_different_agents_replays_with_each_seat_as_recorded(tmp_path, monkeypatch):
+@pytest.mark.parametrize("engine", ["batched", "scalar"])
+def test_a_line_up_of_different_agents_replays_with_each_seat_as_recorded(tmp_path, monkeypatch, engine):
     small_dataset(tmp_path, monkeypatch, "uno/classic-3p/greedy-v0", agents=("greedy", "random", "heuristic"),
-                  num_players=3, episodes=3, seat=1)
+                  num_players=3, episodes=3, seat=1, engine=engine)
     dataset = minari.load_dataset("uno/classic-3p/greedy-v0")
+    assert dataset.storage.metadata["uno_env"]["engine"] == engine
     assert dataset.storage.metadata["uno_env"]["agents"] == ["greedy", "random", "heuristic"]
     assert all((ep.infos["seat"] == 1).all() for ep in dataset.iterate_episodes())
     assert replay_matches(dataset) == dataset.total_steps
@@ -108,14 +94,15 @@ def test_the_command_line_names_a_bad_agent_or_line_up_before_playing(tmp_path, 
     assert not os.listdir(tmp_path) or not os.path.exists(tmp_path / "uno")
 
 
-def test_a_failed_create_leaves_no_dataset_behind(tmp_path, monkeypatch):
+@pytest.mark.parametrize("engine", ["batched", "scalar"])
+def test_a_failed_create_leaves_no_dataset_behind(tmp_path, monkeypatch, engine):
     def broken(*args, **kwargs):
         yield from ()
         raise RuntimeError("interrupted")
 
-    monkeypatch.setattr(tool, "play_episodes", broken)
+    monkeypatch.setattr(tool, "play_episodes" if engine == "scalar" else "play_episodes_batched", broken)
     with pytest.raises(RuntimeError):
-        small_dataset(tmp_path, monkeypatch)
+        small_dataset(tmp_path, monkeypatch, engine=engine)
     assert not os.path.exists(tmp_path / ID)
 
 

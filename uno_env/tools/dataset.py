@@ -20,12 +20,19 @@ episodes); ``--episodes N`` plays N. Episode ``i`` is reset with the ``i``-th se
 with one drawn from ``default_rng([--seed, 1])``: the same command gives the same dataset, and
 an episode replays exactly from its seed and actions (``tests/tools/test_dataset.py``).
 
-Engine: the scalar env (``engine: scalar`` in the metadata). A batched collector
-(:mod:`uno_env.game.batched`, faster for line-ups it can play) would yield the same
-:class:`~uno_env.tools.dataset_read.Episode` records to the same writer
-(:func:`write_episodes`); it waits for the batched engine to reseed a game per episode, since
-the vector env continues each game's card stream across episodes, and an episode must replay
-from its own reset seed (docs/datasets.md).
+``--engine`` (metadata ``engine``: the one that ran): ``auto`` (default) plays on the batched
+engine (:mod:`uno_env.tools.dataset_batched`, :func:`choose_engine`) when every seat can play
+there with the very choices of the scalar agent the env replays it with: the compiled
+``heuristic`` (any options), ``greedy``, ``random`` and ``uniform`` (on their scalar agents'
+Mersenne Twister streams), numpy policies (``pretrained:``, ``checkpoint:``; a ``#sample`` one
+as the learner only); else the scalar env (``search``, ``module:`` agents...). ``batched``
+refuses a line-up it cannot play (the seat and why); ``scalar`` always plays the env. Both give
+the same episodes for the same arguments (the batched one seeds each game as
+``env.reset(seed=s)`` does: the learner's seat, the opponents' seeds, then the card stream from
+the same generator), so the engine changes the time, not the dataset
+(``tests/tools/test_dataset_batched.py``), except with a ``#sample`` learner (the batched engine
+samples it once per batch from one generator). Both hand :class:`~uno_env.tools.dataset_read.Episode`
+records, in episode order, to the same writer (:func:`write_episodes`).
 
 A failed or interrupted ``create`` removes the dataset folder it started. Needs the
 ``datasets`` extra (``pip install -e ".[datasets]"``: minari with h5py).
@@ -50,8 +57,10 @@ from uno_env.game.observation import LAYOUT_VERSION
 from uno_env.game.rules import PRESETS, Rules, make_rules
 from uno_env.tools.dataset_read import (COMPRESSION, DATASETS, ENV_ID, FORMAT, MAIN_FILE, DatasetError, Episode,
                                         DATASET_ID, MAX_EPISODE_STEPS, check_dataset, env_kwargs)
+from uno_env.tools.dataset_batched import play_episodes_batched
 from uno_env.tools.overrides import parse_overrides
 
+ENGINES = ("auto", "batched", "scalar")
 DEFAULT_MAX_LEARNER_STEPS = 1000  # as the env (uno_env.envs.gym_env.DEFAULT_MAX_LEARNER_STEPS)
 LIBVER = "latest"  # HDF5's newer object headers: 294 bytes a decision instead of 1,289 (18-decision episodes)
 
@@ -172,10 +181,30 @@ def dataset_card(dataset_id: str, about: dict[str, Any], episodes: int, steps: i
             f"agent and the seeds: the metadata's `uno_env` key.\n")
 
 
+def choose_engine(engine: str, rules: Rules, num_players: int, agents: list[str]) -> str:
+    """``"batched"`` or ``"scalar"``, the engine that plays the line-up (module doc): ``auto``
+    takes the batched one where every seat plays there; ``batched`` where it cannot is a
+    ``ValueError`` naming the seat and why."""
+    if engine not in ENGINES:
+        raise ValueError(f"engine must be one of {list(ENGINES)}, got {engine!r}")
+    if engine == "scalar":
+        return engine
+    from uno_env.tools.dataset_batched import why_not_batched
+
+    why = why_not_batched(agents, rules, num_players)
+    if why is None:
+        return "batched"
+    if engine == "batched":
+        raise ValueError(f"this line-up cannot play on the batched engine: {why} (--engine auto or scalar)")
+    return "scalar"
+
+
 def create_dataset(dataset_id: str, rules: Rules, num_players: int, agents: list[str], seed: int = 0,
                    episodes: int | None = None, decisions: int | None = None, seat: Any = "random",
-                   max_learner_steps: int | None = DEFAULT_MAX_LEARNER_STEPS, command: str | None = None) -> str:
-    """Play and write a dataset (module doc) under :func:`datasets_root`; returns its data folder."""
+                   max_learner_steps: int | None = DEFAULT_MAX_LEARNER_STEPS, command: str | None = None,
+                   engine: str = "auto") -> str:
+    """Play and write a dataset (module doc) under :func:`datasets_root`; returns its data folder.
+    ``engine``: ``auto``, ``batched`` or ``scalar`` (:func:`choose_engine`)."""
     minari = _need_minari()
     import h5py
     from minari.dataset.minari_storage import MinariStorage
@@ -185,9 +214,10 @@ def create_dataset(dataset_id: str, rules: Rules, num_players: int, agents: list
     from uno_env import __version__
 
     agents = seat_specs(list(agents), num_players)
+    engine = choose_engine(engine, rules, num_players, agents)
     about = {"format": FORMAT, "version": __version__, "layout": LAYOUT_VERSION, "rules": rules.to_dict(),
              "num_players": num_players, "seat": seat, "agents": agents, "max_learner_steps": max_learner_steps,
-             "seed": seed, "engine": "scalar",
+             "seed": seed, "engine": engine,
              "command": command or f"create_dataset({dataset_id!r}, ...)"}
     folder = get_dataset_path(dataset_id)
     if os.path.exists(folder):
@@ -203,8 +233,9 @@ def create_dataset(dataset_id: str, rules: Rules, num_players: int, agents: list
         env.close()
         path = created._data.data_path
         with h5py.File(os.path.join(path, MAIN_FILE), "w", libver=LIBVER) as f:  # minari's, still empty
-            count, steps = write_episodes(f, play_episodes(rules, num_players, agents, seed, episodes, decisions,
-                                                           seat, max_learner_steps))
+            play = play_episodes if engine == "scalar" else play_episodes_batched
+            count, steps = write_episodes(f, play(rules, num_players, agents, seed, episodes, decisions, seat,
+                                                  max_learner_steps))
         storage = MinariStorage.read(path)
         seconds = time.process_time() - began
         storage.update_metadata({"total_episodes": count, "total_steps": steps, "uno_env": about,
@@ -232,6 +263,8 @@ def main(argv: list[str] | None = None) -> int:
     make.add_argument("--seed", type=int, default=0)
     make.add_argument("--seat", default="random", help="the recorded seat, or 'random' (drawn each episode)")
     make.add_argument("--max-learner-steps", type=int, default=DEFAULT_MAX_LEARNER_STEPS)
+    make.add_argument("--engine", choices=ENGINES, default="auto",
+                      help="auto: the batched engine where every seat plays there, else the scalar env")
     make.add_argument("--id", help="the Minari dataset id (default uno/<rules>-<n>p/<learner>-v0)")
     check = sub.add_parser("check", help="read and check a dataset (an id or a path): safe to load with Minari then")
     check.add_argument("dataset")
@@ -263,6 +296,7 @@ def main(argv: list[str] | None = None) -> int:
         from uno_env.agents.base import make_agent
         for spec in dict.fromkeys(agents):  # a typo costs nothing
             make_agent(spec, rules, args.num_players)
+        choose_engine(args.engine, rules, args.num_players, agents)
     except ValueError as e:
         parser.error(str(e))
     rules_name = args.rules if args.rules in PRESETS and not args.set else "custom"
@@ -276,7 +310,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         path = create_dataset(dataset_id, rules, args.num_players, agents, seed=args.seed, episodes=args.episodes,
                               decisions=None if args.episodes is not None else decisions, seat=seat,
-                              max_learner_steps=args.max_learner_steps, command=command)
+                              max_learner_steps=args.max_learner_steps, command=command, engine=args.engine)
     except DatasetError as e:
         print(f"uno-dataset: {e}", file=sys.stderr)
         return 1
@@ -284,7 +318,7 @@ def main(argv: list[str] | None = None) -> int:
     from uno_env.tools.dataset_read import read_dataset
     data = read_dataset(path)
     print(f"{dataset_id}: {len(data.steps):,} episodes, {sum(data.steps):,} decisions, {size / 1e6:,.1f} MB, "
-          f"{time.perf_counter() - began:,.1f} s; in {path}\n"
+          f"{time.perf_counter() - began:,.1f} s ({data.about['engine']} engine); in {path}\n"
           f"  python -c 'import minari; print(minari.load_dataset(\"{dataset_id}\"))'")
     return 0
 

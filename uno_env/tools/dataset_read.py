@@ -37,7 +37,9 @@ rules, players, opponents and seat, so that ``dataset.recover_environment()`` re
 spec, the learner's first, then the seats to its left), ``max_learner_steps``, ``seed`` (the
 episodes' reset seeds are drawn from ``numpy.random.default_rng(seed)``; the learner agent's
 from ``default_rng([seed, 1])``), ``layout`` (the observation layout), ``version`` (uno_env's),
-``engine`` and ``command``.
+``engine`` (``"batched"`` or ``"scalar"``: the one that played it; the same episodes either way but
+for a ``#sample`` learner) and
+``command``.
 
 **Safety.** A dataset from someone else runs no code here and is read with bounds:
 

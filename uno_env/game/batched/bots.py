@@ -26,6 +26,12 @@ seeded like a scalar ``greedy`` makes the same choices: ``GreedyStreams.seed`` c
 ``random.Random``'s state, ``seed_python(x)`` builds ``random.Random(x)``'s in compiled code
 (:func:`mt_seed`, CPython's ``init_by_array``) and ``seed_like_agent(seed)`` the stream of a
 ``GreedyAgent`` made with that seed.
+``random`` and ``uniform`` have compiled kernels on these streams too
+(:func:`random_like_agent_actions`, :func:`uniform_like_agent_actions`, with :func:`mt_random`
+for ``random.Random.random()``): the very choices of a ``RandomAgent``/``UniformAgent`` seeded
+alike, for datasets whose episodes replay through the scalar env
+(:mod:`uno_env.tools.dataset_batched`); the kernels module's ``random`` and ``uniform`` draw from
+a PCG64 stream per game instead (the same distribution, faster to seed, used by evaluation).
 
 **Memory.** The heuristic's :class:`~uno_env.agents.beliefs.Beliefs` per game and seat
 (:class:`HeuristicBeliefs`): the colour and played counts right after its last decision, the
@@ -313,6 +319,101 @@ def greedy_actions(st, cfg, points, active, mt, pos, actions, scratch):
     for b in range(active.shape[0]):
         if active[b]:
             actions[b] = greedy_one(st, cfg, points, b, mt, pos, scratch[0], scratch[1])
+
+
+# ====================================================================== random, uniform: the agents' streams
+# The kernels module's ``random`` and ``uniform`` bots draw from a PCG64 stream per game (the same
+# choice distribution as the scalar bots). These draw from the Mersenne Twister a scalar
+# ``RandomAgent`` / ``UniformAgent`` (``PyRngAgent.py``) seeded alike draws from, the same calls in
+# the same order (``GreedyStreams`` per game and seat), so they make its very choices: what a
+# dataset needs whose episodes replay through the scalar env (uno_env.tools.dataset_batched).
+@njit
+def mt_random(mt, pos, b, p):
+    """``random.Random.random()`` of seat ``p``'s stream in game ``b`` (two 32-bit outputs)."""
+    a = mt_next32(mt, pos, b, p) >> np.uint64(5)
+    c = mt_next32(mt, pos, b, p) >> np.uint64(6)
+    return (np.float64(a) * 67108864.0 + np.float64(c)) * (1.0 / 9007199254740992.0)
+
+
+@njit
+def _mt_card(plays, c, mt, pos, b, p, opts):
+    """bots.random_card on seat ``p``'s stream: one option per card kind, a wild's colour after."""
+    m = 0
+    seen_wild = -1
+    for i in range(c):
+        a = plays[i]
+        if a < PLAY_WILD:
+            opts[m] = a
+            m += 1
+        else:
+            w = (a - PLAY_WILD) // NCOLORS
+            if w != seen_wild:
+                opts[m] = PLAY_WILD + NCOLORS * w
+                m += 1
+                seen_wild = w
+    a = opts[mt_randbelow(mt, pos, b, p, m)]
+    if a >= PLAY_WILD:
+        a += mt_randbelow(mt, pos, b, p, NCOLORS)
+    return a
+
+
+@njit
+def random_like_agent_one(st, cfg, b, mt, pos, legal, plays, opts):
+    """bots.random_move for the actor of game ``b``, drawn from its seat's stream as RandomAgent."""
+    g = st[0]
+    p = g[b, F_ACTOR]
+    c = legal_into(st, cfg, b, legal)
+    if c == 1:
+        return legal[0]
+    uno_at = -1
+    for i in range(c):
+        if legal[i] == A.UNO:
+            uno_at = i
+    if uno_at >= 0:  # call UNO or not, uniformly
+        if mt_random(mt, pos, b, p) < 0.5:
+            return A.UNO
+        for i in range(uno_at, c - 1):
+            legal[i] = legal[i + 1]
+        c -= 1
+    ph = g[b, F_PHASE]
+    m = 0
+    for i in range(c):
+        if legal[i] < PLAY_END:
+            plays[m] = legal[i]
+            m += 1
+    if ph == TURN or ph == DRAWN:
+        if m:
+            return _mt_card(plays, m, mt, pos, b, p, opts)
+        return legal[mt_randbelow(mt, pos, b, p, c)]
+    if ph == CHALLENGE:  # the non-play ids (draw, challenge), plus one option for stacking plays
+        k = mt_randbelow(mt, pos, b, p, c - m + (1 if m else 0))
+        return legal[m + k] if k < c - m else _mt_card(plays, m, mt, pos, b, p, opts)
+    if ph == JUMP or ph == OFFER:  # jump in (offer a card) or pass, uniformly
+        if mt_random(mt, pos, b, p) < 0.5:
+            return A.PASS
+        if ph == JUMP:
+            return _mt_card(plays, m, mt, pos, b, p, opts)
+        return legal[1 + mt_randbelow(mt, pos, b, p, c - 1)]  # the offers follow PASS
+    return legal[mt_randbelow(mt, pos, b, p, c)]  # colour, discard, catch, take
+
+
+@njit
+def random_like_agent_actions(st, cfg, active, mt, pos, actions, scratch):
+    """RandomAgent's action, on its seat's stream, for the actor of every active game."""
+    for b in range(active.shape[0]):
+        if active[b]:
+            actions[b] = random_like_agent_one(st, cfg, b, mt, pos, scratch[0], scratch[1], scratch[2])
+
+
+@njit
+def uniform_like_agent_actions(st, cfg, active, mt, pos, actions, scratch):
+    """UniformAgent's action (each legal action equally likely, no draw with one), on its seat's
+    stream, for the actor of every active game."""
+    legal = scratch[0]
+    for b in range(active.shape[0]):
+        if active[b]:
+            c = legal_into(st, cfg, b, legal)
+            actions[b] = legal[0] if c == 1 else legal[mt_randbelow(mt, pos, b, st[0][b, F_ACTOR], c)]
 
 
 # ====================================================================== heuristic: beliefs
