@@ -199,6 +199,52 @@ def test_an_action_its_mask_forbids_is_refused_when_read(made):
     assert data.steps
 
 
+def edit_column(path: str, column: str, edit) -> None:
+    with h5py.File(os.path.join(path, MAIN_FILE), "a") as f:
+        d = f[f"episode_1/{column}"]
+        values = d[()]
+        edit(values)
+        d[...] = values
+
+
+@pytest.mark.parametrize("column,edit,words", [
+    ("rewards", lambda r: r.__setitem__(-1, 5.0), "a reward the env never gives"),
+    ("rewards", lambda r: r.__setitem__(0, 1.0), "a reward the env never gives"),
+    ("infos/seat", lambda s: s.__setitem__(0, 2), "a seat outside 0..1"),
+    ("observations", lambda o: o.__setitem__((0, 3), -1.0), "negative observation entries"),
+])
+def test_a_value_the_env_never_gives_is_refused_when_read(made, column, edit, words):
+    """A stranger's rewards feed a critic's fit (imitate_dataset): only the env's values pass."""
+    edit_column(made, column, edit)
+    with pytest.raises(DatasetError, match=f"episode 1 with {words}"):
+        check_dataset(made)
+
+
+def test_a_failed_create_leaves_a_folder_it_did_not_make(tmp_path, monkeypatch):
+    """Another process that made the same id between the check and the create keeps its dataset."""
+    import minari.utils
+
+    monkeypatch.setenv("MINARI_DATASETS_PATH", str(tmp_path))
+    folder = tmp_path / "uno" / "classic-2p" / "random-v0"
+
+    def made_elsewhere(*args, **kwargs):
+        os.makedirs(folder / "data")
+        (folder / "data" / "theirs").write_text("another process's dataset")
+        raise ValueError("already exists")
+
+    monkeypatch.setattr(minari.utils, "create_dataset_from_buffers", made_elsewhere)
+    with pytest.raises(ValueError, match="already exists"):
+        tool.create_dataset("uno/classic-2p/random-v0", make_rules("classic"), 2, ["random"], episodes=1)
+    assert (folder / "data" / "theirs").read_text() == "another process's dataset"
+
+
+def test_more_decisions_than_a_reader_takes_in_are_refused_before_playing(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("MINARI_DATASETS_PATH", str(tmp_path))
+    assert "--decisions/--episodes must be in 1..10,000,000" in cli_error(
+        tool.main, capsys, ["create", "--decisions", "10000001"])
+    assert not os.path.exists(tmp_path / "uno")
+
+
 def edit_about(path: str, **changes) -> None:
     with open(os.path.join(path, METADATA_FILE)) as f:
         about = json.load(f)["uno_env"]

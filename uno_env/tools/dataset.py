@@ -55,7 +55,7 @@ import numpy as np
 from uno_env.game.actions import NUM_ACTIONS
 from uno_env.game.observation import LAYOUT_VERSION
 from uno_env.game.rules import PRESETS, Rules, make_rules
-from uno_env.tools.dataset_read import (COMPRESSION, DATASETS, ENV_ID, FORMAT, MAIN_FILE, DatasetError, Episode,
+from uno_env.tools.dataset_read import (COMPRESSION, DATASETS, DEFAULT_MAX_STEPS, ENV_ID, FORMAT, MAIN_FILE, DatasetError, Episode,
                                         DATASET_ID, MAX_EPISODE_STEPS, check_dataset, env_kwargs)
 from uno_env.tools.dataset_batched import play_episodes_batched
 from uno_env.tools.overrides import parse_overrides
@@ -160,6 +160,9 @@ def write_episodes(h5file: Any, episodes: Iterable[Episode], start: int = 0) -> 
             parent.create_dataset(name, data=data, chunks=data.shape, **COMPRESSION)
         count += 1
         steps += len(ep)
+        if steps > DEFAULT_MAX_STEPS:
+            raise DatasetError(f"over {DEFAULT_MAX_STEPS:,} decisions: more than a reader takes in by default "
+                               "(dataset_read.DEFAULT_MAX_STEPS); ask for fewer --episodes")
     return count, steps
 
 
@@ -225,11 +228,13 @@ def create_dataset(dataset_id: str, rules: Rules, num_players: int, agents: list
                            "remove it or give another --id (a new version: -v1, ...)")
     began = time.process_time()
     env = make_env(rules, num_players, agents, seat, max_learner_steps)
+    ours = False  # the folder is removed on failure only once this call has made it
     try:
         with warnings.catch_warnings():  # minari's reminders of the keys a UNO dataset has no use for
             warnings.simplefilter("ignore")
             created = create_dataset_from_buffers(dataset_id, [], env=env, algorithm_name=agents[0], author="uno_env",
                                                   description="(being written)")
+        ours = True
         env.close()
         path = created._data.data_path
         with h5py.File(os.path.join(path, MAIN_FILE), "w", libver=LIBVER) as f:  # minari's, still empty
@@ -242,7 +247,8 @@ def create_dataset(dataset_id: str, rules: Rules, num_players: int, agents: list
                                  "description": dataset_card(dataset_id, about, count, steps, seconds)})
         storage.update_metadata({"dataset_size": storage.get_size()})
     except BaseException:
-        shutil.rmtree(folder, ignore_errors=True)
+        if ours:
+            shutil.rmtree(folder, ignore_errors=True)
         raise
     return os.fspath(path)
 
@@ -290,8 +296,9 @@ def main(argv: list[str] | None = None) -> int:
         if not 1 <= args.max_learner_steps <= MAX_EPISODE_STEPS:
             raise ValueError(f"--max-learner-steps must be in 1..{MAX_EPISODE_STEPS}, got {args.max_learner_steps}")
         n = args.decisions if args.decisions is not None else args.episodes
-        if n is not None and n < 1:
-            raise ValueError(f"--decisions/--episodes must be >= 1, got {n}")
+        if n is not None and not 1 <= n <= DEFAULT_MAX_STEPS:
+            raise ValueError(f"--decisions/--episodes must be in 1..{DEFAULT_MAX_STEPS:,} (what a reader "
+                             f"takes in by default), got {n}")
         agents = seat_specs(args.agents, args.num_players)
         from uno_env.agents.base import make_agent
         for spec in dict.fromkeys(agents):  # a typo costs nothing

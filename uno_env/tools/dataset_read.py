@@ -58,7 +58,9 @@ for a ``#sample`` learner) and
   virtual dataset (each could read other files), only the filters above, exactly the dtypes and
   shapes of the table, ``T`` at most :data:`MAX_EPISODE_STEPS`, the totals as the metadata says
   and at most the caller's ``max_steps`` (before any array is read: memory is bounded by it).
-  Then, reading, every action must be legal under its mask and every value finite.
+  Then, reading, every action must be legal under its mask, every value finite, every
+  observation entry >= 0, every reward the env's (0, then +1, -1/(n-1) or 0 at the last step:
+  a critic fitted on a stranger's returns cannot be blown up) and every seat in ``0..n-1``.
 """
 
 from __future__ import annotations
@@ -183,7 +185,7 @@ class UnoDataset:
                     if max_steps is not None and total >= max_steps:
                         return
                     try:
-                        episode = _read_episode(f[f"episode_{i}"], i, t, self._bad)
+                        episode = _read_episode(f[f"episode_{i}"], i, t, self._bad, self.num_players)
                     except OSError as e:  # a chunk that does not decompress, a truncated file
                         raise self._bad(f"has episode {i} that HDF5 cannot read: {e}") from None
                     yield episode
@@ -305,7 +307,7 @@ def _check_structure(f: Any, metadata: dict[str, Any], max_steps: int, bad) -> l
     total_episodes = metadata["total_episodes"]
     if len(f) != total_episodes:  # counted, not listed; then each name looked up
         raise bad(f"holds {len(f)} entries; its metadata says {total_episodes} episodes")
-    steps = []
+    steps, total = [], 0
     for i in range(total_episodes):
         group = _plain_child(f, f"episode_{i}", h5py.Group, bad)
         attrs = {}
@@ -339,10 +341,11 @@ def _check_structure(f: Any, metadata: dict[str, Any], max_steps: int, bad) -> l
             if d.dtype != dtype or d.shape != want:
                 raise bad(f"has {d.name} of {d.dtype} {d.shape}; it must be {dtype} {want}")
         steps.append(t)
-        if sum(steps) > max_steps:
+        total += t
+        if total > max_steps:
             raise bad(f"holds more than {max_steps} decisions (max_steps): not read")
-    if sum(steps) != metadata["total_steps"]:
-        raise bad(f"holds {sum(steps)} steps; its metadata says {metadata['total_steps']}")
+    if total != metadata["total_steps"]:
+        raise bad(f"holds {total} steps; its metadata says {metadata['total_steps']}")
     return steps
 
 
@@ -380,7 +383,8 @@ def check_dataset(source: str | os.PathLike, max_steps: int = DEFAULT_MAX_STEPS)
     return data
 
 
-def _read_episode(group: Any, i: int, t: int, bad) -> Episode:
+def _read_episode(group: Any, i: int, t: int, bad, num_players: int) -> Episode:
+    end_rewards = (1.0, -1.0 / (num_players - 1), 0.0)  # won, lost, truncated (uno_env.envs.gym_env)
     arrays = {}
     for path in DATASETS:
         arrays[path] = group[path][()]
@@ -394,6 +398,13 @@ def _read_episode(group: Any, i: int, t: int, bad) -> Episode:
         raise bad(f"has episode {i} with an action its mask does not allow (or a mask not 0/1)")
     if not (np.isfinite(ep.observations).all() and np.isfinite(ep.rewards).all()):
         raise bad(f"has episode {i} with NaN or infinite values")
+    if (ep.observations < 0).any():
+        raise bad(f"has episode {i} with negative observation entries (the observation space is >= 0)")
+    if ep.rewards[:-1].any() or not np.isclose(ep.rewards[-1], end_rewards, atol=1e-6).any():
+        raise bad(f"has episode {i} with a reward the env never gives (0 on every step, then one of "
+                  f"{', '.join(f'{r:g}' for r in end_rewards)} at the end)")
+    if ((ep.seats < 0) | (ep.seats >= num_players)).any():
+        raise bad(f"has episode {i} with a seat outside 0..{num_players - 1}")
     ends = ep.terminations | ep.truncations
     if ends[:-1].any() or not ends[-1] or (ep.terminations[-1] and ep.truncations[-1]):
         raise bad(f"has episode {i} that does not end (terminated or truncated) exactly at its last step")
