@@ -1,10 +1,9 @@
 """The lean PPO's fast paths compute what the plain ones do (:mod:`uno_env.learn.lean_ppo`):
-the fused actor-critic forward (first layers in one matmul) the same outputs and gradients as
-the actor and the critic one after the other; the sigmoid-form tanh torch's tanh and its
-gradient; the masked policy's softmax the exponential of its log-probabilities; and a whole
-update (epoch rows gathered once, contiguous minibatches, fused Adam) the same weights as the
+the sigmoid-form tanh torch's tanh and its gradient; the masked policy's softmax the
+exponential of its log-probabilities; and a whole update (epoch rows gathered once, contiguous
+minibatches, the input cast to bfloat16 once, fused Adam) the same weights as the
 straightforward loop it replaced (a gather per minibatch, ``exp`` of the log-probabilities,
-the separate networks, per-tensor Adam), on the same start and the same generator."""
+per-tensor Adam), on the same start and the same generator."""
 
 from __future__ import annotations
 
@@ -22,29 +21,6 @@ def random_batch(n_in: int, rows: int = 64, seed: int = 0) -> tuple[torch.Tensor
     masks = torch.rand(rows, lean_ppo.NUM_ACTIONS, generator=g) < 0.1
     masks[:, 0] = True
     return x, masks
-
-
-def gradients(net: nn.Module, loss: torch.Tensor) -> dict[str, torch.Tensor]:
-    net.zero_grad(set_to_none=True)
-    loss.backward()
-    return {k: p.grad.clone() for k, p in net.named_parameters()}
-
-
-@pytest.mark.parametrize("net_arch,activation", [([32, 32], "tanh"), ([48, 16, 8], "relu"), ([24], "tanh"), ([], "tanh")])
-def test_the_fused_forward_gives_the_separate_networks_outputs_and_gradients(net_arch, activation):
-    net = lean_ppo.ActorCritic(40, net_arch, activation, seed=3)
-    x, _ = random_batch(40)
-    logits, values = net(x)
-    ref_logits, ref_values = net.forward_separate(x)
-    assert logits.shape == (64, lean_ppo.NUM_ACTIONS) and values.shape == (64,)
-    torch.testing.assert_close(logits, ref_logits, rtol=0, atol=1e-6)
-    torch.testing.assert_close(values, ref_values, rtol=0, atol=1e-6)
-    weights = torch.rand(lean_ppo.NUM_ACTIONS, generator=torch.Generator().manual_seed(1))
-    fused = gradients(net, (logits * weights).sum() + (values ** 2).sum())
-    separate = gradients(net, (ref_logits * weights).sum() + (ref_values ** 2).sum())
-    assert fused.keys() == separate.keys() and all(v.abs().sum() > 0 for v in fused.values())
-    for k in fused:
-        torch.testing.assert_close(fused[k], separate[k], rtol=1e-5, atol=1e-6, msg=k)
 
 
 def test_the_sigmoid_form_tanh_is_torchs_tanh_with_its_gradient():
@@ -93,15 +69,16 @@ def reference_update(learner: lean_ppo.Learner, r: lean_ppo.Rollout, last_values
     optimizer = torch.optim.Adam(learner.net.parameters(), lr=learning_rate, eps=lean_ppo.ADAM_EPS, foreach=False)
     for _ in range(s.n_epochs):
         for idx in torch.randperm(T * N, generator=learner.generator).split(s.batch_size):
-            logits, values = learner.net.forward_separate(x[idx])
-            log_probs = torch.log_softmax(logits.masked_fill(~masks[idx], lean_ppo.MASKED_LOGIT), dim=-1)
+            with torch.autocast("cpu", dtype=torch.bfloat16, enabled=s.bf16):
+                logits, values = learner.net(x[idx])
+            log_probs = torch.log_softmax(logits.float().masked_fill(~masks[idx], lean_ppo.MASKED_LOGIT), dim=-1)
             new = log_probs.gather(1, actions[idx, None]).squeeze(1)
             entropy = -(log_probs.exp() * log_probs).sum(1).mean()
             adv = adv_all[idx]
             adv = (adv - adv.mean()) / (adv.std() + 1e-8)
             ratio = (new - old[idx]).exp()
             policy_loss = -torch.min(adv * ratio, adv * ratio.clamp(1 - s.clip_range, 1 + s.clip_range)).mean()
-            value_loss = ((ret_all[idx] - values) ** 2).mean()
+            value_loss = ((ret_all[idx] - values.float()) ** 2).mean()
             loss = policy_loss + s.vf_coef * value_loss - ent_coef * entropy
             optimizer.zero_grad(set_to_none=True)
             loss.backward()
@@ -122,18 +99,19 @@ def filled_rollout(learner: lean_ppo.Learner, T: int = 8, N: int = 16, seed: int
     return r
 
 
-def test_an_update_moves_the_weights_as_the_straightforward_loop_does():
-    fast = lean_ppo.Learner([32, 32], "tanh", "obs_features", 2, seed=5, learning_rate=3e-4)
-    plain = lean_ppo.Learner([32, 32], "tanh", "obs_features", 2, seed=5, learning_rate=3e-4)
+@pytest.mark.parametrize("bf16", [False, True])
+def test_an_update_moves_the_weights_as_the_straightforward_loop_does(bf16):
+    fast = lean_ppo.Learner([32, 32], "tanh", "obs_features", 2, seed=5, learning_rate=3e-3)
+    plain = lean_ppo.Learner([32, 32], "tanh", "obs_features", 2, seed=5, learning_rate=3e-3)
     r = filled_rollout(fast)
     plain.generator.set_state(fast.generator.get_state())
     last = np.zeros(16, np.float32)
-    s = lean_ppo.Settings(n_epochs=3, batch_size=32, clip_range=0.2, target_kl=None)
+    s = lean_ppo.Settings(n_epochs=3, batch_size=32, clip_range=0.2, target_kl=None, bf16=bf16)
     start = {k: v.clone() for k, v in fast.net.state_dict().items()}
-    fast.update(r, last, s, 3e-4, 0.01)
-    reference_update(plain, r, last, s, 3e-4, 0.01)
+    fast.update(r, last, s, 3e-3, 0.01)
+    reference_update(plain, r, last, s, 3e-3, 0.01)
     moved = fast.net.state_dict()
     for k, v in plain.net.state_dict().items():
         assert not torch.equal(moved[k], start[k]), k  # 12 Adam steps moved every tensor
-        torch.testing.assert_close(moved[k], v, rtol=0, atol=2e-6, msg=k)
+        torch.testing.assert_close(moved[k], v, rtol=0, atol=1e-6, msg=k)  # an ent_coef 10% off: 3e-5
     assert torch.equal(fast.generator.get_state(), plain.generator.get_state())  # the same draws
