@@ -31,16 +31,16 @@ of a minibatch exceeds 1.5 ``target_kl``. The rollout stores the features the ne
 passes of the update under bfloat16 autocast (the weights and Adam stay float32); the
 rollout's sampling stays float32.
 
-**Speed** (the same math, tested against the plain forms in tests/learn/test_lean_ppo.py): tanh
-on float32 as ``2 sigmoid(2x) - 1`` (:class:`Tanh`); the policy's probabilities
-by ``softmax`` rather than ``exp`` of the masked log-probabilities (:func:`masked_policy`: an
+**Speed** (the same math, tested against the plain forms in tests/learn/test_lean_ppo.py):
+tanh on float32 as ``2 sigmoid(2x) - 1`` (:class:`Tanh`); the policy's probabilities by
+``softmax`` rather than ``exp`` of the masked log-probabilities (:func:`masked_policy`: an
 ``exp`` that underflows is 10x slower on this CPU); each epoch gathers its rows once in the
 permutation's order and cuts the minibatches as contiguous slices; with ``bf16`` the rollout's
-features are cast once per update; Adam is torch's fused kernel. The actor's and the critic's first layers as one
-361 -> 512 matmul gained nothing measurable (the matmuls run at the same rate either way), so
-the two networks stay separate. On one core the update is
-then bound by its matmuls (~7.3 MFLOP per sample at 4 epochs, ~90 GFLOP/s in float32, ~200 in
-bfloat16; docs/speed.md).
+features are cast once per update; Adam is torch's fused kernel. The actor's and the critic's
+first layers as one 361 -> 512 matmul gained nothing measurable (the matmuls run at the same
+rate either way), so the two networks stay separate. On one core the update is then bound by
+its matmuls (~7.3 MFLOP per sample at 4 epochs, ~90 GFLOP/s in float32, ~200 in bfloat16;
+docs/speed.md).
 
 **Determinism.** One torch generator (seeded by the run's seed) draws every sampled move
 (the learner's and a self-play opponent's) and every minibatch permutation;
@@ -265,6 +265,8 @@ class Learner:
             sums = dict(policy_loss=0.0, value_loss=0.0, entropy=0.0, approx_kl=0.0, clip_fraction=0.0)
             order = torch.randperm(T * N, generator=self.generator, device=dev)
             # the epoch's rows in its order, once: each minibatch is then a contiguous slice
+            # (the previous epoch's copy freed first: one copy at a time, machine.batched_step_bytes)
+            epoch: list[torch.Tensor] = []
             epoch = [t[order] for t in (x, illegal, actions, old_log_probs, adv_all, ret_all)]
             starts = range(0, T * N, s.batch_size)
             stop = False
