@@ -22,6 +22,10 @@ shipped classic-2p agent stands in for a snapshot), ``random`` the random bot al
 ``fast``           the documented fast preset: 64 x 64, 1 epoch, batch 4096, bf16
 =================  ======================================================================
 
+``--baseline FILE`` adds, beside each batched case, the same case on another version of
+``uno_env/learn/lean_ppo.py`` (``NAME-baseline``): a before/after in one run, e.g.
+``git show aefec75:uno_env/learn/lean_ppo.py > /tmp/lean_ppo_before.py``.
+
 Prints one row per case: steps per CPU-second (median of ``--rounds``), the ratio to
 ``sb3``, and for the batched cases the split of their CPU time (env, forward, update).
 """
@@ -132,11 +136,25 @@ def sb3_batched_case(league: dict[str, float], seed: int = 0):
     return one
 
 
-def batched_case(league: dict[str, float], net_arch, n_epochs, batch_size, bf16, seed: int = 0):
-    """learner: batched (the loop of train.py's train_batched, without its outputs)."""
+def load_baseline(path: str):
+    """Another version of lean_ppo.py as a module (your own file: a benchmark's option)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("lean_ppo_baseline", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # its dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
+
+
+def batched_case(league: dict[str, float], net_arch, n_epochs, batch_size, bf16, seed: int = 0, lean_ppo=None):
+    """learner: batched (the loop of train.py's train_batched, without its outputs);
+    ``lean_ppo``: another version of the module (``--baseline``)."""
     from uno_env.game.rules import make_rules
-    from uno_env.learn import lean_ppo
     from uno_env.learn.batched_league import BatchedLeague, slice_opponents
+
+    if lean_ppo is None:
+        from uno_env.learn import lean_ppo
 
     learner = lean_ppo.Learner(net_arch, "tanh", "obs_features", 2, seed=seed, learning_rate=1e-4)
     n_games, n_steps = 256, 64
@@ -172,6 +190,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--rollouts", type=int, default=2, help="rollouts + updates per case and round")
     parser.add_argument("--threads", type=int, default=1, help="torch threads")
     parser.add_argument("--blas-threads", type=int, default=1, help="numpy's BLAS threads (all cases)")
+    parser.add_argument("--baseline", metavar="FILE", help="another lean_ppo.py, run beside each batched case")
     args = parser.parse_args(argv)
 
     import torch
@@ -181,8 +200,15 @@ def main(argv: list[str] | None = None) -> None:
     limit_blas_threads(args.blas_threads)  # every case: the numpy snapshot opponents of both paths
     league = LEAGUES[args.league]
     makers = {"sb3": sb3_case, "sb3-batched": sb3_batched_case}
-    cases = {name: makers[name](league) if name in makers else batched_case(league, *BATCHED_CASES[name])
-             for name in args.cases}
+    baseline = load_baseline(args.baseline) if args.baseline else None
+    cases = {}
+    for name in args.cases:
+        if name in makers:
+            cases[name] = makers[name](league)
+            continue
+        if baseline is not None:
+            cases[f"{name}-baseline"] = batched_case(league, *BATCHED_CASES[name], lean_ppo=baseline)
+        cases[name] = batched_case(league, *BATCHED_CASES[name])
     for one in cases.values():  # warm-up: numba's kernels, torch's first calls
         one()
     rates: dict[str, list[float]] = {name: [] for name in cases}

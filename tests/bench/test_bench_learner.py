@@ -19,3 +19,12 @@ def test_the_bench_prints_a_row_per_case_with_its_time_split(capsys):
     assert rate > 0
     split = row[0].split("|")[4].strip().split(" / ")
     assert len(split) == 3 and all(p.endswith("%") for p in split)  # env / forward / update
+
+
+def test_a_baseline_lean_ppo_runs_beside_each_batched_case(capsys):
+    baseline = os.path.join(ROOT, "uno_env", "learn", "lean_ppo.py")  # any version of the file
+    bench_learner.main(["--league", "random", "--cases", "fast", "--rounds", "1", "--rollouts", "1",
+                        "--baseline", baseline])
+    rows = [line.split("|")[1].strip() for line in capsys.readouterr().out.splitlines()
+            if line.startswith("| fast")]
+    assert rows == ["fast-baseline", "fast"]

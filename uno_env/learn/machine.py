@@ -56,8 +56,10 @@ docs/batched.md), a per-game opponent's (a scripted bot) and three observation r
 
 def batched_step_bytes(n_in: int) -> int:
     """one step of the batched learner's rollout (uno_env.learn.lean_ppo.Rollout): the network's
-    input (``n_in`` float32), the mask (bool) and six columns, plus the update's float32 copies"""
-    return 2 * 4 * n_in + 2 * NUM_ACTIONS + 8 * 8
+    input (``n_in`` float32), the mask (bool) and six columns, plus the update's copies (the
+    illegal actions, and an epoch's rows gathered in its order: the input as float32, or as
+    bfloat16 twice with bf16)"""
+    return 2 * 4 * n_in + 3 * NUM_ACTIONS + 8 * 8
 
 
 MEMORY_SHARE = 0.75
