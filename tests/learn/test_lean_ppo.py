@@ -115,3 +115,47 @@ def test_an_update_moves_the_weights_as_the_straightforward_loop_does(bf16):
         assert not torch.equal(moved[k], start[k]), k  # 12 Adam steps moved every tensor
         torch.testing.assert_close(moved[k], v, rtol=0, atol=1e-6, msg=k)  # an ent_coef 10% off: 3e-5
     assert torch.equal(fast.generator.get_state(), plain.generator.get_state())  # the same draws
+
+
+def test_the_stats_of_an_update_stopped_by_kl_are_the_means_of_the_minibatches_applied():
+    """``target_kl`` stops an epoch early: its stats are the means over the minibatches it
+    applied, not sums divided by every minibatch it planned (which read low, or zero)."""
+    learner = lean_ppo.Learner([32, 32], "tanh", "obs_features", 2, seed=5, learning_rate=3e-2)
+    r = filled_rollout(learner)
+    whole = lean_ppo.Learner([32, 32], "tanh", "obs_features", 2, seed=5, learning_rate=3e-2)
+    whole.generator.set_state(learner.generator.get_state())
+    first = whole.update(r, np.zeros(16, np.float32), lean_ppo.Settings(n_epochs=1, batch_size=128, target_kl=None),
+                         3e-2, 0.0)  # one minibatch of every row: the first epoch's first step
+    stopped = learner.update(r, np.zeros(16, np.float32),
+                             lean_ppo.Settings(n_epochs=4, batch_size=128, target_kl=1e-6), 3e-2, 0.0)
+    assert stopped["entropy"] == pytest.approx(first["entropy"], rel=1e-6)  # not divided by a plan
+    assert stopped["entropy"] > 0
+
+
+def test_a_learner_state_of_another_device_or_with_broken_adam_moments_is_named(tmp_path):
+    from safetensors.numpy import load, save
+
+    learner = lean_ppo.Learner([16], "tanh", "obs_features", 2, seed=1)
+    learner.update(filled_rollout(learner), np.zeros(16, np.float32), lean_ppo.Settings(n_epochs=1, batch_size=64),
+                   1e-3, 0.0)
+    learner.save_state(str(tmp_path))
+    path = tmp_path / lean_ppo.STATE_FILE
+    data = path.read_bytes()
+    import json
+    meta = json.loads(data[8:8 + int.from_bytes(data[:8], "little")])["__metadata__"]
+    tensors = load(data)
+    path.write_bytes(save(tensors, metadata={**meta, "device": "cuda"}))
+    other = lean_ppo.Learner([16], "tanh", "obs_features", 2, seed=1)
+    before = {k: v.clone() for k, v in other.net.state_dict().items()}
+    with pytest.raises(ValueError, match="saved on device 'cuda'.*resume with --set device=cuda"):
+        other.load_state(str(tmp_path))
+    broken = dict(tensors)
+    broken["adam.0.exp_avg"] = broken["adam.0.exp_avg"][:1]
+    del broken["adam.1.step"]
+    path.write_bytes(save(broken, metadata=meta))
+    with pytest.raises(ValueError, match=r"tensors missing or of other shapes: \['adam.0', 'adam.1'\]"):
+        other.load_state(str(tmp_path))
+    assert all(torch.equal(v, before[k]) for k, v in other.net.state_dict().items())  # nothing half-loaded
+    path.write_bytes(save(tensors, metadata=meta))
+    other.load_state(str(tmp_path))
+    assert other.steps == learner.steps

@@ -45,8 +45,13 @@ docs/speed.md).
 **Determinism.** One torch generator (seeded by the run's seed) draws every sampled move
 (the learner's and a self-play opponent's) and every minibatch permutation;
 :meth:`Learner.save_state` keeps it with the weights, Adam's moments and the step counts in one
-safetensors file (:data:`STATE_FILE`; the counts and format in its metadata), so a resumed run
-continues as the run would have (tested).
+safetensors file (:data:`STATE_FILE`; the counts, format and device in its metadata), so a run
+resumed from a periodic checkpoint continues as the run would have (tested). A run stopped by a
+signal saves the state after the last update; its generator has also drawn the discarded
+partial rollout's moves, so from there it continues as a run of its own (as train.py says).
+With ``bf16`` the rollout's log-probabilities are float32 and the update's bfloat16: the first
+minibatch's ratio is 1 within bfloat16's rounding (mean |log-ratio| 0.002-0.01, approximate KL
+~2e-4), well inside the clip range.
 """
 
 from __future__ import annotations
@@ -269,7 +274,7 @@ class Learner:
             epoch: list[torch.Tensor] = []
             epoch = [t[order] for t in (x, illegal, actions, old_log_probs, adv_all, ret_all)]
             starts = range(0, T * N, s.batch_size)
-            stop = False
+            stop, applied = False, 0
             for start in starts:
                 rows, illegal_b, actions_b, old_b, adv, ret = (t[start:start + s.batch_size] for t in epoch)
                 with autocast:
@@ -296,8 +301,10 @@ class Learner:
                 for key, value in (("policy_loss", policy_loss.item()), ("value_loss", value_loss.item()),
                                    ("entropy", entropy.item()), ("approx_kl", approx_kl),
                                    ("clip_fraction", ((ratio - 1).abs() > s.clip_range).float().mean().item())):
-                    sums[key] += value / len(starts)
-            stats = sums
+                    sums[key] += value
+                applied += 1
+            if applied:  # the means over the minibatches applied (an epoch stopped at once keeps the last)
+                stats = {key: value / applied for key, value in sums.items()}
             if stop:
                 break
         self.steps += T * N
@@ -347,7 +354,7 @@ class Learner:
         tensors["generator"] = self.generator.get_state().numpy()
         meta = {"format": STATE_FORMAT, "steps": str(self.steps), "updates": str(self.updates),
                 "net_arch": ",".join(map(str, self.net_arch)), "activation": self.activation,
-                "input": self.input_kind, "num_players": str(self.num_players)}
+                "input": self.input_kind, "num_players": str(self.num_players), "device": self.device.type}
         with _atomic.atomic_write(os.path.join(directory, STATE_FILE), "wb") as fh:
             fh.write(save(tensors, metadata=meta))
 
@@ -372,8 +379,22 @@ class Learner:
         if wrong:
             raise ValueError(f"{path}: a learner state of another network or format ({wrong}; this run: "
                              f"{ {k: want[k] for k in wrong} })")
+        saved_on = meta.get("device", "cpu")  # states before the key was written were all saved on a CPU
+        if saved_on != self.device.type:
+            raise ValueError(f"{path}: a learner state saved on device {saved_on!r} (its generator's state is "
+                             f"that device's); this run is on {self.device.type!r}: resume with "
+                             f"--set device={saved_on}")
         own = self.net.state_dict()
         missing = [k for k in own if f"net.{k}" not in tensors or tensors[f"net.{k}"].shape != tuple(own[k].shape)]
+        for i, p in enumerate(self.net.parameters()):  # Adam's moments: all three or none, each of its shape
+            keys = [f"adam.{i}.exp_avg", f"adam.{i}.exp_avg_sq", f"adam.{i}.step"]
+            present = [k in tensors for k in keys]
+            if any(present) and not (all(present) and tensors[keys[0]].shape == tuple(p.shape)
+                                     and tensors[keys[1]].shape == tuple(p.shape) and tensors[keys[2]].shape == (1,)):
+                missing.append(f"adam.{i}")
+        generator = tensors.get("generator")
+        if generator is None or generator.dtype != np.uint8 or generator.shape != tuple(self.generator.get_state().shape):
+            missing.append("generator")
         if missing:
             raise ValueError(f"{path}: tensors missing or of other shapes: {missing}")
         self.net.load_state_dict({k: torch.as_tensor(tensors[f"net.{k}"]) for k in own})
