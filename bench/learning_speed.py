@@ -9,7 +9,11 @@ one plot, and when each first reached each target.
 Each argument is ``label=path`` to a run's ``eval.csv`` (written by ``training/train.py``:
 ``steps, wall_time_s, opponent, games, wins, win_rate, ci_low, ci_high``). The x axis is the
 run's ``wall_time_s`` in minutes, imitation included: on a machine where the run had a core to
-itself it is its CPU time (say so where the figure is quoted). For each target the table gives
+itself it is its CPU time (say so where the figure is quoted). A run that shared its cores
+(its wall time is then longer than its CPU time) takes its minutes from its steps instead:
+``--cpu-rate LABEL=STEPS_PER_CPU_S+OFFSET_S`` puts evaluation ``steps`` at
+``(OFFSET_S + steps / STEPS_PER_CPU_S) / 60`` minutes (the rate: what the run's CPU time made
+per step, evaluations included; the offset: the CPU before its first PPO step, imitation). For each target the table gives
 the first evaluation whose win rate reached it and the first whose 95% interval lies above
 it (``-`` where none did). The CSV is read with bounds (``uno_env._files``); nothing is
 trained here.
@@ -53,13 +57,33 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--opponent", default="heuristic")
     p.add_argument("--targets", type=float, nargs="*", default=[0.55, 0.57])
     p.add_argument("--png", default=None, help="write the plot here (matplotlib)")
+    p.add_argument("--cpu-rate", action="append", default=[], metavar="LABEL=STEPS_PER_CPU_S+OFFSET_S",
+                   help="minutes of that run from its steps, not its wall time: (OFFSET_S + steps / "
+                        "STEPS_PER_CPU_S) / 60 (a run that shared its cores: module doc)")
     args = p.parse_args(argv)
+    rates = {}
+    for spec in args.cpu_rate:
+        label, sep, value = spec.rpartition("=")
+        rate, plus, offset = value.partition("+")
+        try:
+            rates[label] = (float(rate), float(offset or 0))
+        except ValueError:
+            p.error(f"--cpu-rate is LABEL=STEPS_PER_CPU_S+OFFSET_S, got {spec!r}")
+        if not sep or rates[label][0] <= 0 or rates[label][1] < 0:
+            p.error(f"--cpu-rate is LABEL=STEPS_PER_CPU_S+OFFSET_S (rate > 0, offset >= 0), got {spec!r}")
     curves = []
     for spec in args.runs:
         label, sep, path = spec.partition("=")
         if not sep or not label or not path:
             p.error(f"a run is label=path, got {spec!r}")
-        curves.append((label, read_curve(path, args.opponent)))
+        rows = read_curve(path, args.opponent)
+        if label in rates:
+            rate, offset = rates.pop(label)
+            for r in rows:
+                r["minutes"] = (offset + r["steps"] / rate) / 60
+        curves.append((label, rows))
+    if rates:
+        p.error(f"--cpu-rate for no run: {', '.join(rates)}")
 
     print(f"| run | evaluations | best (95% CI) | " + " | ".join(
         f"{t:.0%}: first reached / interval above (min, steps)" for t in args.targets) + " |")
