@@ -921,6 +921,7 @@ def train_batched(args: argparse.Namespace, cfg: Config, rules, initial, dirs: r
 
     next_snapshot, next_eval, next_ckpt = every(cfg.snapshot_every), every(cfg.eval_every), every(cfg.checkpoint_every)
     league_specs: list[str] | None = None  # None: deal anew at the next rollout
+    league_deal: tuple = ()  # (mixture, snapshots) of the last deal: a new deal when either changes
     mixture_line = ""  # the league's mixture as last printed
     split = dict(env=0.0, forward=0.0, update=0.0)
     play_line = ""
@@ -933,14 +934,16 @@ def train_batched(args: argparse.Namespace, cfg: Config, rules, initial, dirs: r
         lr = cfg.learning_rate if cfg.learning_rate_final is None else \
             cfg.learning_rate + frac * (cfg.learning_rate_final - cfg.learning_rate)
         ent_coef = cfg.ent_coef if cfg.ent_coef_final is None else cfg.ent_coef + frac * (cfg.ent_coef_final - cfg.ent_coef)
-        specs = slice_opponents(phase_opponents(cfg, step, frac), league.n_slices, snapshots,
-                                sample=cfg.snapshot_sample, draw=step)
-        if specs != league_specs:  # a new phase or snapshot, a checkpoint, the start: new deals
-            league.start(specs, cfg.seed + step)
-            if league_line(specs, snapshots) != mixture_line:  # the mixture as whole slices, when it changes
-                mixture_line = league_line(specs, snapshots)
+        mixture = phase_opponents(cfg, step, frac)
+        deal = (tuple(mixture.items()), tuple(snapshots))
+        if league_specs is None or deal != league_deal:  # the start, a checkpoint, a new phase or snapshot
+            league_specs = slice_opponents(mixture, league.n_slices, snapshots, sample=cfg.snapshot_sample,
+                                           draw=step)  # the snapshots drawn for this deal, by its step
+            league.start(league_specs, cfg.seed + step)
+            league_deal = deal
+            if league_line(league_specs, snapshots) != mixture_line:  # the mixture as whole slices, when it changes
+                mixture_line = league_line(league_specs, snapshots)
                 bar.write("league: " + mixture_line)
-            league_specs = specs
         won = games = 0
         for t in range(cfg.n_steps):
             if stop.requested:

@@ -243,3 +243,25 @@ def test_the_run_prints_the_league_mixture_once_each_time_it_changes(tmp_path, c
     assert lines[0] == "league: random 2/4 (50%), self 2/4 (50%)"  # no snapshot yet: the learner itself
     assert "league: random 2/4 (50%), snapshots 1/4 (25%), self 1/4 (25%)" in lines
     assert all(a != b for a, b in zip(lines, lines[1:]))
+
+
+def test_the_league_deals_anew_only_at_the_start_a_snapshot_a_checkpoint_or_a_new_phase(tmp_path, monkeypatch):
+    """A deal throws away every game in progress: it happens when the league changes (a new
+    snapshot, a new phase) or at a checkpoint (as a resumed run deals), never at an ordinary
+    rollout, whatever the snapshot slices drew."""
+    from uno_env.learn import batched_league
+
+    dealt = []
+    real_start = batched_league.BatchedLeague.start
+
+    def start(self, specs, seed):
+        dealt.append(seed)  # the config's seed is 0: the deal's step
+        return real_start(self, specs, seed)
+
+    monkeypatch.setattr(batched_league.BatchedLeague, "start", start)
+    train.main(run_args(tmp_path, "deals", "--set", "total_steps=4096", "--set", "snapshot_every=1024",
+                        "--set", "checkpoint_every=2048", "--set", "snapshot_keep=3", "--set", "eval_every=100000",
+                        "--set", "phases=[{until: 1.0, opponents: {random: 0.25, snapshots: 0.75}}]"))
+    rollouts = 4096 // 256
+    assert dealt[0] == 0 and dealt[1:] and all(step % 1024 == 0 for step in dealt[1:]), dealt
+    assert len(dealt) < rollouts // 2
