@@ -3,7 +3,7 @@ one plot, and when each first reached each target.
 
     python bench/learning_speed.py \
         "sb3 (0.5, checkpoints/classic-2p)=checkpoints/classic-2p/eval.csv" \
-        "batched (configs/train/classic-2p.yaml, seed 1)=docs/data/classic-2p-batched-eval.csv" \
+        "batched, lr 1e-4 (configs/train/classic-2p.yaml, seed 1)=docs/data/classic-2p-batched-eval.csv" \
         --opponent heuristic --targets 0.55 0.57 --png docs/img/learning-speed.png
 
 Each argument is ``label=path`` to a run's ``eval.csv`` (written by ``training/train.py``:

@@ -243,6 +243,10 @@ def read_exploitability() -> dict:
     data = json.loads(EXPLOITABILITY.read_text(encoding="utf-8"))
     if not isinstance(data, dict) or not isinstance(data.get("rows"), list):
         raise ValueError(f"{EXPLOITABILITY}: not an exploitability result (no 'rows' list)")
+    keys = ("target", "start", "win_rate", "ci95", "gain", "gain_ci95", "cpu_s")
+    for i, row in enumerate(data["rows"]):
+        if not isinstance(row, dict) or any(k not in row for k in keys):
+            raise ValueError(f"{EXPLOITABILITY}: row {i} lacks one of {', '.join(keys)}")
     return data
 
 

@@ -240,8 +240,9 @@ def test_a_failed_create_leaves_a_folder_it_did_not_make(tmp_path, monkeypatch):
 
 def test_more_decisions_than_a_reader_takes_in_are_refused_before_playing(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("MINARI_DATASETS_PATH", str(tmp_path))
-    assert "--decisions/--episodes must be in 1..10,000,000" in cli_error(
-        tool.main, capsys, ["create", "--decisions", "10000001"])
+    assert "--decisions must be in 1..9,999,000" in cli_error(  # the last episode's overshoot kept in bounds
+        tool.main, capsys, ["create", "--decisions", "9999001"])
+    assert "--episodes must be in 1..500,000" in cli_error(tool.main, capsys, ["create", "--episodes", "500001"])
     assert not os.path.exists(tmp_path / "uno")
 
 

@@ -6,7 +6,10 @@
 
 The evaluation tools (:mod:`uno_env.tools.batched_table`, :mod:`uno_env.tools.matches`) ask
 this module, and only this one, whether a line-up can play on
-:class:`~uno_env.game.batched.BatchedEngine`. An agent plays batched as one of two kinds:
+:class:`~uno_env.game.batched.BatchedEngine`. (The dataset collector asks its own
+``uno_env.tools.dataset_batched.why_not_batched``: its random bots must draw the scalar agents'
+Mersenne Twister streams, which the evaluation's PCG64 kernels do not, so that every episode
+replays through the env.) An agent plays batched as one of two kinds:
 
 ``"bot"``: a scripted bot compiled into the engine
     A spec whose kind has a :class:`BotPlayer` in :data:`BOT_PLAYERS` that is available

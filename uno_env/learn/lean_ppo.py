@@ -272,6 +272,7 @@ class Learner:
             # the epoch's rows in its order, once: each minibatch is then a contiguous slice
             # (the previous epoch's copy freed first: one copy at a time, machine.batched_step_bytes)
             epoch: list[torch.Tensor] = []
+            rows = illegal_b = actions_b = old_b = adv = ret = None  # the last minibatch's views of it too
             epoch = [t[order] for t in (x, illegal, actions, old_log_probs, adv_all, ret_all)]
             starts = range(0, T * N, s.batch_size)
             stop, applied = False, 0
@@ -379,8 +380,8 @@ class Learner:
         if wrong:
             raise ValueError(f"{path}: a learner state of another network or format ({wrong}; this run: "
                              f"{ {k: want[k] for k in wrong} })")
-        saved_on = meta.get("device", "cpu")  # states before the key was written were all saved on a CPU
-        if saved_on != self.device.type:
+        saved_on = meta.get("device")  # None: a state of before the key (its generator's size tells)
+        if saved_on is not None and saved_on != self.device.type:
             raise ValueError(f"{path}: a learner state saved on device {saved_on!r} (its generator's state is "
                              f"that device's); this run is on {self.device.type!r}: resume with "
                              f"--set device={saved_on}")
@@ -394,7 +395,8 @@ class Learner:
                 missing.append(f"adam.{i}")
         generator = tensors.get("generator")
         if generator is None or generator.dtype != np.uint8 or generator.shape != tuple(self.generator.get_state().shape):
-            missing.append("generator")
+            missing.append("generator" if saved_on is not None else
+                           f"generator (not a {self.device.type} generator's: a state saved on another device?)")
         if missing:
             raise ValueError(f"{path}: tensors missing or of other shapes: {missing}")
         self.net.load_state_dict({k: torch.as_tensor(tensors[f"net.{k}"]) for k in own})

@@ -31,10 +31,14 @@ the same episodes for the same arguments (the batched one seeds each game as
 ``env.reset(seed=s)`` does: the learner's seat, the opponents' seeds, then the card stream from
 the same generator), so the engine changes the time, not the dataset
 (``tests/tools/test_dataset_batched.py``), except with a ``#sample`` learner (the batched engine
-samples it once per batch from one generator). Both hand :class:`~uno_env.tools.dataset_read.Episode`
+samples it once per batch from one generator) and, on a near-exact tie of two logits, with a
+policy opponent (a batched matrix product and a one-row one round differently): every episode
+still replays exactly, since the env replays the stored actions. Both hand :class:`~uno_env.tools.dataset_read.Episode`
 records, in episode order, to the same writer (:func:`write_episodes`).
 
-A failed or interrupted ``create`` removes the dataset folder it started. Needs the
+A failed or interrupted ``create`` removes the dataset folder it started, once Minari's
+create has made it (a folder another process made under the same id meanwhile is left alone;
+an interruption inside Minari's own create may leave its empty dataset: remove it by hand). Needs the
 ``datasets`` extra (``pip install -e ".[datasets]"``: minari with h5py).
 """
 
@@ -61,6 +65,7 @@ from uno_env.tools.dataset_batched import play_episodes_batched
 from uno_env.tools.overrides import parse_overrides
 
 ENGINES = ("auto", "batched", "scalar")
+MAX_EPISODES = 500_000  # --episodes at most: ~9M decisions of classic play, under the reader's bound
 DEFAULT_MAX_LEARNER_STEPS = 1000  # as the env (uno_env.envs.gym_env.DEFAULT_MAX_LEARNER_STEPS)
 LIBVER = "latest"  # HDF5's newer object headers: 294 bytes a decision instead of 1,289 (18-decision episodes)
 
@@ -162,7 +167,7 @@ def write_episodes(h5file: Any, episodes: Iterable[Episode], start: int = 0) -> 
         steps += len(ep)
         if steps > DEFAULT_MAX_STEPS:
             raise DatasetError(f"over {DEFAULT_MAX_STEPS:,} decisions: more than a reader takes in by default "
-                               "(dataset_read.DEFAULT_MAX_STEPS); ask for fewer --episodes")
+                               "(dataset_read.DEFAULT_MAX_STEPS); ask for fewer episodes or decisions")
     return count, steps
 
 
@@ -295,10 +300,12 @@ def main(argv: list[str] | None = None) -> int:
             seat = int(seat)
         if not 1 <= args.max_learner_steps <= MAX_EPISODE_STEPS:
             raise ValueError(f"--max-learner-steps must be in 1..{MAX_EPISODE_STEPS}, got {args.max_learner_steps}")
-        n = args.decisions if args.decisions is not None else args.episodes
-        if n is not None and not 1 <= n <= DEFAULT_MAX_STEPS:
-            raise ValueError(f"--decisions/--episodes must be in 1..{DEFAULT_MAX_STEPS:,} (what a reader "
-                             f"takes in by default), got {n}")
+        # what a reader takes in by default (DEFAULT_MAX_STEPS), the last episode's overshoot included
+        most = {"--decisions": DEFAULT_MAX_STEPS - args.max_learner_steps, "--episodes": MAX_EPISODES}
+        for flag, n in (("--decisions", args.decisions), ("--episodes", args.episodes)):
+            if n is not None and not 1 <= n <= most[flag]:
+                raise ValueError(f"{flag} must be in 1..{most[flag]:,} (a dataset a reader takes in by "
+                                 f"default: {DEFAULT_MAX_STEPS:,} decisions), got {n}")
         agents = seat_specs(args.agents, args.num_players)
         from uno_env.agents.base import make_agent
         for spec in dict.fromkeys(agents):  # a typo costs nothing

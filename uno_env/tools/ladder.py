@@ -234,8 +234,10 @@ EXPLOITABILITY_BEGIN, EXPLOITABILITY_END = "<!-- exploitability: begin -->", "<!
 
 
 def exploitability_section(text: str) -> str | None:
-    """The exploitability section of a page (markers included), or None."""
-    if EXPLOITABILITY_BEGIN not in text or EXPLOITABILITY_END not in text:
+    """The exploitability section of a page (markers included), or None (no begin marker with an
+    end marker after it)."""
+    begin = text.find(EXPLOITABILITY_BEGIN)
+    if begin < 0 or text.find(EXPLOITABILITY_END, begin) < 0:
         return None
     body = text.split(EXPLOITABILITY_BEGIN, 1)[1]
     return EXPLOITABILITY_BEGIN + body.split(EXPLOITABILITY_END, 1)[0] + EXPLOITABILITY_END
@@ -244,7 +246,7 @@ def exploitability_section(text: str) -> str | None:
 def with_exploitability(text: str, section: str) -> str:
     """``text`` with its exploitability section replaced by ``section`` (appended if it has none)."""
     if exploitability_section(text) is None:
-        return text.rstrip("\n") + "\n\n" + section + "\n"
+        return (text.rstrip("\n") + "\n\n" if text.strip() else "") + section + "\n"
     head, rest = text.split(EXPLOITABILITY_BEGIN, 1)
     return head + section + rest.split(EXPLOITABILITY_END, 1)[1]
 
