@@ -261,7 +261,8 @@ def exploitability_lines(name: str, result: dict) -> list[str]:
         lo, hi = r["ci95"]
         glo, ghi = r["gain_ci95"]
         return (f"| {label} | {r['start']} | **{pct(r['win_rate'])}** | {100 * lo:.1f}-{100 * hi:.1f} | "
-                f"{100 * r['gain']:+.1f} ({100 * glo:+.1f} to {100 * ghi:+.1f}) | {r['cpu_s'] / 60:.1f} min |")
+                f"{100 * r['gain']:+.1f} ({100 * glo:+.1f} to {100 * ghi:+.1f}) | "
+                + ("not measured whole (resumed) |" if r.get("resumed") else f"{r['cpu_s'] / 60:.1f} min |"))
 
     out = ["## Exploitability", "",
            f"A best response trained against it, frozen, for {result['steps']:,} learner steps (the lean PPO",
@@ -273,8 +274,11 @@ def exploitability_lines(name: str, result: dict) -> list[str]:
            "|---|---|---:|---|---:|---:|", line("this agent", mine)]
     if bot is not None:
         out.append(line("`heuristic`", bot))
-    out += ["", f"`{result.get('command', 'python bench/exploitability.py')}` (seed {result.get('seed')}; "
-                "docs/LADDER.md has every table).", ""]
+    notes = [f"{label}: {r['note']}." for label, r in (("This agent's run", mine), ("The heuristic's run", bot))
+             if r is not None and r.get("note")]
+    out += [""] + ([" ".join(notes), ""] if notes else [])
+    out += [f"`{result.get('command', 'python bench/exploitability.py')}` (seed {result.get('seed')}; "
+            "docs/LADDER.md has every table).", ""]
     return out
 
 
