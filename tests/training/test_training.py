@@ -25,7 +25,7 @@ from uno_env.agents.policy import load_policy  # noqa: E402
 from uno_env.tools.evaluate import evaluate  # noqa: E402
 from uno_env.envs.gym_env import UnoGymEnv  # noqa: E402
 from uno_env.game.rules import make_rules  # noqa: E402
-from helpers import cli_error  # noqa: E402
+from helpers import cli_error, training_configs  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "training"))
@@ -148,7 +148,7 @@ def test_resume_without_a_run_is_an_error(tmp_path, capsys):
     assert "no run to resume" in line and "model.zip or learner.safetensors not found" in line
 
 
-@pytest.mark.parametrize("name", sorted(os.listdir(os.path.join(ROOT, "configs", "train"))))
+@pytest.mark.parametrize("name", training_configs())  # sb3/ included: the shipped agents' recipes
 def test_shipped_configs_load(name):
     cfg = train.load_config(os.path.join(ROOT, "configs", "train", name))
     make_rules(cfg.rules)
