@@ -187,8 +187,10 @@ class Config(configs.TrainingConfig):
     (uno_env.learn.batched_league); both save the same checkpoint (card + safetensors)"""
     league_slices: int = 8
     """batched: the n_envs games are split into this many slices, one league entry each"""
-    bf16: bool = False
-    """batched: the update's forward and backward passes under bfloat16 autocast"""
+    bf16: bool | str = False
+    """batched: the update's forward and backward passes under bfloat16 autocast; ``auto``: where
+    the device computes bfloat16 natively (:func:`uno_env.learn.lean_ppo.native_bf16`), float32
+    elsewhere (emulated bfloat16 is several times slower than float32)"""
     device: str = "cpu"
     """batched: cpu or cuda (the network and the update; the games stay on the CPU)"""
 
@@ -206,7 +208,7 @@ _CONFIG_CHECKS = {**configs.TRAINING_CHECKS,  # the keys train_rllib.py shares, 
     "snapshot_sample": configs.boolean(),
     "learner": configs.choice("sb3", "batched"),
     "league_slices": configs.integer(1),
-    "bf16": configs.boolean(),
+    "bf16": configs.boolean_or("auto"),
     "device": configs.choice("cpu", "cuda"),
 }
 BATCHED_ONLY = {"bf16": False, "device": "cpu"}  # keys (and their defaults) of learner: batched alone
@@ -902,7 +904,9 @@ def train_batched(args: argparse.Namespace, cfg: Config, rules, initial, dirs: r
           flush=True)
     settings = lean_ppo.Settings(n_epochs=cfg.n_epochs, batch_size=cfg.batch_size, gamma=cfg.gamma,
                                  gae_lambda=cfg.gae_lambda, clip_range=cfg.clip_range, vf_coef=cfg.vf_coef,
-                                 max_grad_norm=cfg.max_grad_norm, target_kl=cfg.target_kl, bf16=cfg.bf16)
+                                 max_grad_norm=cfg.max_grad_norm, target_kl=cfg.target_kl,
+                                 bf16=lean_ppo.use_bf16(cfg.bf16, cfg.device))
+    print(lean_ppo.precision_line(cfg.bf16, cfg.device), flush=True)
     rollout = lean_ppo.Rollout(cfg.n_steps, cfg.n_envs, len(learner.keep))
 
     # --- the training loop: one rollout of n_steps x n_envs decisions + one update per iteration ---

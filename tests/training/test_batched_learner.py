@@ -128,7 +128,8 @@ def test_a_stop_signal_saves_the_learner_and_the_run_resumes(tmp_path):
     (["learner=jax"], "'learner' must be sb3 or batched"),
     (["league_slices=0"], "'league_slices' must be an integer >= 1"),
     (["league_slices=17"], "'league_slices' is 17, more than the n_envs = 16"),
-    (["bf16=2"], "'bf16' must be true or false"),
+    (["bf16=2"], "'bf16' must be true, false or auto"),
+    (["bf16=fast"], "'bf16' must be true, false or auto"),
     (["device=tpu"], "'device' must be cpu or cuda"),
     (["vec_env=subproc"], "vec_env: subproc is learner: sb3's"),
     (["critic=state"], "critic: state is learner: sb3's"),
@@ -140,7 +141,7 @@ def test_bad_batched_keys_are_named(sets, named, tmp_path, capsys):
     assert named in cli_error(train.main, capsys, args)
 
 
-@pytest.mark.parametrize("key", ["bf16=true", "device=cuda"])
+@pytest.mark.parametrize("key", ["bf16=true", "bf16=auto", "device=cuda"])
 def test_batched_keys_with_learner_sb3_are_errors(key, tmp_path, capsys):
     args = ["--config", SB3_CONFIG, "--run", "x", "--checkpoint-dir", str(tmp_path), "--runs-dir",
             str(tmp_path / "runs"), "--set", key]
@@ -265,3 +266,24 @@ def test_the_league_deals_anew_only_at_the_start_a_snapshot_a_checkpoint_or_a_ne
     rollouts = 4096 // 256
     assert dealt[0] == 0 and dealt[1:] and all(step % 1024 == 0 for step in dealt[1:]), dealt
     assert len(dealt) < rollouts // 2
+
+
+@pytest.mark.parametrize("native", [False, True])
+def test_bf16_auto_trains_in_bfloat16_only_where_the_cpu_has_it_natively(native, tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(lean_ppo, "native_bf16", lambda device="cpu": native)
+    used = []
+    real_settings = lean_ppo.Settings
+    monkeypatch.setattr(lean_ppo, "Settings", lambda **kw: used.append(kw["bf16"]) or real_settings(**kw))
+    train.main(run_args(tmp_path, "auto", "--set", "bf16=auto"))
+    assert used == [native]
+    out = capsys.readouterr().out
+    assert ("update precision: bfloat16 autocast (bf16: auto" if native else
+            "update precision: float32 (bf16: auto; this CPU has no native bfloat16") in out
+
+
+def test_bf16_true_on_a_cpu_that_only_emulates_it_is_kept_and_warned(monkeypatch):
+    monkeypatch.setattr(lean_ppo, "native_bf16", lambda device="cpu": False)
+    assert lean_ppo.use_bf16(True) and not lean_ppo.use_bf16(False) and not lean_ppo.use_bf16("auto")
+    assert "emulated" in lean_ppo.precision_line(True) and "bf16: auto or false" in lean_ppo.precision_line(True)
+    monkeypatch.setattr(lean_ppo, "native_bf16", lambda device="cpu": True)
+    assert lean_ppo.use_bf16("auto") and "emulated" not in lean_ppo.precision_line(True)

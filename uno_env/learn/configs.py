@@ -121,6 +121,12 @@ def boolean() -> Check:
     return Check(lambda v: isinstance(v, bool), "true or false")
 
 
+def boolean_or(*words: str) -> Check:
+    """true, false or one of ``words`` (``bf16: auto``)"""
+    return Check(lambda v: isinstance(v, bool) or (isinstance(v, str) and v in words),
+                 "true, false or " + " or ".join(words))
+
+
 def layer_sizes() -> Check:
     """Hidden layers a checkpoint can hold (:data:`~uno_env.agents.checkpoint.MAX_HIDDEN_LAYERS`
     of at most :data:`~uno_env.agents.checkpoint.MAX_WIDTH`): a run never fails at its first save."""

@@ -29,7 +29,9 @@ gradients clipped to ``max_grad_norm``, and the epochs stopped early when the ap
 of a minibatch exceeds 1.5 ``target_kl``. The rollout stores the features the network reads
 (361 floats a step, not the 1537 of the observation). ``bf16``: the forward and backward
 passes of the update under bfloat16 autocast (the weights and Adam stay float32); the
-rollout's sampling stays float32.
+rollout's sampling stays float32. Only a device with native bfloat16 gains by it
+(:func:`native_bf16`; on a CPU without AVX512-BF16 or AMX torch emulates it, several times
+slower than float32): a config's ``bf16: auto`` takes it where it is native (:func:`use_bf16`).
 
 **Speed** (the same math, tested against the plain forms in tests/learn/test_lean_ppo.py):
 tanh on float32 as ``2 sigmoid(2x) - 1`` (:class:`Tanh`); the policy's probabilities by
@@ -136,6 +138,38 @@ def adam(params: Any, learning_rate: float) -> torch.optim.Adam:
     """SB3's Adam (eps 1e-5), torch's fused kernel (the same update, a third of the time of
     the per-tensor loop on this machine's CPU)."""
     return torch.optim.Adam(params, lr=learning_rate, eps=ADAM_EPS, fused=True)
+
+
+def native_bf16(device: str = "cpu") -> bool:
+    """Whether ``device`` computes bfloat16 matmuls natively: a GPU that torch says supports
+    bfloat16; a CPU with AVX512-BF16 or AMX (torch's own checks). Elsewhere torch emulates
+    bfloat16 and the update runs several times slower than in float32 (an AMD EPYC with AVX2
+    only: docs/speed.md)."""
+    if torch.device(device).type == "cuda":
+        return torch.cuda.is_available() and torch.cuda.is_bf16_supported()
+    checks = ("_is_avx512_bf16_supported", "_is_amx_tile_supported")  # torch.cpu's, private: absent is False
+    return any(getattr(torch.cpu, name, lambda: False)() for name in checks)
+
+
+def use_bf16(bf16: bool | str, device: str = "cpu") -> bool:
+    """The config's ``bf16`` as the update runs it: ``auto`` is bfloat16 where :func:`native_bf16`,
+    float32 elsewhere; ``true`` and ``false`` are taken as said."""
+    return native_bf16(device) if bf16 == "auto" else bool(bf16)
+
+
+def precision_line(bf16: bool | str, device: str = "cpu") -> str:
+    """The line a run prints about the update's precision, naming why under ``auto`` and warning
+    when ``true`` asks for bfloat16 that the device only emulates."""
+    native = native_bf16(device)
+    gpu = torch.device(device).type == "cuda"
+    where = ("this GPU" if gpu else "this CPU") + (" computes bfloat16 natively" if native else
+        " has no native bfloat16" + ("" if gpu else ": neither AVX512-BF16 nor AMX"))
+    if bf16 == "auto":
+        return f"update precision: {'bfloat16 autocast' if native else 'float32'} (bf16: auto; {where})"
+    if bf16 and not native:
+        return (f"update precision: bfloat16 autocast, emulated ({where}), several times slower than "
+                f"float32; bf16: auto or false trains faster here")
+    return f"update precision: {'bfloat16 autocast' if bf16 else 'float32'} (bf16: {str(bool(bf16)).lower()})"
 
 
 def input_layout(input_kind: str, num_players: int) -> tuple[np.ndarray, np.ndarray]:
