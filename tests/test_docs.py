@@ -92,18 +92,24 @@ RECIPE_KEYS = {"learner": "sb3", "rules": None, "num_players": None, "seed": Non
 
 
 def test_each_model_cards_training_command_names_the_config_its_agent_was_trained_with():
-    """A card's commands reproduce its agent: the config they name exists and has the learner,
-    table, seed and rollout shape the card.json records (the shipped agents of 0.5 were trained
-    with MaskablePPO: configs/train/sb3/, while configs/train/ moved on to the batched learner)."""
+    """A card's commands reproduce its agent: the config each new run's command names, with the
+    command's own ``--set`` overrides, exists and has the learner, table, seed and rollout shape
+    the card.json records (the shipped agents of 0.5 were trained with MaskablePPO:
+    configs/train/sb3/, while configs/train/ moved on to the batched learner; a ``--resume``
+    continues the run its first command started)."""
     import yaml
 
     for directory in shipped_checkpoints():
-        text = (directory / "README.md").read_text(encoding="utf-8")
-        named = set(re.findall(r"--config (configs/\S+\.yaml)", text))
-        assert named, f"{directory.name}'s model card names no config"
+        text = (directory / "README.md").read_text(encoding="utf-8").replace("\\\n", " ")
+        commands = [line for line in text.split("\n") if re.search(r"--config configs/\S+\.yaml", line)]
+        assert commands, f"{directory.name}'s model card names no config"
         recorded = json.loads((directory / "card.json").read_text(encoding="utf-8"))["config"]
-        for path in named:
+        for command in commands:
+            if "--resume" in command:
+                continue
+            path = re.search(r"--config (configs/\S+\.yaml)", command).group(1)
             config = yaml.safe_load((ROOT / path).read_text(encoding="utf-8"))
+            config.update({k: yaml.safe_load(v) for k, v in re.findall(r"--set '?([a-z_]+)=([^\s']+)", command)})
             differ = {key: (config.get(key, default), recorded.get(key, default))
                       for key, default in RECIPE_KEYS.items()
                       if config.get(key, default) != recorded.get(key, default)}
