@@ -138,6 +138,19 @@ def test_every_docs_code_block_marker_is_justified_and_parses():
     assert skips and all(re.search(r": (skip|slow): \S.{10,}", line) for line in skips), skips
 
 
+def test_every_block_that_trains_is_marked_skip_or_slow():
+    """A block that starts a training run or a best-response search takes minutes to hours:
+    unmarked, .ci/run's docs step would run it and time out (CI failed so on a research log)."""
+    spec = importlib.util.spec_from_file_location("check_docs_code", ROOT / "scripts" / "check_docs_code.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("check_docs_code", module)  # its dataclass looks its module up
+    spec.loader.exec_module(module)
+    trains = re.compile(r"training/train\.py|bench/exploitability\.py|uno-train\b")
+    unmarked = [f"{module.shown(b.path)}:{b.line}" for path in module.doc_files()
+                for b in module.blocks_of(path) if b.mark is None and trains.search(b.code)]
+    assert unmarked == []
+
+
 def test_a_marker_without_a_reason_is_refused(tmp_path):
     page = tmp_path / "page.md"
     page.write_text("<!-- docs-code: skip -->\n```bash\necho hi\n```\n", encoding="utf-8")
