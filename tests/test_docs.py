@@ -145,7 +145,7 @@ def test_every_block_that_trains_is_marked_skip_or_slow():
     module = importlib.util.module_from_spec(spec)
     sys.modules.setdefault("check_docs_code", module)  # its dataclass looks its module up
     spec.loader.exec_module(module)
-    trains = re.compile(r"training/train\.py|bench/exploitability\.py|uno-train\b")
+    trains = re.compile(r"training/train(_rllib)?\.py|bench/exploitability\.py")
     unmarked = [f"{module.shown(b.path)}:{b.line}" for path in module.doc_files()
                 for b in module.blocks_of(path) if b.mark is None and trains.search(b.code)]
     assert unmarked == []
