@@ -33,11 +33,18 @@ def test_readme_is_a_front_door_that_starts_with_the_two_commands():
     assert README.index("```bash") < README.index("\n## ")  # before any section
 
 
-def model_cards_script():
-    spec = importlib.util.spec_from_file_location("model_cards", ROOT / "scripts" / "model_cards.py")
+def script(name: str):
+    """``scripts/<name>.py`` imported as a module (registered first: its dataclasses look their
+    module up)."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "scripts" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault(name, module)
     spec.loader.exec_module(module)
     return module
+
+
+def model_cards_script():
+    return script("model_cards")
 
 
 def shipped_checkpoints() -> list[Path]:
@@ -141,10 +148,7 @@ def test_every_docs_code_block_marker_is_justified_and_parses():
 def test_every_block_that_trains_is_marked_skip_or_slow():
     """A block that starts a training run or a best-response search takes minutes to hours:
     unmarked, .ci/run's docs step would run it and time out (CI failed so on a research log)."""
-    spec = importlib.util.spec_from_file_location("check_docs_code", ROOT / "scripts" / "check_docs_code.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("check_docs_code", module)  # its dataclass looks its module up
-    spec.loader.exec_module(module)
+    module = script("check_docs_code")
     trains = re.compile(r"training/train(_rllib)?\.py|bench/exploitability\.py")
     unmarked = [f"{module.shown(b.path)}:{b.line}" for path in module.doc_files()
                 for b in module.blocks_of(path) if b.mark is None and trains.search(b.code)]
