@@ -1,0 +1,93 @@
+"""experiments/expert_distill.py: the rows are the expert's decisions (an override only where it
+searched), a stopped collection resumes, and a distilled checkpoint is the policy it was fitted from
+when nothing is fitted."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from helpers import REPO_ROOT, load_script
+from uno_env.agents import make_agent
+from uno_env.agents.policy import load_policy
+from uno_env.game import actions as A
+from uno_env.game.rules import make_rules
+
+expert_distill = load_script("experiments", "expert_distill")
+CLASSIC_2P = f"{REPO_ROOT}/checkpoints/classic-2p"
+
+
+def collect(out, games=6, seed=3):
+    return expert_distill.main(["collect", "--checkpoint", CLASSIC_2P, "--out", str(out), "--games", str(games),
+                                "--simulations", "6", "--seed", str(seed)])
+
+
+def test_each_row_is_the_experts_decision_and_it_overrides_the_policy_only_where_it_searched(tmp_path):
+    out = collect(tmp_path / "demos")
+    (block,) = expert_distill.load_blocks(str(tmp_path / "demos"))
+    assert len(block["won"]) == 6 and out["games"] == 6 and len(block["actions"]) == out["decisions"] > 0
+    legal = block["masks"][np.arange(len(block["actions"])), block["actions"]]
+    assert legal.all()
+    differ = block["actions"] != block["prior"]
+    assert not differ[~block["searched"]].any()
+    # the prior column is the policy's own greedy move on the row's input
+    net, _ = load_policy(CLASSIC_2P, make_rules("classic"), 2)
+    x = block["features"]
+    for w, b in net.layers[:-1]:
+        x = np.tanh(x @ w + b)
+    w, b = net.layers[-1]
+    greedy = np.where(block["masks"], x @ w + b, -np.inf).argmax(1)
+    assert (greedy == block["prior"]).all()
+
+
+def test_a_stopped_collection_plays_only_its_missing_blocks_and_refuses_another(tmp_path, capsys):
+    folder = tmp_path / "demos"
+    collect(folder, games=25)
+    first = sorted(p.name for p in folder.iterdir())
+    assert first == ["about.json", "block-000000.npz", "block-000020.npz"]
+    (folder / "block-000020.npz").unlink()
+    capsys.readouterr()
+    again = collect(folder, games=25)
+    assert "block 0:" not in capsys.readouterr().out and again["games"] == 25
+    assert json.loads((folder / "about.json").read_text())["seed"] == 3
+    with pytest.raises(SystemExit, match="another collection"):
+        collect(folder, games=25, seed=4)
+
+
+def test_a_distillation_of_no_epochs_plays_the_policy_it_started_from(tmp_path):
+    collect(tmp_path / "demos", games=25)
+    expert_distill.main(["distill", "--checkpoint", CLASSIC_2P, "--demos", str(tmp_path / "demos"),
+                         "--out", str(tmp_path / "same"), "--epochs", "0"])
+    rules = make_rules("classic")
+    a = make_agent(f"checkpoint:{tmp_path / 'same'}", rules, 2)
+    b = make_agent(f"checkpoint:{CLASSIC_2P}", rules, 2)
+    obs = np.random.default_rng(0).random((64, 1537)).astype(np.float32)
+    masks = np.random.default_rng(1).random((64, A.NUM_ACTIONS)) < 0.3
+    masks[:, A.DRAW] = True
+    assert (a.policy.act(obs, masks) == b.policy.act(obs, masks)).all()
+    np.testing.assert_allclose(a.policy.logits(obs), b.policy.logits(obs), atol=1e-5)
+
+
+def test_soft_targets_leave_the_policy_where_the_expert_kept_its_moves(tmp_path):
+    # the same rows with every override undone: soft targets are the policy's own
+    # distribution, at their loss's minimum, so a fit leaves the moves as they were
+    collect(tmp_path / "demos", games=25)
+    kept = tmp_path / "kept"
+    kept.mkdir()
+    for i, block in enumerate(expert_distill.load_blocks(str(tmp_path / "demos"))):
+        np.savez(kept / f"block-{20 * i:06d}.npz", **dict(block, actions=block["prior"]))
+    rules = make_rules("classic")
+    obs = np.random.default_rng(0).random((256, 1537)).astype(np.float32)
+    masks = np.random.default_rng(1).random((256, A.NUM_ACTIONS)) < 0.3
+    masks[:, A.DRAW] = True
+    moves = {}
+    for targets in ("soft", "hard"):
+        expert_distill.main(["distill", "--checkpoint", CLASSIC_2P, "--demos", str(kept), "--out",
+                             str(tmp_path / targets), "--epochs", "3", "--learning-rate", "0.05",
+                             "--targets", targets])
+        moves[targets] = make_agent(f"checkpoint:{tmp_path / targets}", rules, 2).policy.logits(obs)
+    source = make_agent(f"checkpoint:{CLASSIC_2P}", rules, 2).policy.logits(obs)
+    np.testing.assert_allclose(moves["soft"], source, atol=1e-3)
+    assert np.abs(moves["hard"] - source).max() > 1e-2  # the one-hot targets do move it
