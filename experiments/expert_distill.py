@@ -14,8 +14,9 @@ as prior and as my seat's rollout player) plays one seat of ``--games`` games ag
 ``obs_features`` of the observation), the action mask, the expert's move, the policy's own
 greedy move, and whether the decision was searched. Games go in blocks of ``BLOCK``; each block
 is written to ``--out/block-<first game>.npz`` as it finishes, so a stopped collection keeps its
-blocks and a second call with the same arguments plays only the missing ones. It prints the
-expert's win rate over the games (a second measurement of its strength, on other deals).
+blocks and a second call plays only the missing ones (and a last block a smaller ``--games``
+cut short). It prints the expert's win rate over the games (a second measurement of its
+strength, on other deals).
 
 **distill**: starts from the checkpoint's actor (torch, the card's layers) and fits it
 (masked cross-entropy, ``--epochs`` passes) to targets that are, with ``--targets soft`` (the
@@ -27,7 +28,7 @@ whatever the gradient's size, jitter every weight (``--optimizer adam`` to see i
 block in ten is held out to measure agreement with the expert, on all decisions and on those
 where it overrode the policy. Writes a checkpoint directory (the source card with the new
 weights and a ``distilled`` entry) that every tool plays.
-Measured results and commands: ``docs/research-2p.md``, "Expert iteration".
+Measured results and commands: ``docs/research-2p.md``, "Expert iteration's first two steps".
 """
 
 from __future__ import annotations
@@ -114,7 +115,7 @@ def collect(args: argparse.Namespace) -> dict:
             json.dump(about, f, indent=2)
     jobs = [(args.checkpoint, args.rules, args.players, args.simulations, args.opponent, args.seed, first, args.games)
             for first in range(0, args.games, BLOCK)
-            if not os.path.exists(os.path.join(args.out, f"block-{first:06d}.npz"))]
+            if block_games(os.path.join(args.out, f"block-{first:06d}.npz")) != min(BLOCK, args.games - first)]
     began = time.time()
     with ProcessPoolExecutor(args.workers) as pool:
         for block in pool.map(play_block, jobs):
@@ -132,6 +133,15 @@ def collect(args: argparse.Namespace) -> dict:
           f"{len(differ)} decisions, {searched.sum()} searched, {differ.sum()} overrides")
     return {"games": len(won), "win_rate": float(won.mean()), "ci95": [lo, hi], "decisions": len(differ),
             "searched": int(searched.sum()), "overrides": int(differ.sum())}
+
+
+def block_games(path: str) -> int:
+    """How many games the block file ``path`` holds (0 if there is none): a last block cut short
+    by a smaller ``--games`` is played again, whole, by a larger one."""
+    if not os.path.exists(path):
+        return 0
+    with np.load(path, allow_pickle=False) as z:
+        return len(z["won"])
 
 
 def load_blocks(folder: str) -> list[dict]:

@@ -22,13 +22,15 @@ the paired test (``margin`` 0, ``z`` 2). It decides from its observations only.
 
 The study plays the policy alone and the expert on the same games against ``--opponent``
 (:func:`uno_env.tools.evaluate.evaluate_paired`: seats rotated, duplicate deals, the
-difference game by game) and prints both win rates, the paired difference, the share of
-searched decisions where the expert overrode the policy, and CPU time per decision.
+difference game by game) and prints both win rates with their intervals, the paired
+difference and the expert's wall time (its override counts are in ``expert_distill.py
+collect``'s rows).
 
-A policy rollout costs about 0.76 ms of CPU to the end of a 2-player classic round (19 of its
-decisions at about 26 us: encoding 3 us, the numpy MLP 22 us), four times the heuristic
-ranking's 0.18 ms, so 200 simulations take about 150 ms a searched decision. Measured
-results and the commands are in ``docs/research-2p.md``, "Expert iteration's first step".
+A policy rollout costs about 0.76 ms of CPU to the end of a 2-player classic round (19 of my
+seat's decisions at about 26 us: encoding 3 us, the numpy MLP 22 us), four times the heuristic
+ranking's 0.18 ms; at 200 simulations the expert spends about 80 ms of CPU a decision (79 ms
+over 20 games, decisions without a choice included). Measured
+results and the commands are in ``docs/research-2p.md``, "Expert iteration's first two steps".
 """
 
 from __future__ import annotations

@@ -52,6 +52,10 @@ def test_a_stopped_collection_plays_only_its_missing_blocks_and_refuses_another(
     again = collect(folder, games=25)
     assert "block 0:" not in capsys.readouterr().out and again["games"] == 25
     assert json.loads((folder / "about.json").read_text())["seed"] == 3
+    # a larger --games plays the cut-short last block again, whole, and leaves the full one
+    longer = collect(folder, games=30)
+    assert "block 0:" not in capsys.readouterr().out and longer["games"] == 30
+    assert [len(b["won"]) for b in expert_distill.load_blocks(str(folder))] == [20, 10]
     with pytest.raises(SystemExit, match="another collection"):
         collect(folder, games=25, seed=4)
 
