@@ -14,9 +14,10 @@ as prior and as my seat's rollout player) plays one seat of ``--games`` games ag
 ``obs_features`` of the observation), the action mask, the expert's move, the policy's own
 greedy move, and whether the decision was searched. Games go in blocks of ``BLOCK``; each block
 is written to ``--out/block-<first game>.npz`` as it finishes, so a stopped collection keeps its
-blocks and a second call plays only the missing ones (and a last block a smaller ``--games``
-cut short). It prints the expert's win rate over the games (a second measurement of its
-strength, on other deals).
+blocks and a second call plays only the missing ones, and replays, whole, a last block that a
+smaller ``--games`` cut short (a block is never shortened: a smaller ``--games`` leaves a longer
+last block as it is). It prints the expert's win rate over the games of the blocks up to
+``--games`` (a second measurement of its strength, on other deals, each dealt once).
 
 **distill**: starts from the checkpoint's actor (torch, the card's layers) and fits it
 (masked cross-entropy, ``--epochs`` passes) to targets that are, with ``--targets soft`` (the
@@ -115,7 +116,7 @@ def collect(args: argparse.Namespace) -> dict:
             json.dump(about, f, indent=2)
     jobs = [(args.checkpoint, args.rules, args.players, args.simulations, args.opponent, args.seed, first, args.games)
             for first in range(0, args.games, BLOCK)
-            if block_games(os.path.join(args.out, f"block-{first:06d}.npz")) != min(BLOCK, args.games - first)]
+            if block_games(os.path.join(args.out, f"block-{first:06d}.npz")) < min(BLOCK, args.games - first)]
     began = time.time()
     with ProcessPoolExecutor(args.workers) as pool:
         for block in pool.map(play_block, jobs):
@@ -124,7 +125,7 @@ def collect(args: argparse.Namespace) -> dict:
             os.replace(path + ".part.npz", path)
             print(f"block {block['first']}: {len(block['actions'])} decisions, "
                   f"{block['won'].sum()}/{len(block['won'])} won, {time.time() - began:.0f} s", flush=True)
-    blocks = load_blocks(args.out)
+    blocks = load_blocks(args.out, below=args.games)
     won = np.concatenate([b["won"] for b in blocks])
     lo, hi = wilson_interval(int(won.sum()), len(won))
     searched = np.concatenate([b["searched"] for b in blocks])
@@ -144,10 +145,12 @@ def block_games(path: str) -> int:
         return len(z["won"])
 
 
-def load_blocks(folder: str) -> list[dict]:
+def load_blocks(folder: str, below: int | None = None) -> list[dict]:
+    """The block files of ``folder`` in game order (those whose first game is below ``below``)."""
     out = []
     for path in sorted(glob.glob(os.path.join(folder, "block-*.npz"))):
-        if path.endswith(".part.npz"):
+        name = os.path.basename(path)
+        if name.endswith(".part.npz") or (below is not None and int(name[6:12]) >= below):
             continue
         with np.load(path, allow_pickle=False) as z:
             out.append({k: z[k] for k in z.files})
@@ -162,8 +165,12 @@ def distill(args: argparse.Namespace) -> dict:
     _, card = load_policy(args.checkpoint, rules, args.players)
     tensors = ckpt.load_weights(args.checkpoint, card)
     spec = card["policy"]
-    if spec["activation"] != "tanh":
-        raise SystemExit("distill fits tanh MLPs (the shipped agents')")
+    with open(os.path.join(args.demos, "about.json")) as f:
+        about = json.load(f)
+    made = {k: about.get(k) for k in ("checkpoint", "rules", "players")}
+    if made != {"checkpoint": args.checkpoint, "rules": args.rules, "players": args.players}:
+        raise SystemExit(f"{args.demos} was collected with {made}; distill it with those --checkpoint, --rules and "
+                         "--players (its prior column is that policy's)")
     blocks = load_blocks(args.demos)
     if len(blocks) < 2:
         raise SystemExit(f"{args.demos}: {len(blocks)} blocks; distill needs 2 or more")
@@ -256,10 +263,20 @@ def main(argv: list[str] | None = None) -> dict:
     d.add_argument("--override-weight", type=float, default=1.0,
                    help="loss weight of the decisions where the expert overrode the policy")
     args = p.parse_args(argv)
+    if args.command == "collect" and (args.games < 1 or args.simulations < 1 or args.workers < 1):
+        p.error("--games, --simulations and --workers must be >= 1")
+    if args.command == "distill" and (args.epochs < 0 or args.batch_size < 1 or not args.learning_rate > 0
+                                      or not args.override_weight > 0):
+        p.error("--epochs must be >= 0, --batch-size >= 1, --learning-rate and --override-weight > 0")
+    if args.command == "distill" and not os.path.isfile(os.path.join(args.demos, "about.json")):
+        p.error(f"--demos {args.demos!r}: no about.json (not a folder of expert_distill.py collect)")
     try:
-        load_policy(args.checkpoint, make_rules(args.rules), args.players)
+        _, card = load_policy(args.checkpoint, make_rules(args.rules), args.players)
     except (ValueError, OSError) as exc:
         p.error(f"--checkpoint {args.checkpoint!r}: {exc}")
+    if (card["policy"]["input"], card["policy"]["activation"]) != ("obs_features", "tanh"):
+        p.error(f"--checkpoint {args.checkpoint!r}: this study takes tanh MLPs on obs_features (the shipped "
+                f"agents'), not {card['policy']['activation']} on {card['policy']['input']}")
     return collect(args) if args.command == "collect" else distill(args)
 
 

@@ -12,13 +12,14 @@ expert from the ``search`` bot (:mod:`uno_env.agents.search`) with two parts cha
   (the ``search`` bot's is the heuristic's);
 * **rollouts**: after each candidate, my seat plays the rest of the round with the policy on
   its observation of the rolled-out state (``ObservationEncoder`` on the determinised
-  engine state; the public history starts empty at the deal, as the determinisation rebuilds
-  no history), the other seats with the heuristic's card ranking
+  engine state, whose public history the determinisation decodes from my observation), the
+  other seats with the heuristic's card ranking
   (:class:`~uno_env.agents.search.rollout.RolloutPolicy`, a model of the ``heuristic`` bot).
 
 Everything else is the ``search`` bot's: deals from the opponent Tracker, candidates (a wild
 in the colours held and the heuristic's colour), successive halving, common random numbers,
-the paired test (``margin`` 0, ``z`` 2). It decides from its observations only.
+the paired test (``margin`` 0, ``z`` 2). It decides from its observations only. The ``search``
+bot's ``rollouts`` and ``opponents`` options do not apply (its rollouts are the ones above).
 
 The study plays the policy alone and the expert on the same games against ``--opponent``
 (:func:`uno_env.tools.evaluate.evaluate_paired`: seats rotated, duplicate deals, the
@@ -26,10 +27,12 @@ difference game by game) and prints both win rates with their intervals, the pai
 difference and the expert's wall time (its override counts are in ``expert_distill.py
 collect``'s rows).
 
-A policy rollout costs about 0.76 ms of CPU to the end of a 2-player classic round (19 of my
-seat's decisions at about 26 us: encoding 3 us, the numpy MLP 22 us), four times the heuristic
-ranking's 0.18 ms; at 200 simulations the expert spends about 80 ms of CPU a decision (79 ms
-over 20 games, decisions without a choice included). Measured
+Cost: a whole 2-player classic round from the deal with my seat on the policy and the other
+on the card ranking takes about 0.76 ms of CPU (19 of my seat's decisions at about 26 us:
+encoding 3 us, the numpy MLP 22 us), where the ``search`` bot's all-ranking rollout of a
+round takes about 0.18 ms; rollouts from the middle of a round are shorter, and at 200
+simulations the expert spends about 80 ms of CPU a decision (79 ms over 20 games, decisions
+without a choice included). Measured
 results and the commands are in ``docs/research-2p.md``, "Expert iteration's first two steps".
 """
 
@@ -68,6 +71,9 @@ class ExpertSearch(SearchAgent):
         super().__init__(rules, num_players, seed, options)
         if net is None:
             raise ValueError("ExpertSearch needs a policy (net)")
+        if (self.options.rollouts, self.options.opponents) != ("policy", "heuristic"):
+            raise ValueError("ExpertSearch's rollouts are its own: leave the search options rollouts and opponents "
+                             "at their defaults")
         self.net = net
         self.encoder = ObservationEncoder(self.engine)
 
@@ -134,7 +140,7 @@ def main(argv: list[str] | None = None) -> dict:
            "simulations": args.simulations, "opponent": args.opponent, "seed": args.seed,
            "policy": {"win_rate": policy["win_rate"], "ci95": policy["win_ci95"]},
            "expert": {"win_rate": expert["win_rate"], "ci95": expert["win_ci95"], "elapsed_s": expert["elapsed_s"]},
-           "difference": d, "wall_s": time.time() - began, "cpu_s_parent": time.process_time() - cpu}
+           "difference": d, "won": result["won"], "wall_s": time.time() - began, "cpu_s_parent": time.process_time() - cpu}
     print(f"{args.checkpoint} vs {args.players - 1} {args.opponent} ({args.rules}, {args.games} games, seed "
           f"{args.seed}): policy {policy['win_rate']:.1%} [{policy['win_ci95'][0]:.1%}, {policy['win_ci95'][1]:.1%}]; "
           f"expert ({args.simulations} simulations) {expert['win_rate']:.1%} "

@@ -9,7 +9,7 @@ import json
 import numpy as np
 import pytest
 
-from helpers import REPO_ROOT, load_script
+from helpers import REPO_ROOT, cli_error, load_script
 from uno_env.agents import make_agent
 from uno_env.agents.policy import load_policy
 from uno_env.game import actions as A
@@ -24,6 +24,16 @@ def collect(out, games=6, seed=3):
                                 "--simulations", "6", "--seed", str(seed)])
 
 
+def greedy(block):
+    """The shipped policy's greedy moves on a block's rows (its input is the rows' features)."""
+    net, _ = load_policy(CLASSIC_2P, make_rules("classic"), 2)
+    x = block["features"]
+    for w, b in net.layers[:-1]:
+        x = np.tanh(x @ w + b)
+    w, b = net.layers[-1]
+    return np.where(block["masks"], x @ w + b, -np.inf).argmax(1)
+
+
 def test_each_row_is_the_experts_decision_and_it_overrides_the_policy_only_where_it_searched(tmp_path):
     out = collect(tmp_path / "demos")
     (block,) = expert_distill.load_blocks(str(tmp_path / "demos"))
@@ -33,13 +43,7 @@ def test_each_row_is_the_experts_decision_and_it_overrides_the_policy_only_where
     differ = block["actions"] != block["prior"]
     assert not differ[~block["searched"]].any()
     # the prior column is the policy's own greedy move on the row's input
-    net, _ = load_policy(CLASSIC_2P, make_rules("classic"), 2)
-    x = block["features"]
-    for w, b in net.layers[:-1]:
-        x = np.tanh(x @ w + b)
-    w, b = net.layers[-1]
-    greedy = np.where(block["masks"], x @ w + b, -np.inf).argmax(1)
-    assert (greedy == block["prior"]).all()
+    assert (greedy(block) == block["prior"]).all()
 
 
 def test_a_stopped_collection_plays_only_its_missing_blocks_and_refuses_another(tmp_path, capsys):
@@ -56,6 +60,9 @@ def test_a_stopped_collection_plays_only_its_missing_blocks_and_refuses_another(
     longer = collect(folder, games=30)
     assert "block 0:" not in capsys.readouterr().out and longer["games"] == 30
     assert [len(b["won"]) for b in expert_distill.load_blocks(str(folder))] == [20, 10]
+    # a smaller one plays nothing and counts the blocks up to it
+    shorter = collect(folder, games=15)
+    assert "block" not in capsys.readouterr().out.split("expert vs")[0] and shorter["games"] == 20
     with pytest.raises(SystemExit, match="another collection"):
         collect(folder, games=25, seed=4)
 
@@ -80,6 +87,7 @@ def test_soft_targets_leave_the_policy_where_the_expert_kept_its_moves(tmp_path)
     collect(tmp_path / "demos", games=25)
     kept = tmp_path / "kept"
     kept.mkdir()
+    (kept / "about.json").write_text((tmp_path / "demos" / "about.json").read_text())
     for i, block in enumerate(expert_distill.load_blocks(str(tmp_path / "demos"))):
         np.savez(kept / f"block-{20 * i:06d}.npz", **dict(block, actions=block["prior"]))
     rules = make_rules("classic")
@@ -95,3 +103,46 @@ def test_soft_targets_leave_the_policy_where_the_expert_kept_its_moves(tmp_path)
     source = make_agent(f"checkpoint:{CLASSIC_2P}", rules, 2).policy.logits(obs)
     np.testing.assert_allclose(moves["soft"], source, atol=1e-3)
     assert np.abs(moves["hard"] - source).max() > 1e-2  # the one-hot targets do move it
+
+
+def test_soft_targets_teach_the_overrides(tmp_path):
+    # rows where the "expert" overrode the policy (its second-best legal move, on one row in
+    # four): soft targets move the policy there, towards those moves
+    collect(tmp_path / "demos", games=25)
+    taught = tmp_path / "taught"
+    taught.mkdir()
+    (taught / "about.json").write_text((tmp_path / "demos" / "about.json").read_text())
+    blocks = expert_distill.load_blocks(str(tmp_path / "demos"))
+    for i, block in enumerate(blocks):
+        actions = block["prior"].copy()
+        two = block["masks"].sum(1) >= 2
+        rows = np.flatnonzero(two)[::4]
+        for r in rows:
+            legal = np.flatnonzero(block["masks"][r])
+            actions[r] = legal[legal != block["prior"][r]][0]
+        np.savez(taught / f"block-{20 * i:06d}.npz", **dict(block, actions=actions))
+    expert_distill.main(["distill", "--checkpoint", CLASSIC_2P, "--demos", str(taught), "--out",
+                         str(tmp_path / "soft"), "--epochs", "20", "--learning-rate", "0.1"])
+    fitted = expert_distill.load_blocks(str(taught))[0]
+    over = fitted["actions"] != fitted["prior"]
+    assert over.sum() >= 5 and (greedy(fitted)[over] == fitted["actions"][over]).mean() == 0
+    moved = make_agent(f"checkpoint:{tmp_path / 'soft'}", make_rules("classic"), 2).policy
+    x = fitted["features"][over]
+    for w, b in moved.layers[:-1]:
+        x = np.tanh(x @ w + b)
+    w, b = moved.layers[-1]
+    now = np.where(fitted["masks"][over], x @ w + b, -np.inf).argmax(1)
+    assert (now == fitted["actions"][over]).mean() > 0.3
+
+
+def test_distill_refuses_demos_of_another_policy(tmp_path, capsys):
+    collect(tmp_path / "demos", games=25)
+    about = json.loads((tmp_path / "demos" / "about.json").read_text())
+    (tmp_path / "demos" / "about.json").write_text(json.dumps(dict(about, checkpoint="checkpoints/tmnt-2p")))
+    with pytest.raises(SystemExit, match="was collected with"):
+        expert_distill.main(["distill", "--checkpoint", CLASSIC_2P, "--demos", str(tmp_path / "demos"),
+                             "--out", str(tmp_path / "out")])
+    assert "no about.json" in cli_error(expert_distill.main, capsys, ["distill", "--demos", str(tmp_path),
+                                                                       "--out", str(tmp_path / "out")])
+    assert "--games" in cli_error(expert_distill.main, capsys, ["collect", "--out", str(tmp_path / "x"),
+                                                                 "--games", "0"])

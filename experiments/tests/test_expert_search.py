@@ -4,6 +4,7 @@ better one, its rollouts play my seat with the policy, and its games depend on t
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from helpers import REPO_ROOT, cli_error, load_script, make_env
 from uno_env.agents.policy import load_policy
@@ -63,12 +64,18 @@ def test_when_no_move_may_pass_the_test_it_plays_the_policys_moves():
 
 
 def test_the_games_depend_on_the_seed_not_the_workers():
-    args = ["--checkpoint", CLASSIC_2P, "--games", "4", "--simulations", "6", "--seed", "3"]
-    one = expert_search.main(args)
-    two = expert_search.main(args + ["--workers", "2"])
-    assert one["expert"]["win_rate"] == two["expert"]["win_rate"]
-    assert one["policy"]["win_rate"] == two["policy"]["win_rate"]
-    assert one["difference"] == two["difference"]
+    args = ["--checkpoint", CLASSIC_2P, "--games", "8", "--simulations", "6"]
+    one = expert_search.main(args + ["--seed", "3"])
+    two = expert_search.main(args + ["--seed", "3", "--workers", "2"])
+    assert one["won"] == two["won"] and one["difference"] == two["difference"]
+    others = [expert_search.main(args + ["--seed", str(seed)])["won"] for seed in (4, 5)]
+    assert any(won != one["won"] for won in others)  # 16 games a seed: another seed deals others
+
+
+def test_it_refuses_search_options_whose_rollouts_it_replaces():
+    net, _ = load_policy(CLASSIC_2P, make_rules("classic"), 2)
+    with pytest.raises(ValueError, match="rollouts and opponents"):
+        expert_search.ExpertSearch(make_rules("classic"), 2, 0, SearchOptions(opponents="random"), net)
 
 
 def test_a_checkpoint_that_does_not_load_is_named(capsys, tmp_path):
