@@ -86,12 +86,11 @@ def play_block(job: tuple) -> dict:
             o, m = encode(s, p), A.legal_mask(engine.legal_actions(s))
             if p == me:
                 before = expert.stats["searched"]
-                prior = int(net.act(o, m)[0])
                 a = expert.act(o, m)
                 rows["features"].append(o[keep] * scale)
                 rows["masks"].append(m.copy())
                 rows["actions"].append(a)
-                rows["prior"].append(prior)
+                rows["prior"].append(expert.prior)
                 rows["searched"].append(expert.stats["searched"] > before)
             else:
                 a = bots[p].act(o, m)
@@ -200,7 +199,7 @@ def distill(args: argparse.Namespace) -> dict:
         return float((g == hy).float().mean()), on_overrides
 
     start = agreement()
-    override = y != cat(fit, "prior").long()
+    override = y != cat(fit, "prior").long()  # the rows where the expert overrode the policy
     weight = torch.where(override, float(args.override_weight), 1.0)
     target = torch.nn.functional.one_hot(y, A.NUM_ACTIONS).float()
     if args.targets == "soft":  # the policy's own distribution wherever the expert kept its move
@@ -229,7 +228,7 @@ def distill(args: argparse.Namespace) -> dict:
                                      "epochs": args.epochs, "targets": args.targets, "optimizer": args.optimizer,
                                      "learning_rate": args.learning_rate, "override_weight": args.override_weight})
     ckpt.save_policy(args.out, out_card, new)
-    print(f"fitted {len(y)} decisions ({int((y != cat(fit, 'prior').long()).sum())} overrides); held out "
+    print(f"fitted {len(y)} decisions ({int(override.sum())} overrides); held out "
           f"{len(hy)}: agreement with the expert {start[0]:.1%} -> {end[0]:.1%}, on its overrides "
           f"{start[1]:.1%} -> {end[1]:.1%}; saved {args.out}")
     return {"rows": int(len(y)), "held_out": int(len(hy)), "agreement": [start[0], end[0]],
