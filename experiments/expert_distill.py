@@ -28,7 +28,9 @@ minimum the gradient is zero and SGD stays put, where Adam's steps, about its le
 whatever the gradient's size, jitter every weight (``--optimizer adam`` to see it). One game
 block in ten is held out to measure agreement with the expert, on all decisions and on those
 where it overrode the policy. Writes a checkpoint directory (the source card with the new
-weights and a ``distilled`` entry) that every tool plays.
+weights and a ``distilled`` entry) that every tool plays. Neither step writes into a folder it
+did not fill: ``collect`` refuses an ``--out`` with files but no ``about.json``, ``distill`` one
+with files but no card of a distillation (a shipped checkpoint is safe from it).
 Measured results and commands: ``docs/research-2p.md``, "Expert iteration's first two steps".
 """
 
@@ -106,6 +108,8 @@ def collect(args: argparse.Namespace) -> dict:
     about = {"checkpoint": args.checkpoint, "rules": args.rules, "players": args.players,
              "simulations": args.simulations, "opponent": args.opponent, "seed": args.seed}
     about_path = os.path.join(args.out, "about.json")
+    if not os.path.exists(about_path) and os.listdir(args.out):
+        raise SystemExit(f"{args.out} holds files that no collection wrote; pick an empty or new --out")
     if os.path.exists(about_path):
         with open(about_path) as f:
             if json.load(f) != about:
@@ -158,6 +162,14 @@ def load_blocks(folder: str, below: int | None = None) -> list[dict]:
 
 def distill(args: argparse.Namespace) -> dict:
     import torch
+
+    if os.path.isdir(args.out) and os.listdir(args.out):
+        try:
+            ours = "distilled" in ckpt.load_card(args.out)
+        except (ValueError, OSError):
+            ours = False
+        if not ours:
+            raise SystemExit(f"{args.out} holds files that no distillation wrote; pick an empty or new --out")
 
     torch.manual_seed(args.seed)
     rules = make_rules(args.rules)

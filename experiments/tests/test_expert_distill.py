@@ -141,3 +141,20 @@ def test_distill_refuses_demos_of_another_policy(tmp_path, capsys):
                                                                        "--out", str(tmp_path / "out")])
     assert "--games" in cli_error(expert_distill.main, capsys, ["collect", "--out", str(tmp_path / "x"),
                                                                  "--games", "0"])
+
+
+def test_neither_step_writes_into_a_folder_it_did_not_fill(tmp_path):
+    shipped = tmp_path / "shipped"
+    shipped.mkdir()
+    (shipped / "card.json").write_text("{}")
+    with pytest.raises(SystemExit, match="no collection wrote"):
+        collect(shipped)
+    collect(tmp_path / "demos", games=25)
+    with pytest.raises(SystemExit, match="no distillation wrote"):
+        expert_distill.main(["distill", "--checkpoint", CLASSIC_2P, "--demos", str(tmp_path / "demos"),
+                             "--out", str(shipped)])
+    assert (shipped / "card.json").read_text() == "{}" and len(list(shipped.iterdir())) == 1
+    out = ["distill", "--checkpoint", CLASSIC_2P, "--demos", str(tmp_path / "demos"), "--out", str(tmp_path / "d")]
+    expert_distill.main(out + ["--epochs", "0"])
+    expert_distill.main(out + ["--epochs", "1"])  # its own output it may write again
+
