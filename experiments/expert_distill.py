@@ -9,29 +9,36 @@
 
 **collect**: the expert of ``experiments/expert_search.py`` (the ``search`` bot with the policy
 as prior and as my seat's rollout player) plays one seat of ``--games`` games against
-``--opponent`` (the seat rotates with the game; game ``g`` is dealt and seeded from
-``(--seed, g)`` alone). Every decision of its seat is a row: the policy's input (the card's
+``--opponent`` (the seat rotates with the game; game ``g`` is dealt and seeded from ``(--seed,
+g)`` alone). Every decision of its seat is a row: the policy's input (the card's
 ``obs_features`` of the observation), the action mask, the expert's move, the policy's own
-greedy move, and whether the decision was searched. Games go in blocks of ``BLOCK``; each block
-is written to ``--out/block-<first game>.npz`` as it finishes, so a stopped collection keeps its
-blocks and a second call plays only the missing ones, and replays, whole, a last block that a
-smaller ``--games`` cut short (a block is never shortened: a smaller ``--games`` leaves a longer
-last block as it is). It prints the expert's win rate over the games of the blocks up to
-``--games`` (a second measurement of its strength, on other deals, each dealt once).
+greedy move, whether the decision was searched and, where it was, each compared move's value
+(its mean return minus the default's over the deals it was played on, returns +1 a win and -1 a
+loss: twice the win-probability difference; NaN for a move not compared) and how many deals that
+is. Games go in blocks of ``BLOCK``; each block is written to ``--out/block-<first game>.npz``
+as it finishes, so a stopped collection keeps its blocks and a second call plays only the
+missing ones, and replays, whole, a last block that a smaller ``--games`` cut short (a block is
+never shortened: a smaller ``--games`` leaves a longer last block as it is). It prints the
+expert's win rate over the games of the blocks up to ``--games`` (a second measurement of its
+strength, on other deals, each dealt once).
 
-**distill**: starts from the checkpoint's actor (torch, the card's layers) and fits it
-(masked cross-entropy, ``--epochs`` passes) to targets that are, with ``--targets soft`` (the
-default), the policy's own distribution where the expert kept the policy's move and the
-expert's move where it overrode it (``--override-weight`` on those rows), or with ``hard`` the
-expert's moves everywhere. The optimizer is SGD with momentum by default: at the soft targets'
-minimum the gradient is zero and SGD stays put, where Adam's steps, about its learning rate
-whatever the gradient's size, jitter every weight (``--optimizer adam`` to see it). One game
-block in ten is held out to measure agreement with the expert, on all decisions and on those
-where it overrode the policy. Writes a checkpoint directory (the source card with the new
-weights and a ``distilled`` entry) that every tool plays. Neither step writes into a folder it
-did not fill: ``collect`` refuses an ``--out`` with files but no ``about.json``, ``distill`` one
-with files but no card of a distillation (a shipped checkpoint is safe from it).
-Measured results and commands: ``docs/research-2p.md``, "Expert iteration's first two steps".
+**distill**: starts from the checkpoint's actor (torch, the card's layers) and fits it (masked
+cross-entropy, ``--epochs`` passes) to targets that are, with ``--targets soft`` (the default),
+the policy's own distribution where the expert kept the policy's move and the expert's move
+where it overrode it (``--override-weight`` on those rows), with ``hard`` the expert's moves
+everywhere, or with ``improve`` the policy's distribution times ``exp(value / --temperature)``
+on every searched decision (a move not compared, and the default, value 0): a policy-improvement
+step (as in MPO) that learns from the search's estimate of every move it compared, not only from
+its few overrides. The optimizer is SGD with momentum by default: at the soft targets' minimum
+the gradient is zero and SGD stays put, where Adam's steps, about its learning rate whatever the
+gradient's size, jitter every weight (``--optimizer adam`` to see it). One game block in ten is
+held out to measure agreement with the expert, on all decisions and on those where it overrode
+the policy. Writes a checkpoint directory (the source card with the new weights and a
+``distilled`` entry) that every tool plays. Neither step writes into a folder it did not fill:
+``collect`` refuses an ``--out`` with files but no ``about.json``, ``distill`` one with files
+but no card of a distillation (a shipped checkpoint is safe from it). Measured results and
+commands: ``docs/research-2p.md``, "Expert iteration's first two steps" and "What batched
+rollouts would save, and the search's values distilled".
 """
 
 from __future__ import annotations
@@ -64,7 +71,7 @@ from uno_env.tools.stats import wilson_interval  # noqa: E402
 BLOCK = 20  # games per block file
 HOLD_OUT = 10  # one block in HOLD_OUT is held out of the fit
 MASKED = -1e9  # the logit of an illegal move in the fit (finite: soft targets are 0 there)
-COLUMNS = ("features", "masks", "actions", "prior", "searched")
+COLUMNS = ("features", "masks", "actions", "prior", "searched", "values", "samples")
 
 
 def play_block(job: tuple) -> dict:
@@ -93,14 +100,24 @@ def play_block(job: tuple) -> dict:
                 rows["masks"].append(m.copy())
                 rows["actions"].append(a)
                 rows["prior"].append(expert.prior)
-                rows["searched"].append(expert.stats["searched"] > before)
+                searched = expert.stats["searched"] > before
+                rows["searched"].append(searched)
+                values = np.full(A.NUM_ACTIONS, np.nan, np.float16)
+                samples = np.zeros(A.NUM_ACTIONS, np.uint8)
+                if searched:  # each compared move's mean return minus the default's, and its samples
+                    for move, d in zip(*expert.last_search):
+                        values[move], samples[move] = np.mean(d), min(len(d), 255)
+                rows["values"].append(values)
+                rows["samples"].append(samples)
             else:
                 a = bots[p].act(o, m)
             engine.step(s, a)
         won.append(int(s.game_over and s.winner == me))
     return {"first": first, "won": np.array(won, np.int8), "features": np.array(rows["features"], np.float32),
             "masks": np.array(rows["masks"], bool), "actions": np.array(rows["actions"], np.int16),
-            "prior": np.array(rows["prior"], np.int16), "searched": np.array(rows["searched"], bool)}
+            "prior": np.array(rows["prior"], np.int16), "searched": np.array(rows["searched"], bool),
+            "values": np.array(rows["values"], np.float16).reshape(-1, A.NUM_ACTIONS),
+            "samples": np.array(rows["samples"], np.uint8).reshape(-1, A.NUM_ACTIONS)}
 
 
 def collect(args: argparse.Namespace) -> dict:
@@ -218,6 +235,13 @@ def distill(args: argparse.Namespace) -> dict:
         with torch.no_grad():
             own = torch.softmax(actor(x).masked_fill(~m, MASKED), 1)
         target = torch.where(override[:, None], target, own)
+    elif args.targets == "improve":  # pi * exp(value / temperature): every compared move's value
+        if any("values" not in b for b in blocks):
+            raise SystemExit(f"{args.demos} holds no move values (collected before they were recorded); "
+                             "--targets improve needs a collection with them")
+        gain = torch.nan_to_num(cat(fit, "values").float(), nan=0.0)  # a move not compared: the default's 0
+        with torch.no_grad():
+            target = torch.softmax(actor(x).masked_fill(~m, MASKED) + gain / args.temperature, 1)
     # SGD, not Adam: Adam's steps are about lr whatever the gradient's size, so at the soft targets'
     # minimum (the policy's own distribution) it would jitter every weight; SGD's vanish there
     opt = (torch.optim.SGD(actor.parameters(), lr=args.learning_rate, momentum=0.9) if args.optimizer == "sgd"
@@ -238,7 +262,8 @@ def distill(args: argparse.Namespace) -> dict:
         new[f"actor.{i}.bias"] = lin.bias.detach().numpy()
     out_card = dict(card, distilled={"from": args.checkpoint, "demos": args.demos, "rows": int(len(y)),
                                      "epochs": args.epochs, "targets": args.targets, "optimizer": args.optimizer,
-                                     "learning_rate": args.learning_rate, "override_weight": args.override_weight})
+                                     "learning_rate": args.learning_rate, "override_weight": args.override_weight,
+                                     **({"temperature": args.temperature} if args.targets == "improve" else {})})
     ckpt.save_policy(args.out, out_card, new)
     print(f"fitted {len(y)} decisions ({int(override.sum())} overrides); held out "
           f"{len(hy)}: agreement with the expert {start[0]:.1%} -> {end[0]:.1%}, on its overrides "
@@ -268,17 +293,22 @@ def main(argv: list[str] | None = None) -> dict:
     d.add_argument("--optimizer", choices=("sgd", "adam"), default="sgd")
     d.add_argument("--learning-rate", type=float, default=0.01)
     d.add_argument("--batch-size", type=int, default=512)
-    d.add_argument("--targets", choices=("hard", "soft"), default="soft",
+    d.add_argument("--targets", choices=("hard", "soft", "improve"), default="soft",
                    help="hard: the expert's moves; soft: the policy's own distribution where the expert kept "
-                        "the policy's move, the expert's move where it overrode it")
+                        "the policy's move, the expert's move where it overrode it; improve: the policy's "
+                        "distribution times exp(value / --temperature), every searched move's value")
+    d.add_argument("--temperature", type=float, default=0.1,
+                   help="--targets improve: the value (a move's mean return minus the default's, returns +1 "
+                        "a win and -1 a loss) that multiplies a move's probability by e")
     d.add_argument("--override-weight", type=float, default=1.0,
                    help="loss weight of the decisions where the expert overrode the policy")
     args = p.parse_args(argv)
     if args.command == "collect" and (args.games < 1 or args.simulations < 1 or args.workers < 1):
         p.error("--games, --simulations and --workers must be >= 1")
     if args.command == "distill" and (args.epochs < 0 or args.batch_size < 1 or not args.learning_rate > 0
-                                      or not args.override_weight > 0):
-        p.error("--epochs must be >= 0, --batch-size >= 1, --learning-rate and --override-weight > 0")
+                                      or not args.override_weight > 0 or not 0 < args.temperature < float("inf")):
+        p.error("--epochs must be >= 0, --batch-size >= 1, --learning-rate, --override-weight and --temperature "
+                "> 0 (and finite)")
     if args.command == "distill" and not os.path.isfile(os.path.join(args.demos, "about.json")):
         p.error(f"--demos {args.demos!r}: no about.json (not a folder of expert_distill.py collect)")
     try:

@@ -44,6 +44,15 @@ def test_each_row_is_the_experts_decision_and_it_overrides_the_policy_only_where
     assert not differ[~block["searched"]].any()
     # the prior column is the policy's own greedy move on the row's input
     assert (greedy(block) == block["prior"]).all()
+    # searched rows hold the value of every move compared (the default's 0), legal moves only
+    values, samples, s = block["values"].astype(np.float64), block["samples"], block["searched"]
+    rows = np.arange(len(values))
+    assert np.isnan(values[~s]).all() and not samples[~s].any()
+    assert (values[s, block["prior"][s]] == 0).all() and (samples[s, block["prior"][s]] > 0).all()
+    assert ((~np.isnan(values)) == (samples > 0)).all() and block["masks"][samples > 0].all()
+    assert ((samples[s] > 0).sum(1) >= 2).all()
+    # an override is a move whose value beat the default's
+    assert (values[rows, block["actions"]][differ] > 0).all()
 
 
 def test_a_stopped_collection_plays_only_its_missing_blocks_and_refuses_another(tmp_path, capsys):
@@ -128,6 +137,56 @@ def test_soft_targets_teach_the_overrides(tmp_path):
     assert over.sum() >= 5 and (greedy(fitted)[over] == fitted["actions"][over]).mean() == 0
     now = greedy(fitted, tmp_path / "soft")
     assert (now[over] == fitted["actions"][over]).mean() > 0.3
+
+
+def test_improve_targets_move_the_policy_towards_the_moves_the_search_valued_and_nowhere_else(tmp_path):
+    # one row in four: the search valued the policy's second-best legal move 0.5 above its own;
+    # every other value 0. Policy improvement moves the policy to those moves there and keeps
+    # its moves elsewhere; with no value it is the soft targets' fixed point
+    collect(tmp_path / "demos", games=25)
+    rules = make_rules("classic")
+    obs = np.random.default_rng(0).random((256, 1537)).astype(np.float32)
+    masks = np.random.default_rng(1).random((256, A.NUM_ACTIONS)) < 0.3
+    masks[:, A.DRAW] = True
+    source = make_agent(f"checkpoint:{CLASSIC_2P}", rules, 2).policy.logits(obs)
+    for name, gain in (("flat", 0.0), ("valued", 0.5)):
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "about.json").write_text((tmp_path / "demos" / "about.json").read_text())
+        for i, block in enumerate(expert_distill.load_blocks(str(tmp_path / "demos"))):
+            values = np.where(block["masks"], 0.0, np.nan).astype(np.float16)
+            rows = np.flatnonzero(block["masks"].sum(1) >= 2)[::4]
+            for r in rows:
+                legal = np.flatnonzero(block["masks"][r])
+                values[r, legal[legal != block["prior"][r]][0]] = gain
+            np.savez(folder / f"block-{20 * i:06d}.npz", **dict(block, actions=block["prior"], values=values))
+        expert_distill.main(["distill", "--checkpoint", CLASSIC_2P, "--demos", str(folder), "--out",
+                             str(tmp_path / f"{name}-fit"), "--epochs", "20", "--learning-rate", "0.1",
+                             "--targets", "improve", "--temperature", "0.1"])
+        fitted = tmp_path / f"{name}-fit"
+        if gain == 0:
+            np.testing.assert_allclose(make_agent(f"checkpoint:{fitted}", rules, 2).policy.logits(obs), source,
+                                       atol=1e-3)
+            continue
+        block = expert_distill.load_blocks(str(folder))[0]
+        values = block["values"].astype(np.float64)
+        valued = (values > 0).any(1)
+        now = greedy(block, fitted)
+        best = np.where(values > 0, values, -1).argmax(1)
+        assert valued.sum() >= 5 and (now[valued] == best[valued]).mean() > 0.3
+        assert (now[~valued] == block["prior"][~valued]).mean() > 0.9
+
+
+def test_improve_targets_refuse_a_collection_without_values(tmp_path):
+    collect(tmp_path / "demos", games=25)
+    old = tmp_path / "old"
+    old.mkdir()
+    (old / "about.json").write_text((tmp_path / "demos" / "about.json").read_text())
+    for i, block in enumerate(expert_distill.load_blocks(str(tmp_path / "demos"))):
+        np.savez(old / f"block-{20 * i:06d}.npz", **{k: v for k, v in block.items() if k not in ("values", "samples")})
+    with pytest.raises(SystemExit, match="no move values"):
+        expert_distill.main(["distill", "--checkpoint", CLASSIC_2P, "--demos", str(old), "--out",
+                             str(tmp_path / "out"), "--targets", "improve"])
 
 
 def test_distill_refuses_demos_of_another_policy(tmp_path, capsys):

@@ -418,6 +418,36 @@ def test_search_bot_differs_from_the_heuristic_sometimes():
     assert bot.stats["searched"] > 20 and bot.stats["overrides"] > 0
 
 
+def test_last_search_holds_each_compared_moves_differences_from_the_default():
+    """``last_search``: the moves compared and each one's outcome minus the default's on every
+    sample (returns: +1 a win, -1 a loss, 0 cut at max_steps); the default's are all zero, a move that replaced it
+    gained on average, a move halved out has fewer samples than the survivors."""
+    rules = make_rules("classic")
+    bot = make_agent("search:simulations=64", rules, 2, seed=3)
+    seen, search_ = [], bot._search
+
+    def spy(v, default):
+        before = bot.stats["searched"]
+        chosen = search_(v, default)
+        if bot.stats["searched"] > before:
+            seen.append((default, chosen, bot.last_search, v.legal))
+        return chosen
+
+    bot._search = spy
+    assert bot.last_search is None
+    for seed in range(6):
+        bot.reset(seed)
+        play_game(Engine(rules, 2), [bot, HeuristicAgent(rules, 2)], np.random.default_rng(seed))
+    assert len(seen) > 20 and any(chosen != default for default, chosen, _, _ in seen)
+    for default, chosen, (moves, diffs), legal in seen:
+        assert len(moves) == len(diffs) >= 2 and set(moves) <= set(legal) and default in moves
+        assert set(diffs[moves.index(default)]) == {0.0}
+        assert all(set(d) <= {-2.0, -1.0, 0.0, 1.0, 2.0} for d in diffs)  # +-1: a rollout cut at max_steps
+        if chosen != default:
+            assert sum(diffs[moves.index(chosen)]) > 0
+    assert any(len({len(d) for d in diffs}) > 1 for _, _, (_, diffs), _ in seen)
+
+
 # ---------------------------------------------------------------------- the paired test
 def test_paired_test_keeps_the_default_unless_a_gain_clears_z_standard_errors():
     """A move replaces the default only if its mean gain exceeds z standard errors (and margin)."""

@@ -36,6 +36,9 @@ class SearchAgent(PyRngAgent):
 
     ``options``: a :class:`SearchOptions` (or a mapping of its fields). ``stats``: searched
     decisions and how many of them replaced the heuristic's move, since construction.
+    ``last_search``: the last searched decision's moves and, per move, its outcome minus the
+    default's on each sample it was played (a move dropped by the halving has fewer), for
+    studies that learn from the search (``experiments/expert_distill.py``).
 
     :meth:`act` is :meth:`observe`, the heuristic's move, the search, :meth:`remember`; a
     program that follows a game without searching calls those two. :meth:`voids` is
@@ -63,6 +66,7 @@ class SearchAgent(PyRngAgent):
         self._players: list[HeuristicAgent | RandomAgent] | None = None
         self.deck = rules.deck_counts()
         self.stats = {"searched": 0, "overrides": 0}
+        self.last_search: tuple[list[int], list[list[float]]] | None = None
 
     def reset(self, seed: int | None = None) -> None:
         super().reset(seed)
@@ -137,6 +141,7 @@ class SearchAgent(PyRngAgent):
             if budget <= 0:
                 break
         self.stats["searched"] += 1
+        self.last_search = (cands, diffs)
         best = paired_choice([diffs[ci] if ci in alive else None for ci in range(len(cands))], d, o.margin, o.z)
         if best != d:
             self.stats["overrides"] += 1

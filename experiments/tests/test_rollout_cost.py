@@ -1,0 +1,43 @@
+"""experiments/rollout_cost.py: the batched rollouts are whole rounds of the policy on seat 0
+against the compiled heuristic, game for game the scalar engine's with the same players."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from helpers import REPO_ROOT, load_script
+from uno_env.agents.heuristic import HeuristicAgent
+from uno_env.agents.policy import load_policy
+from uno_env.game import actions as A
+from uno_env.game.engine import Engine
+from uno_env.game.observation import ObservationEncoder
+from uno_env.game.rules import LIMITS, make_rules
+
+rollout_cost = load_script("experiments", "rollout_cost")
+CLASSIC_2P = f"{REPO_ROOT}/checkpoints/classic-2p"
+
+
+def test_batched_rounds_are_the_scalar_rounds_of_the_policy_against_the_heuristic():
+    rules = make_rules("classic")
+    net, _ = load_policy(CLASSIC_2P, rules, 2)
+    out = rollout_cost.batched_rounds(net, rules, rounds=12, batch=5, seed=7)
+    assert out["rounds"] == 15  # whole batches
+    engine = Engine(rules.replace(episode="round", max_steps=LIMITS["max_steps"][1]), 2)
+    encode = ObservationEncoder(engine).encode
+    winners = []
+    for r in range(15):
+        s = engine.new_state(np.random.default_rng([7, r]))
+        bot = HeuristicAgent(engine.rules, 2, seed=0)
+        while not s.game_over:
+            o, m = encode(s, s.actor), A.legal_mask(engine.legal_actions(s))
+            engine.step(s, int(net.act(o, m)[0]) if s.actor == 0 else bot.act(o, m))
+        winners.append(s.winner)
+    assert out["winners"].tolist() == winners and out["won"] == winners.count(0) and 0 < out["won"] < 15
+    assert all(v > 0 for v in out["parts"].values())
+
+
+def test_scalar_rounds_count_seat_zeros_wins():
+    rules = make_rules("classic")
+    net, _ = load_policy(CLASSIC_2P, rules, 2)
+    out = rollout_cost.scalar_rounds(net, rules, rounds=20, seed=7)
+    assert 0 < out["won"] < 20 and out["cpu_s"] > 0
