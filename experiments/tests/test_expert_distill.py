@@ -34,6 +34,31 @@ def greedy(block, checkpoint=CLASSIC_2P):
     return np.where(block["masks"], x @ w + b, -np.inf).argmax(1)
 
 
+def rewritten(tmp_path, name, change):
+    """``tmp_path/demos`` copied to ``tmp_path/name`` (its about.json, each block as ``change(block)``)."""
+    folder = tmp_path / name
+    folder.mkdir()
+    (folder / "about.json").write_text((tmp_path / "demos" / "about.json").read_text())
+    for i, block in enumerate(expert_distill.load_blocks(str(tmp_path / "demos"))):
+        np.savez(folder / f"block-{20 * i:06d}.npz", **change(block))
+    return folder
+
+
+def second_best(block):
+    """One row in four of those with a choice, each with a legal move that is not the policy's."""
+    for r in np.flatnonzero(block["masks"].sum(1) >= 2)[::4]:
+        legal = np.flatnonzero(block["masks"][r])
+        yield r, legal[legal != block["prior"][r]][0]
+
+
+def probes():
+    """256 random observations and masks (draw always legal) to compare policies on."""
+    obs = np.random.default_rng(0).random((256, 1537)).astype(np.float32)
+    masks = np.random.default_rng(1).random((256, A.NUM_ACTIONS)) < 0.3
+    masks[:, A.DRAW] = True
+    return obs, masks
+
+
 def test_each_row_is_the_experts_decision_and_it_overrides_the_policy_only_where_it_searched(tmp_path):
     out = collect(tmp_path / "demos")
     (block,) = expert_distill.load_blocks(str(tmp_path / "demos"))
@@ -83,9 +108,7 @@ def test_a_distillation_of_no_epochs_plays_the_policy_it_started_from(tmp_path):
     rules = make_rules("classic")
     a = make_agent(f"checkpoint:{tmp_path / 'same'}", rules, 2)
     b = make_agent(f"checkpoint:{CLASSIC_2P}", rules, 2)
-    obs = np.random.default_rng(0).random((64, 1537)).astype(np.float32)
-    masks = np.random.default_rng(1).random((64, A.NUM_ACTIONS)) < 0.3
-    masks[:, A.DRAW] = True
+    obs, masks = probes()
     assert (a.policy.act(obs, masks) == b.policy.act(obs, masks)).all()
     np.testing.assert_allclose(a.policy.logits(obs), b.policy.logits(obs), atol=1e-5)
 
@@ -94,15 +117,9 @@ def test_soft_targets_leave_the_policy_where_the_expert_kept_its_moves(tmp_path)
     # the same rows with every override undone: soft targets are the policy's own
     # distribution, at their loss's minimum, so a fit leaves the moves as they were
     collect(tmp_path / "demos", games=25)
-    kept = tmp_path / "kept"
-    kept.mkdir()
-    (kept / "about.json").write_text((tmp_path / "demos" / "about.json").read_text())
-    for i, block in enumerate(expert_distill.load_blocks(str(tmp_path / "demos"))):
-        np.savez(kept / f"block-{20 * i:06d}.npz", **dict(block, actions=block["prior"]))
+    kept = rewritten(tmp_path, "kept", lambda block: dict(block, actions=block["prior"]))
     rules = make_rules("classic")
-    obs = np.random.default_rng(0).random((256, 1537)).astype(np.float32)
-    masks = np.random.default_rng(1).random((256, A.NUM_ACTIONS)) < 0.3
-    masks[:, A.DRAW] = True
+    obs, masks = probes()
     moves = {}
     for targets in ("soft", "hard"):
         expert_distill.main(["distill", "--checkpoint", CLASSIC_2P, "--demos", str(kept), "--out",
@@ -118,18 +135,14 @@ def test_soft_targets_teach_the_overrides(tmp_path):
     # rows where the "expert" overrode the policy (its second-best legal move, on one row in
     # four): soft targets move the policy there, towards those moves
     collect(tmp_path / "demos", games=25)
-    taught = tmp_path / "taught"
-    taught.mkdir()
-    (taught / "about.json").write_text((tmp_path / "demos" / "about.json").read_text())
-    blocks = expert_distill.load_blocks(str(tmp_path / "demos"))
-    for i, block in enumerate(blocks):
+
+    def overridden(block):
         actions = block["prior"].copy()
-        two = block["masks"].sum(1) >= 2
-        rows = np.flatnonzero(two)[::4]
-        for r in rows:
-            legal = np.flatnonzero(block["masks"][r])
-            actions[r] = legal[legal != block["prior"][r]][0]
-        np.savez(taught / f"block-{20 * i:06d}.npz", **dict(block, actions=actions))
+        for r, move in second_best(block):
+            actions[r] = move
+        return dict(block, actions=actions)
+
+    taught = rewritten(tmp_path, "taught", overridden)
     expert_distill.main(["distill", "--checkpoint", CLASSIC_2P, "--demos", str(taught), "--out",
                          str(tmp_path / "soft"), "--epochs", "20", "--learning-rate", "0.1"])
     fitted = expert_distill.load_blocks(str(taught))[0]
@@ -145,21 +158,17 @@ def test_improve_targets_move_the_policy_towards_the_moves_the_search_valued_and
     # its moves elsewhere; with no value it is the soft targets' fixed point
     collect(tmp_path / "demos", games=25)
     rules = make_rules("classic")
-    obs = np.random.default_rng(0).random((256, 1537)).astype(np.float32)
-    masks = np.random.default_rng(1).random((256, A.NUM_ACTIONS)) < 0.3
-    masks[:, A.DRAW] = True
+    obs, masks = probes()
     source = make_agent(f"checkpoint:{CLASSIC_2P}", rules, 2).policy.logits(obs)
     for name, gain in (("flat", 0.0), ("valued", 0.5)):
-        folder = tmp_path / name
-        folder.mkdir()
-        (folder / "about.json").write_text((tmp_path / "demos" / "about.json").read_text())
-        for i, block in enumerate(expert_distill.load_blocks(str(tmp_path / "demos"))):
+
+        def valued(block, gain=gain):
             values = np.where(block["masks"], 0.0, np.nan).astype(np.float16)
-            rows = np.flatnonzero(block["masks"].sum(1) >= 2)[::4]
-            for r in rows:
-                legal = np.flatnonzero(block["masks"][r])
-                values[r, legal[legal != block["prior"][r]][0]] = gain
-            np.savez(folder / f"block-{20 * i:06d}.npz", **dict(block, actions=block["prior"], values=values))
+            for r, move in second_best(block):
+                values[r, move] = gain
+            return dict(block, actions=block["prior"], values=values)
+
+        folder = rewritten(tmp_path, name, valued)
         expert_distill.main(["distill", "--checkpoint", CLASSIC_2P, "--demos", str(folder), "--out",
                              str(tmp_path / f"{name}-fit"), "--epochs", "20", "--learning-rate", "0.1",
                              "--targets", "improve", "--temperature", "0.1"])
@@ -179,11 +188,7 @@ def test_improve_targets_move_the_policy_towards_the_moves_the_search_valued_and
 
 def test_improve_targets_refuse_a_collection_without_values(tmp_path):
     collect(tmp_path / "demos", games=25)
-    old = tmp_path / "old"
-    old.mkdir()
-    (old / "about.json").write_text((tmp_path / "demos" / "about.json").read_text())
-    for i, block in enumerate(expert_distill.load_blocks(str(tmp_path / "demos"))):
-        np.savez(old / f"block-{20 * i:06d}.npz", **{k: v for k, v in block.items() if k not in ("values", "samples")})
+    old = rewritten(tmp_path, "old", lambda block: {k: v for k, v in block.items() if k not in ("values", "samples")})
     with pytest.raises(SystemExit, match="no move values"):
         expert_distill.main(["distill", "--checkpoint", CLASSIC_2P, "--demos", str(old), "--out",
                              str(tmp_path / "out"), "--targets", "improve"])
