@@ -1,6 +1,7 @@
 """What a rollout of the expert costs: one Python engine against the batched engine, in CPU time.
 
-    python experiments/rollout_cost.py --checkpoint checkpoints/classic-2p --rounds 2048
+    python experiments/rollout_cost.py --checkpoint checkpoints/classic-2p --rounds 2048 \
+        --batch 200 2048 --bf16
 
 Expert iteration's labels cost the expert's rollouts (``experiments/expert_search.py``: 200 per
 searched decision). This study prices a rollout two ways, each a whole round from the deal
@@ -15,9 +16,10 @@ with my seat (seat 0) on the policy's greedy move:
   pass (numpy's float32; with ``--bf16`` also torch's bfloat16) on those rows only. ``--batch``
   200 is one decision's simulations; a larger one is several decisions' pooled.
 
-Both run on one thread (BLAS included), so CPU time is one core's. It prints the CPU time per round of each, and the batched one's split: the forward pass, the
-engine (steps, observations, masks) and the compiled opponent. Numbers and what they mean for
-expert iteration: ``docs/research-2p.md``, "Expert iteration's first two steps".
+Both run on one thread (BLAS included), so CPU time is one core's. It prints the CPU time per
+round of each, and the batched one's split: the forward pass, the engine (steps, observations,
+masks) and the compiled opponent. Numbers and what they mean for expert iteration:
+``docs/research-2p.md``, "What batched rollouts would save, and the search's values distilled".
 """
 
 from __future__ import annotations
@@ -62,13 +64,14 @@ def bf16_forward(net):
     import torch
 
     torch.set_num_threads(1)
-    keep, scale = torch.as_tensor(net.keep), torch.as_tensor(net.scale)
+    keep, scale = (None, None) if net.keep is None else (torch.as_tensor(net.keep), torch.as_tensor(net.scale))
     layers = [(torch.as_tensor(w).to(torch.bfloat16), torch.as_tensor(b).to(torch.bfloat16)) for w, b in net.layers]
     tanh = net.activation == "tanh"
 
     def act(obs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         with torch.inference_mode():
-            x = (torch.from_numpy(obs)[:, keep] * scale).to(torch.bfloat16)
+            x = torch.from_numpy(obs)
+            x = (x[:, keep] * scale if keep is not None else x[:, :net.width]).to(torch.bfloat16)
             for i, (w, b) in enumerate(layers):
                 x = torch.addmm(b, x, w)
                 if i < len(layers) - 1:
@@ -136,11 +139,9 @@ def main(argv: list[str] | None = None) -> dict:
     ms = 1e3 * out["scalar"]["cpu_s"] / args.rounds
     print(f"scalar: {ms:.3f} ms CPU a round (seat 0 won {out['scalar']['won'] / args.rounds:.1%}, the ranking "
           f"opponent)")
-    forwards = {"numpy": None, "bf16": bf16_forward(net) if args.bf16 else None}
+    forwards = [("numpy", None)] + ([("bf16", bf16_forward(net))] if args.bf16 else [])
     for batch in args.batch:
-        for name, act in forwards.items():
-            if name == "bf16" and act is None:
-                continue
+        for name, act in forwards:
             r = out[f"batched-{batch}-{name}"] = batched_rounds(net, rules, args.rounds, batch, args.seed, act)
             per = {k: 1e3 * v / r["rounds"] for k, v in r["parts"].items()}
             total = 1e3 * r["cpu_s"] / r["rounds"]

@@ -41,3 +41,22 @@ def test_scalar_rounds_count_seat_zeros_wins():
     net, _ = load_policy(CLASSIC_2P, rules, 2)
     out = rollout_cost.scalar_rounds(net, rules, rounds=20, seed=7)
     assert 0 < out["won"] < 20 and out["cpu_s"] > 0
+
+
+def test_the_bfloat16_forward_pass_plays_the_policys_moves_up_to_rounding():
+    rules = make_rules("classic")
+    net, _ = load_policy(CLASSIC_2P, rules, 2)
+    engine = Engine(rules, 2)
+    encode = ObservationEncoder(engine).encode
+    obs, masks = [], []
+    for g in range(10):
+        s = engine.new_state(np.random.default_rng([3, g]))
+        while not s.game_over:
+            o, m = encode(s, s.actor), A.legal_mask(engine.legal_actions(s))
+            obs.append(o)
+            masks.append(m)
+            engine.step(s, int(net.act(o, m)[0]))
+    obs, masks = np.array(obs, np.float32), np.array(masks, np.int8)
+    bf16 = rollout_cost.bf16_forward(net)(obs, masks)
+    assert masks[np.arange(len(bf16)), bf16].all()
+    assert (bf16 == net.act(obs, masks)).mean() > 0.95
