@@ -13,32 +13,36 @@ as prior and as my seat's rollout player) plays one seat of ``--games`` games ag
 g)`` alone). Every decision of its seat is a row: the policy's input (the card's
 ``obs_features`` of the observation), the action mask, the expert's move, the policy's own
 greedy move, whether the decision was searched and, where it was, each compared move's value
-(its mean return minus the default's over the deals it was played on, returns +1 a win and -1 a
-loss: twice the win-probability difference; NaN for a move not compared) and how many deals that
-is. Games go in blocks of ``BLOCK``; each block is written to ``--out/block-<first game>.npz``
-as it finishes, so a stopped collection keeps its blocks and a second call plays only the
-missing ones, and replays, whole, a last block that a smaller ``--games`` cut short (a block is
-never shortened: a smaller ``--games`` leaves a longer last block as it is). It prints the
-expert's win rate over the games of the blocks up to ``--games`` (a second measurement of its
-strength, on other deals, each dealt once).
+(its mean return minus the default's over the deals it was played on, returns +1 a win, -1/(n-1)
+a loss and 0 a rollout cut at the search's ``max_steps``: with 2 players and no cut, twice the
+win-probability difference; NaN for a move not compared) and how many deals that is. Games go in
+blocks of ``BLOCK``; each block is written to ``--out/block-<first game>.npz`` as it finishes,
+so a stopped collection keeps its blocks and a second call plays only the missing ones, and
+replays, whole, a last block that a smaller ``--games`` cut short (a block is never shortened: a
+smaller ``--games`` leaves a longer last block as it is) and a block written before the move
+values were recorded. It prints the expert's win rate over
+the games of the blocks up to ``--games`` (a second measurement of its strength, on other deals,
+each dealt once).
 
 **distill**: starts from the checkpoint's actor (torch, the card's layers) and fits it (masked
 cross-entropy, ``--epochs`` passes) to targets that are, with ``--targets soft`` (the default),
 the policy's own distribution where the expert kept the policy's move and the expert's move
 where it overrode it (``--override-weight`` on those rows), with ``hard`` the expert's moves
 everywhere, or with ``improve`` the policy's distribution times ``exp(value / --temperature)``
-on every searched decision (a move not compared, and the default, value 0): a policy-improvement
-step (as in MPO) that learns from the search's estimate of every move it compared, not only from
-its few overrides. The optimizer is SGD with momentum by default: at the soft targets' minimum
-the gradient is zero and SGD stays put, where Adam's steps, about its learning rate whatever the
-gradient's size, jitter every weight (``--optimizer adam`` to see it). One game block in ten is
-held out to measure agreement with the expert, on all decisions and on those where it overrode
-the policy. Writes a checkpoint directory (the source card with the new weights and a
-``distilled`` entry) that every tool plays. Neither step writes into a folder it did not fill:
-``collect`` refuses an ``--out`` with files but no ``about.json``, ``distill`` one with files
-but no card of a distillation (a shipped checkpoint is safe from it). Measured results and
-commands: ``docs/research-2p.md``, "Expert iteration's first two steps" and "What batched
-rollouts would save, and the search's values distilled".
+(a move not compared, and the default, value 0; a decision not searched is then fitted to the
+policy's own distribution, which holds the policy there): a policy-improvement step (as in MPO)
+that learns from the search's estimate of every move it compared, not only from its few
+overrides; ``--override-weight`` weighs the rows of overrides in every kind of targets. The
+optimizer is SGD with momentum by default: at the soft targets' minimum the gradient is zero and
+SGD stays put, where Adam's steps, about its learning rate whatever the gradient's size, jitter
+every weight (``--optimizer adam`` to see it). One game block in ten is held out to measure
+agreement with the expert, on all decisions and on those where it overrode the policy. Writes a
+checkpoint directory (the source card with the new weights and a ``distilled`` entry) that every
+tool plays. Neither step writes into a folder it did not fill: ``collect`` refuses an ``--out``
+with files but no ``about.json``, ``distill`` one with files but no card of a distillation (a
+shipped checkpoint is safe from it). Measured results and commands: ``docs/research-2p.md``,
+"Expert iteration's first two steps" and "What batched rollouts would save, and the search's
+values distilled".
 """
 
 from __future__ import annotations
@@ -103,10 +107,10 @@ def play_block(job: tuple) -> dict:
                 searched = expert.stats["searched"] > before
                 rows["searched"].append(searched)
                 values = np.full(A.NUM_ACTIONS, np.nan, np.float16)
-                samples = np.zeros(A.NUM_ACTIONS, np.uint8)
+                samples = np.zeros(A.NUM_ACTIONS, np.uint16)
                 if searched:  # each compared move's mean return minus the default's, and its samples
                     for move, d in zip(*expert.last_search):
-                        values[move], samples[move] = np.mean(d), min(len(d), 255)
+                        values[move], samples[move] = np.mean(d), len(d)
                 rows["values"].append(values)
                 rows["samples"].append(samples)
             else:
@@ -117,7 +121,7 @@ def play_block(job: tuple) -> dict:
             "masks": np.array(rows["masks"], bool), "actions": np.array(rows["actions"], np.int16),
             "prior": np.array(rows["prior"], np.int16), "searched": np.array(rows["searched"], bool),
             "values": np.array(rows["values"], np.float16).reshape(-1, A.NUM_ACTIONS),
-            "samples": np.array(rows["samples"], np.uint8).reshape(-1, A.NUM_ACTIONS)}
+            "samples": np.array(rows["samples"], np.uint16).reshape(-1, A.NUM_ACTIONS)}
 
 
 def collect(args: argparse.Namespace) -> dict:
@@ -157,12 +161,14 @@ def collect(args: argparse.Namespace) -> dict:
 
 
 def block_games(path: str) -> int:
-    """How many games the block file ``path`` holds (0 if there is none): a last block cut short
-    by a smaller ``--games`` is played again, whole, by a larger one."""
+    """How many games the block file ``path`` holds (0 if there is none, or if it lacks a column
+    of ``COLUMNS``): a last block cut short by a smaller ``--games`` is played again, whole, by a
+    larger one, and a block written before the move values were recorded is played again (the
+    same games: they depend on the seed alone) with them."""
     if not os.path.exists(path):
         return 0
     with np.load(path, allow_pickle=False) as z:
-        return len(z["won"])
+        return len(z["won"]) if set(COLUMNS) <= set(z.files) else 0
 
 
 def load_blocks(folder: str, below: int | None = None) -> list[dict]:
@@ -236,9 +242,11 @@ def distill(args: argparse.Namespace) -> dict:
             own = torch.softmax(actor(x).masked_fill(~m, MASKED), 1)
         target = torch.where(override[:, None], target, own)
     elif args.targets == "improve":  # pi * exp(value / temperature): every compared move's value
-        if any("values" not in b for b in blocks):
-            raise SystemExit(f"{args.demos} holds no move values (collected before they were recorded); "
-                             "--targets improve needs a collection with them")
+        old = sum("values" not in b for b in blocks)
+        if old:
+            raise SystemExit(f"{args.demos}: {old} of its {len(blocks)} blocks hold no move values (collected "
+                             "before they were recorded); --targets improve needs them: run collect on the folder "
+                             "again to replay those blocks with them")
         gain = torch.nan_to_num(cat(fit, "values").float(), nan=0.0)  # a move not compared: the default's 0
         with torch.no_grad():
             target = torch.softmax(actor(x).masked_fill(~m, MASKED) + gain / args.temperature, 1)
@@ -297,14 +305,18 @@ def main(argv: list[str] | None = None) -> dict:
                    help="hard: the expert's moves; soft: the policy's own distribution where the expert kept "
                         "the policy's move, the expert's move where it overrode it; improve: the policy's "
                         "distribution times exp(value / --temperature), every searched move's value")
-    d.add_argument("--temperature", type=float, default=0.1,
-                   help="--targets improve: the value (a move's mean return minus the default's, returns +1 "
-                        "a win and -1 a loss) that multiplies a move's probability by e")
+    d.add_argument("--temperature", type=float, default=None,
+                   help="--targets improve only (default 0.1): the value (a move's mean return minus the "
+                        "default's; returns +1 a win, -1/(n-1) a loss) that multiplies a move's probability by e")
     d.add_argument("--override-weight", type=float, default=1.0,
                    help="loss weight of the decisions where the expert overrode the policy")
     args = p.parse_args(argv)
     if args.command == "collect" and (args.games < 1 or args.simulations < 1 or args.workers < 1):
         p.error("--games, --simulations and --workers must be >= 1")
+    if args.command == "distill" and args.temperature is not None and args.targets != "improve":
+        p.error("--temperature applies to --targets improve only")
+    if args.command == "distill" and args.temperature is None:
+        args.temperature = 0.1
     if args.command == "distill" and (args.epochs < 0 or args.batch_size < 1 or not args.learning_rate > 0
                                       or not args.override_weight > 0 or not 0 < args.temperature < float("inf")):
         p.error("--epochs must be >= 0, --batch-size >= 1, --learning-rate, --override-weight and --temperature "

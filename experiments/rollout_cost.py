@@ -1,7 +1,7 @@
 """What a rollout of the expert costs: one Python engine against the batched engine, in CPU time.
 
     python experiments/rollout_cost.py --checkpoint checkpoints/classic-2p --rounds 2048 \
-        --batch 200 2048 --bf16
+        --batch 100 200 2048 --bf16
 
 Expert iteration's labels cost the expert's rollouts (``experiments/expert_search.py``: 200 per
 searched decision). This study prices a rollout two ways, each a whole round from the deal
@@ -13,14 +13,17 @@ with my seat (seat 0) on the policy's greedy move:
 * **batched**: ``--batch`` rounds at once in :class:`~uno_env.game.batched.BatchedEngine`, in
   lockstep: the compiled ``heuristic`` plays the other seat (``bots_until``), then every round
   waiting on my seat is observed, masked and stepped in one call each, the policy's forward
-  pass (numpy's float32; with ``--bf16`` also torch's bfloat16) on those rows only. ``--batch``
-  200 is one decision's simulations; a larger one is several decisions' pooled.
+  pass (numpy's float32; with ``--bf16`` also torch's bfloat16) on those rows only, into
+  arrays allocated once. ``--batch`` 200 is a decision's simulations played at once; the
+  search's successive halving plays them in rounds (about 100 at a time with 3 or 4 moves);
+  a larger batch is several decisions' pooled. Kernels are compiled and the forward pass run
+  on every row count before the clock starts.
 
-Both run on one thread (BLAS included), so CPU time is one core's. It prints the CPU time per
-round of each, and the batched one's split: the forward pass, the engine (steps, observations,
-masks) and the compiled opponent. Numbers and what they mean for expert iteration:
-``docs/research-2p.md``, "What batched rollouts would save, and the search's values distilled".
-"""
+Both run on one thread (numpy's BLAS held to one, torch set to one), so CPU time is one core's.
+It prints the CPU time per round of each, and the batched one's split: the forward pass, the
+engine (steps, observations, masks) and the compiled opponent. Numbers and what they mean for
+expert iteration: ``docs/research-2p.md``, "What batched rollouts would save, and the search's
+values distilled"."""
 
 from __future__ import annotations
 
@@ -28,9 +31,6 @@ import argparse
 import os
 import sys
 import time
-
-for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):  # one core's CPU time
-    os.environ.setdefault(_var, "1")
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, ROOT)
@@ -42,9 +42,11 @@ from expert_search import ExpertSearch  # noqa: E402
 from uno_env.agents.heuristic import HeuristicWeights  # noqa: E402
 from uno_env.agents.policy import load_policy  # noqa: E402
 from uno_env.agents.search import SearchOptions  # noqa: E402
+from uno_env.game import actions as A  # noqa: E402
 from uno_env.game.batched import BatchedEngine, rng_words  # noqa: E402
 from uno_env.game.batched import bots as BK  # noqa: E402
 from uno_env.game.rules import LIMITS, make_rules  # noqa: E402
+from uno_env.tools.batched_table import blas_threads  # noqa: E402
 
 
 def scalar_rounds(net, rules, rounds: int, seed: int) -> dict:
@@ -60,7 +62,8 @@ def scalar_rounds(net, rules, rounds: int, seed: int) -> dict:
 def bf16_forward(net):
     """``net``'s greedy move on a batch, in torch's bfloat16 (this CPU's AMX where it has it): the
     same layers as ``net`` (``MaskedPolicy``), rounded to bfloat16; ties and near-ties may
-    break otherwise than in float32."""
+    break otherwise than in float32. Torch prepares its kernels once per batch shape, about 4 ms
+    each: :func:`batched_rounds` calls it on every row count before its clock starts."""
     import torch
 
     torch.set_num_threads(1)
@@ -91,8 +94,19 @@ def batched_rounds(net, rules, rounds: int, batch: int, seed: int, act=None) -> 
     weights = np.stack([HeuristicWeights().as_array()] * 2)
     prng = rng_words(range(batch))
     streams, beliefs = BK.GreedyStreams(batch, 2, allocate=False), BK.HeuristicBeliefs(batch, 2)
-    engine.reset(seeds=range(batch))  # compiles the kernels before the clock starts
+    obs_out = np.zeros((batch, engine.obs_size), np.float32)
+    mask_out = np.zeros((batch, A.NUM_ACTIONS), np.int8)
+    actions = np.zeros(batch, np.int64)
+    # before the clock: every kernel compiled, the forward pass run once on every row count
+    engine.reset(seeds=range(batch))
     engine.bots_until(0, kinds, weights, prng, streams, beliefs)
+    engine.observe(0, out=obs_out)
+    engine.legal_masks(out=mask_out)
+    for rows in range(1, batch + 1):
+        act(obs_out[:rows], mask_out[:rows])
+    waiting = ~engine.game_over
+    actions[waiting] = act(obs_out[waiting], mask_out[waiting])
+    engine.step(actions, waiting, checked=True)
     parts = {"forward": 0.0, "engine": 0.0, "opponent": 0.0}
     clock = time.process_time
     winners = []
@@ -105,15 +119,16 @@ def batched_rounds(net, rules, rounds: int, batch: int, seed: int, act=None) -> 
             engine.bots_until(0, kinds, weights, prng, streams, beliefs)
             t1 = clock()
             parts["opponent"] += t1 - t0
-            waiting = ~engine.game_over
+            waiting = ~engine.game_over & ~engine.truncated()
             if not waiting.any():
                 break
-            obs, masks = engine.observe(0, waiting)[waiting], engine.legal_masks(waiting)[waiting]
+            engine.observe(0, waiting, out=obs_out)
+            engine.legal_masks(waiting, out=mask_out)
+            obs, masks = obs_out[waiting], mask_out[waiting]
             t2 = clock()
-            actions = np.zeros(batch, np.int64)
             actions[waiting] = act(obs, masks)
             t3 = clock()
-            engine.step(actions, waiting)
+            engine.step(actions, waiting, checked=True)
             parts["forward"] += t3 - t2
             parts["engine"] += (t2 - t1) + (clock() - t3)
         winners.append(engine.winner.copy())
@@ -135,6 +150,11 @@ def main(argv: list[str] | None = None) -> dict:
         p.error("--rounds and --batch must be >= 1")
     rules = make_rules(args.rules)
     net, _ = load_policy(args.checkpoint, rules, 2)
+    with blas_threads(1):
+        return measure(net, rules, args)
+
+
+def measure(net, rules, args: argparse.Namespace) -> dict:
     out = {"scalar": scalar_rounds(net, rules, args.rounds, args.seed)}
     ms = 1e3 * out["scalar"]["cpu_s"] / args.rounds
     print(f"scalar: {ms:.3f} ms CPU a round (seat 0 won {out['scalar']['won'] / args.rounds:.1%}, the ranking "

@@ -1,6 +1,7 @@
 """experiments/expert_distill.py: the rows are the expert's decisions (an override only where it
-searched), a stopped collection resumes, and a distilled checkpoint is the policy it was fitted from
-when nothing is fitted."""
+searched) with the value of every move it compared, a stopped collection resumes (and replays
+blocks written without values), a distilled checkpoint is the policy it was fitted from when
+nothing is fitted, and each kind of targets moves the policy where it should and nowhere else."""
 
 from __future__ import annotations
 
@@ -44,7 +45,7 @@ def rewritten(tmp_path, name, change):
     return folder
 
 
-def second_best(block):
+def other_legal(block):
     """One row in four of those with a choice, each with a legal move that is not the policy's."""
     for r in np.flatnonzero(block["masks"].sum(1) >= 2)[::4]:
         legal = np.flatnonzero(block["masks"][r])
@@ -138,7 +139,7 @@ def test_soft_targets_teach_the_overrides(tmp_path):
 
     def overridden(block):
         actions = block["prior"].copy()
-        for r, move in second_best(block):
+        for r, move in other_legal(block):
             actions[r] = move
         return dict(block, actions=actions)
 
@@ -153,22 +154,23 @@ def test_soft_targets_teach_the_overrides(tmp_path):
 
 
 def test_improve_targets_move_the_policy_towards_the_moves_the_search_valued_and_nowhere_else(tmp_path):
-    # one row in four: the search valued the policy's second-best legal move 0.5 above its own;
-    # every other value 0. Policy improvement moves the policy to those moves there and keeps
-    # its moves elsewhere; with no value it is the soft targets' fixed point
+    # one row in four "searched": the policy's move (value 0) compared with another legal move,
+    # valued 0.5 above it (or 0); every other value NaN, as a collection writes them. Policy
+    # improvement moves the policy to those moves and keeps its moves elsewhere; with no gain
+    # it is the soft targets' fixed point
     collect(tmp_path / "demos", games=25)
     rules = make_rules("classic")
-    obs, masks = probes()
+    obs, _ = probes()
     source = make_agent(f"checkpoint:{CLASSIC_2P}", rules, 2).policy.logits(obs)
     for name, gain in (("flat", 0.0), ("valued", 0.5)):
 
-        def valued(block, gain=gain):
-            values = np.where(block["masks"], 0.0, np.nan).astype(np.float16)
-            for r, move in second_best(block):
-                values[r, move] = gain
+        def compared(block, gain=gain):
+            values = np.full(block["masks"].shape, np.nan, np.float16)
+            for r, move in other_legal(block):
+                values[r, block["prior"][r]], values[r, move] = 0.0, gain
             return dict(block, actions=block["prior"], values=values)
 
-        folder = rewritten(tmp_path, name, valued)
+        folder = rewritten(tmp_path, name, compared)
         expert_distill.main(["distill", "--checkpoint", CLASSIC_2P, "--demos", str(folder), "--out",
                              str(tmp_path / f"{name}-fit"), "--epochs", "20", "--learning-rate", "0.1",
                              "--targets", "improve", "--temperature", "0.1"])
@@ -179,19 +181,32 @@ def test_improve_targets_move_the_policy_towards_the_moves_the_search_valued_and
             continue
         block = expert_distill.load_blocks(str(folder))[0]
         values = block["values"].astype(np.float64)
-        valued = (values > 0).any(1)
+        gained = (values > 0).any(1)
         now = greedy(block, fitted)
         best = np.where(values > 0, values, -1).argmax(1)
-        assert valued.sum() >= 5 and (now[valued] == best[valued]).mean() > 0.3
-        assert (now[~valued] == block["prior"][~valued]).mean() > 0.9
+        assert gained.sum() >= 5 and (now[gained] == best[gained]).mean() > 0.3
+        assert (now[~gained] == block["prior"][~gained]).mean() > 0.9
 
 
-def test_improve_targets_refuse_a_collection_without_values(tmp_path):
+def test_improve_targets_refuse_blocks_without_values_and_collecting_again_replays_them(tmp_path):
     collect(tmp_path / "demos", games=25)
     old = rewritten(tmp_path, "old", lambda block: {k: v for k, v in block.items() if k not in ("values", "samples")})
-    with pytest.raises(SystemExit, match="no move values"):
+    with pytest.raises(SystemExit, match="2 of its 2 blocks hold no move values"):
         expert_distill.main(["distill", "--checkpoint", CLASSIC_2P, "--demos", str(old), "--out",
                              str(tmp_path / "out"), "--targets", "improve"])
+    # collecting into the folder again replays those blocks, the same games, with their values
+    expert_distill.main(["collect", "--checkpoint", CLASSIC_2P, "--out", str(old), "--games", "25",
+                         "--simulations", "6", "--seed", "3"])
+    blocks = zip(expert_distill.load_blocks(str(tmp_path / "demos")), expert_distill.load_blocks(str(old)))
+    for before, after in blocks:
+        assert set(after) == set(before)
+        for column in before:
+            np.testing.assert_array_equal(after[column], before[column])
+
+
+def test_temperature_belongs_to_improve_targets(tmp_path, capsys):
+    assert "--targets improve only" in cli_error(expert_distill.main, capsys, [
+        "distill", "--demos", str(tmp_path), "--out", str(tmp_path / "out"), "--temperature", "0.1"])
 
 
 def test_distill_refuses_demos_of_another_policy(tmp_path, capsys):

@@ -1,5 +1,7 @@
-"""experiments/rollout_cost.py: the batched rollouts are whole rounds of the policy on seat 0
-against the compiled heuristic, game for game the scalar engine's with the same players."""
+"""experiments/rollout_cost.py: both ways play whole rounds of the policy on seat 0 from the same
+deals (the scalar one against the card ranking, the batched one against the compiled heuristic),
+each game for game the scalar engine's with the same players, and the bfloat16 forward pass plays
+the policy's moves up to rounding."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ import numpy as np
 from helpers import REPO_ROOT, load_script
 from uno_env.agents.heuristic import HeuristicAgent
 from uno_env.agents.policy import load_policy
+from uno_env.agents.search import RolloutPolicy
 from uno_env.game import actions as A
 from uno_env.game.engine import Engine
 from uno_env.game.observation import ObservationEncoder
@@ -36,11 +39,20 @@ def test_batched_rounds_are_the_scalar_rounds_of_the_policy_against_the_heuristi
     assert all(v > 0 for v in out["parts"].values())
 
 
-def test_scalar_rounds_count_seat_zeros_wins():
+def test_scalar_rounds_are_the_experts_rollouts_of_the_policy_against_the_card_ranking():
     rules = make_rules("classic")
     net, _ = load_policy(CLASSIC_2P, rules, 2)
     out = rollout_cost.scalar_rounds(net, rules, rounds=20, seed=7)
-    assert 0 < out["won"] < 20 and out["cpu_s"] > 0
+    engine = Engine(rules.replace(episode="round", max_steps=LIMITS["max_steps"][1]), 2)
+    encode, ranking = ObservationEncoder(engine).encode, RolloutPolicy(engine)
+    won = 0
+    for r in range(20):
+        s = engine.new_state(np.random.default_rng([7, r]))
+        while not s.game_over:
+            legal = engine.legal_actions(s)
+            engine.step(s, int(net.act(encode(s, 0), A.legal_mask(legal))[0]) if s.actor == 0 else ranking(s, legal))
+        won += s.winner == 0
+    assert out["won"] == won and 0 < won < 20 and out["cpu_s"] > 0
 
 
 def test_the_bfloat16_forward_pass_plays_the_policys_moves_up_to_rounding():

@@ -445,6 +445,9 @@ def test_last_search_holds_each_compared_moves_differences_from_the_default():
         assert all(set(d) <= {-2.0, -1.0, 0.0, 1.0, 2.0} for d in diffs)  # +-1: a rollout cut at max_steps
         if chosen != default:
             assert sum(diffs[moves.index(chosen)]) > 0
+    for default, chosen, (moves, diffs), _ in seen:  # the halving keeps the default; it chooses a survivor
+        most = max(len(d) for d in diffs)
+        assert len(diffs[moves.index(default)]) == len(diffs[moves.index(chosen)]) == most
     assert any(len({len(d) for d in diffs}) > 1 for _, _, (_, diffs), _ in seen)
 
 
