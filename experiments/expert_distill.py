@@ -20,9 +20,8 @@ blocks of ``BLOCK``; each block is written to ``--out/block-<first game>.npz`` a
 so a stopped collection keeps its blocks and a second call plays only the missing ones, and
 replays, whole, a last block that a smaller ``--games`` cut short (a block is never shortened: a
 smaller ``--games`` leaves a longer last block as it is) and a block written before the move
-values were recorded. It prints the expert's win rate over
-the games of the blocks up to ``--games`` (a second measurement of its strength, on other deals,
-each dealt once).
+values were recorded. It prints the expert's win rate over the games of the blocks up to
+``--games`` (a second measurement of its strength, on other deals, each dealt once).
 
 **distill**: starts from the checkpoint's actor (torch, the card's layers) and fits it (masked
 cross-entropy, ``--epochs`` passes) to targets that are, with ``--targets soft`` (the default),
@@ -48,9 +47,9 @@ values distilled".
 from __future__ import annotations
 
 import argparse
-import glob
 import json
 import os
+import re
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -76,6 +75,7 @@ BLOCK = 20  # games per block file
 HOLD_OUT = 10  # one block in HOLD_OUT is held out of the fit
 MASKED = -1e9  # the logit of an illegal move in the fit (finite: soft targets are 0 there)
 COLUMNS = ("features", "masks", "actions", "prior", "searched", "values", "samples")
+BLOCK_NAME = re.compile(r"block-(\d{6})\.npz")  # a block file: its first game, six digits
 
 
 def play_block(job: tuple) -> dict:
@@ -138,6 +138,11 @@ def collect(args: argparse.Namespace) -> dict:
     else:
         with open(about_path, "w") as f:
             json.dump(about, f, indent=2)
+    odd = [name for name in sorted(os.listdir(args.out)) if BLOCK_NAME.fullmatch(name) and (
+        os.path.islink(os.path.join(args.out, name)) or not os.path.isfile(os.path.join(args.out, name)))]
+    if odd:  # a block's name on a link, a FIFO or a folder: not ours to replace
+        raise SystemExit(f"{args.out}: {', '.join(odd)} named as a block but not a file the collection wrote; "
+                         "move them away or pick another --out")
     jobs = [(args.checkpoint, args.rules, args.players, args.simulations, args.opponent, args.seed, first, args.games)
             for first in range(0, args.games, BLOCK)
             if block_games(os.path.join(args.out, f"block-{first:06d}.npz")) < min(BLOCK, args.games - first)]
@@ -165,18 +170,21 @@ def block_games(path: str) -> int:
     of ``COLUMNS``): a last block cut short by a smaller ``--games`` is played again, whole, by a
     larger one, and a block written before the move values were recorded is played again (the
     same games: they depend on the seed alone) with them."""
-    if not os.path.exists(path):
+    if os.path.islink(path) or not os.path.isfile(path):
         return 0
     with np.load(path, allow_pickle=False) as z:
         return len(z["won"]) if set(COLUMNS) <= set(z.files) else 0
 
 
 def load_blocks(folder: str, below: int | None = None) -> list[dict]:
-    """The block files of ``folder`` in game order (those whose first game is below ``below``)."""
+    """The block files of ``folder`` in game order (those whose first game is below ``below``):
+    regular files named as ``collect`` names them (no link, FIFO or other name is opened)."""
     out = []
-    for path in sorted(glob.glob(os.path.join(folder, "block-*.npz"))):
-        name = os.path.basename(path)
-        if name.endswith(".part.npz") or (below is not None and int(name[6:12]) >= below):
+    for name in sorted(os.listdir(folder)):
+        path = os.path.join(folder, name)
+        named = BLOCK_NAME.fullmatch(name)
+        if not named or os.path.islink(path) or not os.path.isfile(path) or (
+                below is not None and int(named.group(1)) >= below):
             continue
         with np.load(path, allow_pickle=False) as z:
             out.append({k: z[k] for k in z.files})

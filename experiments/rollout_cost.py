@@ -48,6 +48,9 @@ from uno_env.game.batched import bots as BK  # noqa: E402
 from uno_env.game.rules import LIMITS, make_rules  # noqa: E402
 from uno_env.tools.batched_table import blas_threads  # noqa: E402
 
+MAX_ROUNDS = 1_000_000  # rounds a measurement plays, at most
+MAX_BATCH = 8192  # rounds at once, at most (the forward pass is warmed on every row count up to it)
+
 
 def scalar_rounds(net, rules, rounds: int, seed: int) -> dict:
     """``rounds`` rollouts of the expert from fresh deals: CPU seconds and seat 0's wins."""
@@ -146,8 +149,8 @@ def main(argv: list[str] | None = None) -> dict:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--bf16", action="store_true", help="also the forward pass in torch's bfloat16")
     args = p.parse_args(argv)
-    if args.rounds < 1 or min(args.batch) < 1:
-        p.error("--rounds and --batch must be >= 1")
+    if not 1 <= args.rounds <= MAX_ROUNDS or not all(1 <= b <= MAX_BATCH for b in args.batch):
+        p.error(f"--rounds must be in 1..{MAX_ROUNDS}, each --batch in 1..{MAX_BATCH}")
     rules = make_rules(args.rules)
     net, _ = load_policy(args.checkpoint, rules, 2)
     with blas_threads(1):

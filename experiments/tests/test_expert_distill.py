@@ -6,6 +6,8 @@ nothing is fitted, and each kind of targets moves the policy where it should and
 from __future__ import annotations
 
 import json
+import os
+import stat
 
 import numpy as np
 import pytest
@@ -237,3 +239,19 @@ def test_neither_step_writes_into_a_folder_it_did_not_fill(tmp_path):
     expert_distill.main(out + ["--epochs", "0"])
     expert_distill.main(out + ["--epochs", "1"])  # its own output it may write again
 
+
+
+def test_only_block_files_collect_wrote_are_read(tmp_path):
+    collect(tmp_path / "demos", games=25)
+    folder = tmp_path / "demos"
+    (folder / "block-notanumber.npz").write_text("not a block")
+    (folder / "block-000040.npz").symlink_to(folder / "block-000000.npz")
+    os.mkfifo(folder / "block-000060.npz")
+    blocks = expert_distill.load_blocks(str(folder))
+    assert [len(b["won"]) for b in blocks] == [20, 5]
+    assert expert_distill.block_games(str(folder / "block-000040.npz")) == 0
+    assert expert_distill.block_games(str(folder / "block-000060.npz")) == 0
+    # and a collection does not replace them
+    with pytest.raises(SystemExit, match="block-000040.npz, block-000060.npz named as a block"):
+        collect(folder, games=80)
+    assert (folder / "block-000040.npz").is_symlink() and stat.S_ISFIFO(os.stat(folder / "block-000060.npz").st_mode)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from helpers import REPO_ROOT, load_script
+from helpers import REPO_ROOT, cli_error, load_script
 from uno_env.agents.heuristic import HeuristicAgent
 from uno_env.agents.policy import load_policy
 from uno_env.agents.search import RolloutPolicy
@@ -72,3 +72,8 @@ def test_the_bfloat16_forward_pass_plays_the_policys_moves_up_to_rounding():
     bf16 = rollout_cost.bf16_forward(net)(obs, masks)
     assert masks[np.arange(len(bf16)), bf16].all()
     assert (bf16 == net.act(obs, masks)).mean() > 0.95
+
+
+def test_rounds_and_batches_out_of_range_are_refused(capsys):
+    for argv in (["--rounds", "0"], ["--batch", "100000"], ["--rounds", str(10 ** 9)]):
+        assert "--rounds must be in" in cli_error(rollout_cost.main, capsys, argv)
