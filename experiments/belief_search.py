@@ -17,11 +17,15 @@ better beliefs are worth to the ``search`` bot:
    ``--simulations`` rollouts per decision, dealing the hidden hands
 
    ================  ===================================================================
-   ``Beliefs``       from the colour voids of the heuristic's ``Beliefs`` (``deals=beliefs``,
-                     the bot's default in 3+ players)
+   ``Beliefs``       the bot as shipped: from the colour voids of the heuristic's ``Beliefs``
+                     (``deals=beliefs``) in 3+ players, from its tracker's colours and faces
+                     in 2 (``deals=tracker``, the default)
    ``learned``       from the network's probabilities, through
                      :func:`colour_evidence`
                      (:class:`LearnedBeliefSearch`)
+   ``events``        from the probabilities of a network that also reads the round's public
+                     events (``experiments/history_beliefs.py``'s GRU, fitted on the same
+                     games), through :func:`colour_evidence` (:class:`EventBeliefSearch`)
    ``true-colours``  an oracle (0.5.9): every colour an opponent's hidden cards lack is
                      left out of its deals, surely (:class:`TrueVoidSearch`)
    ``true-voids``    an oracle (0.5.9): every colour and every face (number or action)
@@ -117,7 +121,7 @@ from uno_env.game.observation import ObservationEncoder  # noqa: E402
 from uno_env.game.rules import Rules, make_rules  # noqa: E402
 from uno_env.tools.stats import mean_interval, wilson_interval  # noqa: E402
 
-ARMS = ("Beliefs", "learned", "true-colours", "true-voids", "true-hands", "true-actions", "true-numbers",
+ARMS = ("Beliefs", "learned", "events", "true-colours", "true-voids", "true-hands", "true-actions", "true-numbers",
         "replayed", "replayed-all")
 # the action cards and wilds (Draw Two, Reverse, Skip of each colour, every wild kind): the
 # kinds the ``true-actions`` arm deals as they are, and ``true-numbers`` deals at random
@@ -224,6 +228,22 @@ class Watching(SearchAgent):
             hand = s.hands[(me + j + 1) % n].astype(np.int64)
             out.append(hand - np.asarray(v.known[j], np.int64) if v.known_any else hand)
         return out
+
+
+class EventBeliefSearch(Watching):
+    """The ``search`` bot whose deals give each opponent each colour with the probability of a
+    network over its observation and the round's public events (``history_beliefs.EventBelief``),
+    read from the live game's event record (public: every seat saw them)."""
+
+    def __init__(self, rules, num_players, seed=None, options=None, *, net):
+        super().__init__(rules, num_players, seed, options)
+        self.net = net
+
+    def voids(self, v):
+        if self.game is None:
+            raise RuntimeError("EventBeliefSearch reads the events of the live game: call watch(state, seat) first")
+        s, me = self.game
+        return colour_evidence(v, self.deck, self.net(v.obs, s.events, me))
 
 
 class TrueVoidSearch(Watching):
@@ -414,8 +434,11 @@ class ReplayedSearch(SearchAgent):
         return settle(s, tp, self.rng) if changed else s
 
 
-def searcher(arm: str, rules, players: int, seed: int, options: dict, net: BeliefNet | None) -> SearchAgent:
+def searcher(arm: str, rules, players: int, seed: int, options: dict, net: BeliefNet | None,
+             events_net=None) -> SearchAgent:
     """The searching player of ``arm``."""
+    if arm == "events":
+        return EventBeliefSearch(rules, players, seed, options, net=events_net)
     if arm in ("true-actions", "true-numbers"):
         return TrueKindSearch(rules, players, seed, options,
                               kinds=ACTION_KINDS if arm == "true-actions" else ~ACTION_KINDS)
@@ -430,20 +453,21 @@ def searcher(arm: str, rules, players: int, seed: int, options: dict, net: Belie
     return SearchAgent(rules, players, seed, options)
 
 
-_NET: BeliefNet | None = None  # the network of this process (set by _init in workers)
+_NET: BeliefNet | None = None  # the networks of this process (set by _init in workers)
+_EVENT_NET = None  # history_beliefs.EventBelief
 
 
-def _init(net: BeliefNet | None) -> None:
-    global _NET
-    _NET = net
+def _init(net: BeliefNet | None, events_net=None) -> None:
+    global _NET, _EVENT_NET
+    _NET, _EVENT_NET = net, events_net
 
 
-def seated_deal(rules: Rules, players: int, seed: int,
-                game: int) -> tuple[Engine, ObservationEncoder, State, int, list[int]]:
-    """Game ``game`` of the bench: its engine, encoder and dealt state (from ``(seed, game)``
-    alone, the same for every arm), the searching seat (``game % players``) and every
-    seat's agent seed."""
-    engine = Engine(rules, players)
+def seated_deal(rules: Rules, players: int, seed: int, game: int,
+                record_events: bool = False) -> tuple[Engine, ObservationEncoder, State, int, list[int]]:
+    """Game ``game`` of the bench: its engine (recording the public events if asked), encoder
+    and dealt state (from ``(seed, game)`` alone, the same for every arm), the searching seat
+    (``game % players``) and every seat's agent seed."""
+    engine = Engine(rules, players, record_events=record_events)
     rng = np.random.default_rng([seed, game])
     s = engine.new_state(rng)
     seeds = [int(x) for x in rng.integers(2 ** 31, size=players)]
@@ -456,9 +480,9 @@ def play(job: tuple[str, int, int, int, int]) -> tuple[int, dict[str, int]]:
     arm, players, simulations, seed, game."""
     arm, players, simulations, seed, game = job
     rules = make_rules("classic")
-    engine, encoder, s, me, seeds = seated_deal(rules, players, seed, game)
+    engine, encoder, s, me, seeds = seated_deal(rules, players, seed, game, record_events=arm == "events")
     options = {"simulations": simulations}
-    bot = searcher(arm, rules, players, seeds[me], options, _NET)
+    bot = searcher(arm, rules, players, seeds[me], options, _NET, _EVENT_NET)
     if isinstance(bot, Watching):
         bot.watch(s, me)
     replayed = isinstance(bot, ReplayedSearch)
@@ -541,22 +565,27 @@ def main(argv: list[str] | None = None) -> dict:
     args = p.parse_args(argv)
     arms = [a.strip() for a in args.arms.split(",") if a.strip()]
     if min(args.fit_games, args.epochs, args.games, args.simulations, args.workers, args.brier_samples) < 1 \
-            or args.brier_games < 0 or not 3 <= args.players <= 10:
+            or args.brier_games < 0 or not 2 <= args.players <= 10:
         p.error("--fit-games, --epochs, --games, --simulations, --workers and --brier-samples must be >= 1, "
-                "--brier-games >= 0, --players in 3..10")
+                "--brier-games >= 0, --players in 2..10")
     if not arms or len(set(arms)) != len(arms) or not set(arms) <= set(ARMS):
         p.error(f"--arms {args.arms!r}: name distinct arms from {', '.join(ARMS)}")
     began = time.time()
     net, rows = fit(args.players, args.fit_games, args.fit_seed, args.epochs) \
         if "learned" in arms or args.brier_games else (None, 0)  # the network only where it is used
+    events_net = None
+    if "events" in arms:
+        from history_beliefs import EventBelief
+
+        events_net, event_rows = EventBelief.fit(args.players, args.fit_games, args.fit_seed, args.epochs)
     fitted = time.time() - began
     briers = deal_brier(net, args.players, args.brier_games, args.seed, args.brier_samples) if args.brier_games else {}
     jobs = [(arm, args.players, args.simulations, args.seed, g) for arm in arms for g in range(args.games)]
     if args.workers == 1:
-        _init(net)
+        _init(net, events_net)
         played = list(map(play, jobs))
     else:
-        with ProcessPoolExecutor(args.workers, initializer=_init, initargs=(net,)) as pool:
+        with ProcessPoolExecutor(args.workers, initializer=_init, initargs=(net, events_net)) as pool:
             played = list(pool.map(play, jobs, chunksize=4))
     per_arm = {arm: [won for won, _ in played[i * args.games:(i + 1) * args.games]] for i, arm in enumerate(arms)}
     checks: dict[str, Counter] = {}  # per replayed arm, summed over its games

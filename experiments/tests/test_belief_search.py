@@ -71,6 +71,30 @@ def test_both_arms_play_the_same_deals_and_the_run_depends_on_its_seeds_not_the_
     assert one["differences"]["learned"]["mean"] == pytest.approx((wins["learned"] - wins["Beliefs"]) / 4)
 
 
+def test_the_events_arm_deals_from_the_event_network_at_two_players_and_replays_with_any_workers():
+    argv = ["--players", "2", "--fit-games", "8", "--epochs", "1", "--games", "4", "--simulations", "4",
+            "--seed", "6", "--brier-games", "0", "--arms", "Beliefs,events"]
+    one = belief_search.main(argv)
+    two = belief_search.main(argv + ["--workers", "2"])
+    assert one["arms"] == two["arms"] and list(one["differences"]) == ["events"]
+    assert one["fit_rows"] == 0  # the summary network is not fitted for the events arm
+    # the bot reads the live game's event record: a belief that no opponent holds any colour
+    # leaves every coloured card out of its deals, as the learned arm's does
+
+    class Nothing:
+        def __call__(self, observation, events, seat):
+            assert events and events[0].kind == 0  # the deal's event first
+            return np.zeros((1, 4))
+
+    engine = Engine(make_rules("classic"), 2, record_events=True)
+    s = engine.new_state(np.random.default_rng(1))
+    v = decode(ObservationEncoder(engine).encode(s, s.actor), A.legal_mask(engine.legal_actions(s)))
+    bot = belief_search.EventBeliefSearch(engine.rules, 2, 0, net=Nothing())
+    bot.watch(s, s.actor)
+    bot.observe(v)
+    assert all(e == [1.0] * 4 for e, _ in bot.voids(v))
+
+
 def test_arms_are_chosen_and_the_network_is_fitted_only_where_an_arm_or_the_brier_uses_it():
     out = belief_search.main(["--players", "3", "--games", "3", "--simulations", "4", "--seed", "8",
                               "--brier-games", "0", "--arms", "true-voids,Beliefs,true-colours,true-hands"])
@@ -143,16 +167,18 @@ def test_the_true_hand_arm_deals_every_opponent_its_hand_and_shuffles_only_the_d
         assert len(orders) > 1
 
 
-@pytest.mark.parametrize("oracle", [belief_search.TrueVoidSearch, belief_search.TrueHandSearch])
+@pytest.mark.parametrize("oracle", [belief_search.TrueVoidSearch, belief_search.TrueHandSearch,
+                                    belief_search.EventBeliefSearch])
 def test_an_oracle_arm_refuses_to_deal_before_it_watches_a_game(oracle):
     engine, s, v = _mid_game(0)
-    bot = oracle(engine.rules, 4, 0, **({"faces": False} if oracle is belief_search.TrueVoidSearch else {}))
+    extra = {belief_search.TrueVoidSearch: {"faces": False}, belief_search.EventBeliefSearch: {"net": None}}
+    bot = oracle(engine.rules, 4, 0, **extra.get(oracle, {}))
     with pytest.raises(RuntimeError, match="watch"):
         belief_search.determinise(bot, v)
 
 
 @pytest.mark.parametrize("argv, message", [(["--games", "0"], "must be >= 1"),
-                                           (["--players", "2"], "--players in 3..10"),
+                                           (["--players", "1"], "--players in 2..10"),
                                            (["--arms", "Beliefs,oracle"], "name distinct arms"),
                                            (["--arms", "Beliefs,Beliefs"], "name distinct arms")])
 def test_bad_arguments_are_refused(capsys, argv, message):

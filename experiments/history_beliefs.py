@@ -1,0 +1,366 @@
+"""A policy over the event history, its premise measured: do the round's public events say
+more about the opponents' hands than the observation, with its HISTORY summary, does?
+
+    python experiments/history_beliefs.py --players 2 --games 4000 --seed 20261214
+
+Issue 51's first lever is a policy that reads the public events of the round one by one (a
+recurrent network or attention), on the premise that "the hands are read card by card from
+what was played and drawn, which an MLP over a fixed summary has not learned". A policy can
+only play on what its input tells it about the hidden hands, so this study asks the premise
+directly, before any policy is trained: heuristic bots play every seat of ``--games`` games
+(classic rules, the engine recording its public events), and at every turn with a choice two
+networks answer, from the acting seat's side only, the two questions of
+``belief_quality.py``:
+
+* **colours**: does each opponent hold a card of each colour (wilds aside)? Brier score;
+* **cards**: how many cards of each kind does each opponent hold? squared error per card
+  kind and opponent, the network answering a correction to the card counter's answer
+  (``belief_quality.py``'s "MLP over the counter").
+
+The two networks differ only in their input:
+
+* **summary**: the shipped policies' input (``obs_features`` of observation layout 1: the
+  hand, the table, the cards played since the reshuffle, each opponent's HISTORY block -
+  colours and faces it drew on, cards received since its last play, its last action and the
+  colour it left), through two tanh layers of 256, then a linear head;
+* **summary + events**: the same, and a GRU (128 units) over the round's public events up to
+  the decision (``uno_env.game.events``: every play with its card and the colour after it,
+  every draw and penalty with its count, UNO calls, challenges, skips, reversals, reshuffles,
+  from the deal on), each event embedded as the sum of four learned vectors (kind, seat
+  relative to the observer, card, value), its last state joined to the trunk's before the head.
+
+Both are fitted on the same rows in the same order (batches of 64 rounds as one observer saw
+them; Adam, lr 1e-3, ``--epochs`` passes, the initial weights of the shared parts the same),
+and scored on the held-out games (every fifth game). The gap between the two is what a policy
+over the events could read that today's policies cannot; the gap between the summary and 0 is
+what is hidden from both (``experiments/headroom.py`` measures what knowing the hands is worth
+in play).
+
+Measured (issue 51; held-out, in parentheses the fitting rows):
+
+===========================  ========================  ========================
+                             2 players, 16,000 games   4 players, 6,000 games
+===========================  ========================  ========================
+colours: base rate           0.2379                    0.2314
+colours: summary             0.1345 (0.1313)           0.1489 (0.1467)
+colours: summary + events    0.1219 (0.1113)           0.1306 (0.1220)
+cards: card counter          0.0860                    0.0854
+cards: summary               0.0812 (0.0809)           0.0838 (0.0830)
+cards: summary + events      0.0801 (0.0792)           0.0836 (0.0825)
+===========================  ========================  ========================
+
+(``--epochs 10 --seed 20261214``; 23 and 21 minutes on one core each.) The events read
+colours better (9% and 12% less Brier) and cards hardly at all (1.4% and 0.2% less error).
+What the sharper colours are worth to the ``search`` bot: ``belief_search.py``'s ``events``
+arm, +0.8 points (-2.1 to +3.6) over the summary network's colours in 800 paired 2-player
+games (docs/research-2p.md, "What the event history says about the hands").
+
+Deterministic: the deals and bots come from ``(--seed, game)``, the networks from ``--seed``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import numpy as np  # noqa: E402
+
+from belief_quality import HELD_OUT_EVERY, HIDDEN, brier, holds_colours  # noqa: E402
+from uno_env.agents.checkpoint import obs_features_layout  # noqa: E402
+from uno_env.agents.heuristic import HeuristicAgent  # noqa: E402
+from uno_env.agents.view import decode  # noqa: E402
+from uno_env.game import actions as A  # noqa: E402
+from uno_env.game import cards as C  # noqa: E402
+from uno_env.game import events as E  # noqa: E402
+from uno_env.game.engine import TURN, Engine  # noqa: E402
+from uno_env.game.observation import MAX_PLAYERS, ObservationEncoder  # noqa: E402
+from uno_env.game.rules import make_rules  # noqa: E402
+
+GRU_UNITS = 128
+EMBEDDING = 64
+ROUNDS_PER_BATCH = 64
+MAX_GAMES = 200_000
+
+# An event as four small integers (the token): kind; seat relative to the observer (0 = the
+# observer, NO_SEAT for none); card kind (NO_CARD for none); value code (VALUE_* ranges).
+NO_SEAT = MAX_PLAYERS
+NO_CARD = C.NUM_KINDS
+VALUE_NONE = 0
+VALUE_COLOUR = 1  # + colour: the colour after a play, or a chosen colour
+VALUE_COUNT = VALUE_COLOUR + C.NUM_COLORS  # + min(count, MAX_COUNT): cards drawn
+MAX_COUNT = 19
+VALUE_DIRECTION = VALUE_COUNT + MAX_COUNT + 1  # + (1 if clockwise)
+VALUE_CHALLENGE = VALUE_DIRECTION + 2  # + (1 if the Wild Draw Four was illegal)
+NUM_VALUES = VALUE_CHALLENGE + 2
+COLOUR_KINDS = (E.PLAYED, E.JUMPED_IN, E.COLOR_CHOSEN)
+COUNT_KINDS = (E.DREW, E.PENALTY, E.CAUGHT)
+
+
+def token(event: E.Event, observer: int, players: int) -> tuple[int, int, int, int]:
+    """The four integers of ``event`` as ``observer`` (a seat) embeds it."""
+    seat = (event.seat - observer) % players if event.seat >= 0 else NO_SEAT
+    card = event.card if event.card >= 0 else NO_CARD
+    if event.kind in COLOUR_KINDS and event.value >= 0:
+        value = VALUE_COLOUR + event.value
+    elif event.kind in COUNT_KINDS:
+        value = VALUE_COUNT + min(max(event.value, 0), MAX_COUNT)
+    elif event.kind == E.REVERSED:
+        value = VALUE_DIRECTION + (event.value > 0)
+    elif event.kind == E.CHALLENGED:
+        value = VALUE_CHALLENGE + (event.value == 1)
+    else:
+        value = VALUE_NONE
+    return event.kind, seat, card, value
+
+
+def collect(players: int, games: int, seed: int) -> dict:
+    """Rows of every turn with a choice: ``x`` (obs_features), ``truth`` (per opponent j = 1..
+    seats to the left, per colour: holds one), ``counts`` and ``counter`` (per opponent and card
+    kind: the cards it holds / the card counter's expected count), ``game``; ``seq`` (the row's
+    round as its seat saw it: an index into ``sequences``) and ``length`` (how many of that
+    sequence's events came before the decision). ``sequences``: int16 arrays (events x 4
+    tokens) of each (game, round, observer) with a row, from the deal to the round's end."""
+    rules = make_rules("classic")
+    engine = Engine(rules, players, record_events=True)
+    encoder = ObservationEncoder(engine)
+    keep, scale = obs_features_layout(players)
+    x, truth, counts, counter, game_of, seq, length = [], [], [], [], [], [], []
+    sequences: list[np.ndarray] = []
+    for g in range(games):
+        rng = np.random.default_rng([seed, g])
+        s = engine.new_state(rng)
+        bots = [HeuristicAgent(rules, players, seed=int(b)) for b in rng.integers(2**31, size=players)]
+        round_start, scanned = 0, 0  # the last deal's event, and the events read so far
+        pending: list[tuple[int, int, int]] = []  # (row, round start, observer): sequences at the game's end
+        while not s.game_over and not engine.truncated(s):
+            p = s.actor
+            bot = bots[p]
+            v = decode(encoder.encode(s, p), A.legal_mask(engine.legal_actions(s)))
+            if s.phase == TURN and len(v.legal) > 1:
+                n = len(s.events)
+                for i in range(scanned, n):
+                    if s.events[i].kind == E.DEALT:
+                        round_start = i
+                scanned = n
+                seats = [(p + j) % players for j in range(1, players)]
+                x.append(v.obs[keep] * scale)
+                truth.append(holds_colours(s.hands, seats).reshape(-1))
+                unseen = s.hands[seats].sum(axis=0) + np.bincount(s.draw_pile, minlength=C.NUM_KINDS)
+                counts.append(s.hands[seats].reshape(-1))
+                counter.append(np.outer([s.hand_size[q] for q in seats], unseen / unseen.sum()).reshape(-1))
+                game_of.append(g)
+                length.append(n - round_start)
+                seq.append(-1)
+                pending.append((len(x) - 1, round_start, p))
+            bot.beliefs.observe(v)  # HeuristicAgent.act on the decoded view
+            a = bot.decide(v)
+            bot.beliefs.remember(v, a)
+            engine.step(s, a)
+        starts = [i for i, e in enumerate(s.events) if e.kind == E.DEALT]
+        end_of = dict(zip(starts, starts[1:] + [len(s.events)]))
+        keys: dict[tuple[int, int], int] = {}  # (round start, observer) -> its sequence
+        for row, start, observer in pending:
+            key = (start, observer)
+            if key not in keys:
+                keys[key] = len(sequences)
+                sequences.append(np.asarray([token(e, observer, players) for e in s.events[start:end_of[start]]],
+                                            np.int16))
+            seq[row] = keys[key]
+    return {"x": np.asarray(x, np.float32), "truth": np.asarray(truth, np.float32),
+            "counts": np.asarray(counts, np.float32), "counter": np.asarray(counter, np.float32),
+            "game": np.asarray(game_of), "seq": np.asarray(seq, np.int64), "length": np.asarray(length, np.int64),
+            "sequences": sequences}
+
+
+
+def fit(rows: dict, fitting: np.ndarray, target: np.ndarray, loss: str, events: bool, epochs: int, seed: int):
+    """The network of the module docstring fitted to ``target`` on the rows ``fitting`` (a
+    boolean mask); ``loss`` "bce" (logits, binary targets) or "mse"; ``events`` adds the GRU.
+    Returns a function from a row mask to predictions (probabilities for "bce")."""
+    import torch
+
+    net = train(rows, fitting, target, loss, events, epochs, seed)
+
+    def predict(mask: np.ndarray) -> np.ndarray:
+        by = rows_by_sequence(rows["seq"], mask)
+        chosen = np.flatnonzero([len(r) > 0 for r in by])
+        answer = np.zeros((len(rows["x"]), target.shape[1]), np.float32)
+        with torch.no_grad():
+            for k in range(0, len(chosen), 256):
+                seqs = chosen[k:k + 256]
+                batch_rows = np.concatenate([by[q] for q in seqs])
+                out = net(*inputs(rows, batch_rows, seqs))
+                answer[batch_rows] = (torch.sigmoid(out) if loss == "bce" else out).numpy()
+        return answer[mask]
+    return predict
+
+
+def train(rows: dict, fitting: np.ndarray, target: np.ndarray, loss: str, events: bool, epochs: int, seed: int):
+    """The torch network of :func:`fit` (logits out)."""
+    import torch
+
+    net = Net(rows["x"].shape[1], target.shape[1], events, seed)
+    criterion = (torch.nn.functional.binary_cross_entropy_with_logits if loss == "bce"
+                 else torch.nn.functional.mse_loss)
+    opt = torch.optim.Adam(net.parameters(), 1e-3)
+    by_seq = rows_by_sequence(rows["seq"], fitting)
+    order = np.flatnonzero([len(r) > 0 for r in by_seq])
+    rng = np.random.default_rng(seed)
+    for _ in range(epochs):
+        rng.shuffle(order)
+        for k in range(0, len(order), ROUNDS_PER_BATCH):
+            seqs = order[k:k + ROUNDS_PER_BATCH]
+            batch_rows = np.concatenate([by_seq[q] for q in seqs])
+            out = net(*inputs(rows, batch_rows, seqs))
+            error = criterion(out, torch.as_tensor(target[batch_rows]))
+            opt.zero_grad()
+            error.backward()
+            opt.step()
+    return net
+
+
+class EventBelief:
+    """A fitted colours network with the GRU (:func:`train`, ``events=True``), as the search
+    reads it (``belief_search.py``'s ``events`` arm): called on a seat's observation, the
+    engine's public events so far and the seat, the chance that each opponent (row, 0 = the
+    player to its left) holds each colour. Pickles as its weights (for worker processes)."""
+
+    def __init__(self, state: dict, obs_size: int, players: int):
+        import torch
+
+        self.state, self.obs_size, self.players = state, obs_size, players
+        self.net = Net(obs_size, (players - 1) * C.NUM_COLORS, True, 0)
+        self.net.load_state_dict(state)
+        self.net.eval()
+        torch.set_num_threads(1)  # one process per core
+        self.keep, self.scale = obs_features_layout(players)
+        self.torch = torch
+
+    @classmethod
+    def fit(cls, players: int, games: int, seed: int, epochs: int) -> tuple["EventBelief", int]:
+        """Fitted on every turn with a choice of ``games`` heuristic games from ``seed``; with
+        the number of rows."""
+        rows = collect(players, games, seed)
+        net = train(rows, np.ones(len(rows["x"]), bool), rows["truth"], "bce", True, epochs, seed)
+        return cls({k: v.detach().clone() for k, v in net.state_dict().items()}, rows["x"].shape[1], players), len(rows["x"])
+
+    def __reduce__(self):
+        return EventBelief, (self.state, self.obs_size, self.players)
+
+    def __call__(self, observation: np.ndarray, events: list, seat: int) -> np.ndarray:
+        torch = self.torch
+        start = max(i for i, e in enumerate(events) if e.kind == E.DEALT)
+        tokens = np.asarray([token(e, seat, self.players) for e in events[start:]], np.int64).reshape(1, -1, 4)
+        x = (observation[self.keep] * self.scale).astype(np.float32)[None]
+        with torch.no_grad():
+            logits = self.net(torch.as_tensor(x), torch.as_tensor(tokens), torch.zeros(1, dtype=torch.long),
+                              torch.as_tensor([tokens.shape[1]]))
+        return torch.sigmoid(logits).numpy().reshape(self.players - 1, C.NUM_COLORS)
+
+
+def rows_by_sequence(seq: np.ndarray, mask: np.ndarray) -> list[np.ndarray]:
+    """For each sequence, its rows among ``mask``."""
+    rows = np.flatnonzero(mask)
+    order = rows[np.argsort(seq[rows], kind="stable")]
+    bounds = np.searchsorted(seq[order], np.arange(int(seq.max()) + 2))
+    return [order[bounds[q]:bounds[q + 1]] for q in range(int(seq.max()) + 1)]
+
+
+def inputs(rows: dict, batch_rows: np.ndarray, seqs: np.ndarray):
+    """The network's inputs for ``batch_rows`` of the sequences ``seqs``: observation features,
+    padded tokens (sequences x longest x 4), each row's sequence (its place in ``seqs``) and
+    how many of its events it saw."""
+    import torch
+
+    longest = max(1, max(len(rows["sequences"][q]) for q in seqs))
+    tokens = np.zeros((len(seqs), longest, 4), np.int64)
+    for i, q in enumerate(seqs):
+        tokens[i, :len(rows["sequences"][q])] = rows["sequences"][q]
+    position = np.full(len(rows["sequences"]), -1, np.int64)
+    position[seqs] = np.arange(len(seqs))
+    place = position[rows["seq"][batch_rows]]
+    return (torch.as_tensor(rows["x"][batch_rows]), torch.as_tensor(tokens), torch.as_tensor(place),
+            torch.as_tensor(rows["length"][batch_rows]))
+
+
+def Net(obs_size: int, out_size: int, events: bool, seed: int):
+    """The summary trunk (two tanh layers) and head; with ``events``, the GRU over the tokens.
+    The trunk's initial weights depend on ``seed`` alone (the same in both arms)."""
+    import torch
+    from torch import nn
+
+    class EventNet(nn.Module):
+        def __init__(self):
+            super().__init__()
+            torch.manual_seed(seed)
+            self.trunk = nn.Sequential(nn.Linear(obs_size, HIDDEN), nn.Tanh(), nn.Linear(HIDDEN, HIDDEN), nn.Tanh())
+            torch.manual_seed(seed + 1)
+            self.head = nn.Linear(HIDDEN + (GRU_UNITS if events else 0), out_size)
+            if events:
+                self.embed = nn.ModuleList([nn.Embedding(E.NUM_EVENT_KINDS, EMBEDDING), nn.Embedding(NO_SEAT + 1, EMBEDDING),
+                                            nn.Embedding(NO_CARD + 1, EMBEDDING), nn.Embedding(NUM_VALUES, EMBEDDING)])
+                self.gru = nn.GRU(EMBEDDING, GRU_UNITS, batch_first=True)
+
+        def forward(self, x, tokens, place, seen):
+            h = self.trunk(x)
+            if events:
+                e = sum(self.embed[f](tokens[..., f]) for f in range(4))
+                states, _ = self.gru(e)  # states[:, t] after the events 0..t
+                states = torch.cat([torch.zeros_like(states[:, :1]), states], dim=1)  # [:, n] after n events
+                h = torch.cat([h, states[place, seen]], dim=-1)
+            return self.head(h)
+
+    return EventNet()
+
+
+def main(argv: list[str] | None = None) -> dict:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--num-players", "--players", dest="players", type=int, default=2)
+    p.add_argument("--games", type=int, default=4000)
+    p.add_argument("--epochs", type=int, default=12)
+    p.add_argument("--seed", type=int, default=20261214)
+    args = p.parse_args(argv)
+    if not HELD_OUT_EVERY <= args.games <= MAX_GAMES or not 1 <= args.epochs <= 1000 or not 2 <= args.players <= 10:
+        p.error(f"--games must be in {HELD_OUT_EVERY}..{MAX_GAMES}, --epochs in 1..1000, --players in 2..10")
+    import torch
+
+    torch.set_num_threads(1)
+    began = time.time()
+    rows = collect(args.players, args.games, args.seed)
+    collected = time.time() - began
+    held = rows["game"] % HELD_OUT_EVERY == HELD_OUT_EVERY - 1
+    truth, counts, counter = rows["truth"], rows["counts"], rows["counter"]
+    out = {"players": args.players, "games": args.games, "seed": args.seed, "epochs": args.epochs,
+           "rows": len(truth), "held_out_rows": int(held.sum()), "rounds_seen": len(rows["sequences"]),
+           "mean_events": float(np.mean(rows["length"])), "base_rate": float(truth[~held].mean()),
+           "brier": {"base rate": brier(np.full_like(truth[held], truth[~held].mean()), truth[held])},
+           "count_mse": {"card counter": brier(counter[held], counts[held])}, "fit_brier": {}, "fit_count_mse": {},
+           "collect_s": collected}
+    for name, events in (("summary", False), ("summary + events", True)):
+        colours = fit(rows, ~held, truth, "bce", events, args.epochs, args.seed)
+        out["brier"][name] = brier(colours(held), truth[held])
+        out["fit_brier"][name] = brier(colours(~held), truth[~held])
+        correction = fit(rows, ~held, counts - counter, "mse", events, args.epochs, args.seed)
+        out["count_mse"][name] = brier(counter[held] + correction(held), counts[held])
+        out["fit_count_mse"][name] = brier(counter[~held] + correction(~held), counts[~held])
+    out["wall_s"] = time.time() - began
+    print(f"{args.players} players, {args.games} games (seed {args.seed}): {out['rows']} rows, "
+          f"{out['held_out_rows']} held out, {out['mean_events']:.1f} events of the round before a decision "
+          f"on average; base rate {out['base_rate']:.3f}")
+    print("| predictor | colours: held-out Brier (fitting) | cards: held-out squared error (fitting) |\n|---|---:|---:|")
+    print(f"| base rate / card counter | {out['brier']['base rate']:.4f} | {out['count_mse']['card counter']:.4f} |")
+    for name in ("summary", "summary + events"):
+        print(f"| {name} | {out['brier'][name]:.4f} ({out['fit_brier'][name]:.4f}) | "
+              f"{out['count_mse'][name]:.4f} ({out['fit_count_mse'][name]:.4f}) |")
+    print(f"{out['wall_s']:.0f} s ({collected:.0f} s collecting)")
+    return out
+
+
+if __name__ == "__main__":
+    main()

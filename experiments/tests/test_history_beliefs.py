@@ -1,0 +1,105 @@
+"""experiments/history_beliefs.py: each row's events are its round's public events up to the
+decision, as its seat sees them; the network reads no event after the decision; a run
+depends on its seed alone."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from helpers import load_script
+
+from uno_env.game import cards as C
+from uno_env.game import events as E
+
+history_beliefs = load_script("experiments", "history_beliefs")
+
+
+def test_an_event_is_embedded_with_its_seat_relative_to_the_observer():
+    token = history_beliefs.token
+    red_7 = C.kind_of(0, 7)
+    # seat 3's play seen by seat 1 of 4: two seats to the left; the colour after it
+    assert token(E.Event(E.PLAYED, 3, red_7, 0), observer=1, players=4) == (E.PLAYED, 2, red_7,
+                                                                            history_beliefs.VALUE_COLOUR)
+    # the observer's own draw of 3 cards: seat 0, no card, the count
+    assert token(E.Event(E.DREW, 1, -1, 3), observer=1, players=4) == (E.DREW, 0, history_beliefs.NO_CARD,
+                                                                      history_beliefs.VALUE_COUNT + 3)
+    # counts past the cap share the last code; a reversal's direction; no seat
+    assert token(E.Event(E.PENALTY, 0, -1, 40), 0, 2)[3] == history_beliefs.VALUE_COUNT + history_beliefs.MAX_COUNT
+    assert token(E.Event(E.REVERSED, -1, -1, -1), 0, 3) == (E.REVERSED, history_beliefs.NO_SEAT,
+                                                           history_beliefs.NO_CARD, history_beliefs.VALUE_DIRECTION)
+    assert max(token(E.Event(E.CHALLENGED, 2, -1, 1), 0, 3)[3], history_beliefs.VALUE_CHALLENGE + 1) < \
+        history_beliefs.NUM_VALUES
+
+
+def test_each_row_reads_its_rounds_public_events_up_to_the_decision():
+    rows = history_beliefs.collect(players=3, games=8, seed=3)
+    n = len(rows["x"])
+    assert n > 30 and rows["truth"].shape == (n, 2 * 4) and rows["counts"].shape == (n, 2 * C.NUM_KINDS)
+    assert np.all(rows["seq"] >= 0)
+    for r in range(n):
+        tokens = rows["sequences"][rows["seq"][r]]
+        seen = rows["length"][r]
+        assert 1 <= seen <= len(tokens)
+        assert tokens[0, 0] == E.DEALT and not np.any(tokens[1:, 0] == E.DEALT)  # one round
+        # a draw never names its cards; every seat is one of the table's, relative to the observer
+        drawn = np.isin(tokens[:, 0], [E.DREW, E.PENALTY, E.CAUGHT])
+        assert np.all(tokens[drawn, 2] == history_beliefs.NO_CARD)
+        assert np.all((tokens[:, 1] < 3) | (tokens[:, 1] == history_beliefs.NO_SEAT))
+    # rows of one round and seat share a sequence and see more of it as the round goes on
+    for q in np.unique(rows["seq"]):
+        seen = rows["length"][rows["seq"] == q]
+        assert np.all(np.diff(seen) > 0)
+
+
+def test_the_network_reads_no_event_after_the_decision():
+    import torch
+
+    rows = history_beliefs.collect(players=2, games=4, seed=5)
+    seqs = np.arange(len(rows["sequences"]))
+    batch = np.arange(len(rows["x"]))
+    net = history_beliefs.Net(rows["x"].shape[1], 8, events=True, seed=0)
+    x, tokens, place, seen = history_beliefs.inputs(rows, batch, seqs)
+    with torch.no_grad():
+        before = net(x, tokens, place, seen)
+        later = tokens.clone()
+        for r in range(len(batch)):  # scramble every event from the decision on, row by row
+            one = later.clone()
+            one[place[r], seen[r]:] = torch.randint(0, 4, one[place[r], seen[r]:].shape)
+            assert torch.allclose(net(x[r:r + 1], one, place[r:r + 1], seen[r:r + 1]), before[r:r + 1], atol=1e-6)
+        # and it does read the events before it
+        changed = tokens.clone()
+        changed[:, 0, 0] = E.PLAYED
+        assert not torch.allclose(net(x, changed, place, seen), before)
+
+
+def test_a_run_depends_on_its_seed_alone():
+    one = history_beliefs.main(["--players", "2", "--games", "60", "--epochs", "1", "--seed", "4"])
+    again = history_beliefs.main(["--players", "2", "--games", "60", "--epochs", "1", "--seed", "4"])
+    assert one["brier"] == again["brier"] and one["count_mse"] == again["count_mse"]
+    assert set(one["brier"]) == {"base rate", "summary", "summary + events"}
+    assert all(0.0 < v < 0.3 for v in one["brier"].values())
+
+
+def test_the_searchs_event_belief_answers_per_opponent_and_colour_and_pickles_as_its_weights():
+    import pickle
+
+    from uno_env.agents.view import decode
+    from uno_env.game import actions as A
+    from uno_env.game.engine import Engine
+    from uno_env.game.observation import ObservationEncoder
+    from uno_env.game.rules import make_rules
+
+    belief, rows = history_beliefs.EventBelief.fit(players=3, games=10, seed=2, epochs=1)
+    assert rows > 30
+    engine = Engine(make_rules("classic"), 3, record_events=True)
+    s = engine.new_state(np.random.default_rng(0))
+    for _ in range(12):
+        engine.step(s, int(np.flatnonzero(A.legal_mask(engine.legal_actions(s)))[0]))
+    obs = ObservationEncoder(engine).encode(s, s.actor)
+    p = belief(obs, s.events, s.actor)
+    assert p.shape == (2, C.NUM_COLORS) and np.all((p > 0) & (p < 1))
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(belief))(obs, s.events, s.actor), p)
+    # another seat reads the same events from its own side
+    other = belief(ObservationEncoder(engine).encode(s, (s.actor + 1) % 3), s.events, (s.actor + 1) % 3)
+    assert not np.allclose(other, p)
+    assert decode(obs, A.legal_mask(engine.legal_actions(s))).num_players == 3
