@@ -26,6 +26,8 @@ better beliefs are worth to the ``search`` bot:
    ``events``        from the probabilities of a network that also reads the round's public
                      events (``experiments/history_beliefs.py``'s GRU, fitted on the same
                      games), through :func:`colour_evidence` (:class:`EventBeliefSearch`)
+   ``summary``       the same network and trainer without the GRU (the observation alone):
+                     the controlled comparison for ``events``
    ``true-colours``  an oracle (0.5.9): every colour an opponent's hidden cards lack is
                      left out of its deals, surely (:class:`TrueVoidSearch`)
    ``true-voids``    an oracle (0.5.9): every colour and every face (number or action)
@@ -54,7 +56,11 @@ Prints each arm's win rate (Wilson 95%), each other arm's paired difference from
 how its opponents' plays were checked (``checks``: plays read, agreed at once, a new deal
 agreed, none found) and, first, how good each way of dealing is (:func:`deal_brier`,
 ``--brier-games`` games from ``--seed``). The
-network is fitted only when the ``learned`` arm or the Brier scores use it.
+network is fitted only when the ``learned`` arm or the Brier scores use it; the ``summary`` and
+``events`` arms fit theirs (``history_beliefs.EventBelief``, on the same ``--fit-games`` games
+from ``--fit-seed``, ``--epochs`` passes) only when named. ``--out`` also writes the results,
+with every arm's game-by-game wins, to a new JSON file: arms of separate runs with the same
+``--seed``, ``--games`` and ``--simulations`` play the same deals and pair game by game.
 
 The network is a bench object, fitted at run time: no agent spec uses it, and nothing is
 loaded from disk.
@@ -95,6 +101,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import json
 import os
 import sys
 import time
@@ -121,7 +128,7 @@ from uno_env.game.observation import ObservationEncoder  # noqa: E402
 from uno_env.game.rules import Rules, make_rules  # noqa: E402
 from uno_env.tools.stats import mean_interval, wilson_interval  # noqa: E402
 
-ARMS = ("Beliefs", "learned", "events", "true-colours", "true-voids", "true-hands", "true-actions", "true-numbers",
+ARMS = ("Beliefs", "learned", "summary", "events", "true-colours", "true-voids", "true-hands", "true-actions", "true-numbers",
         "replayed", "replayed-all")
 # the action cards and wilds (Draw Two, Reverse, Skip of each colour, every wild kind): the
 # kinds the ``true-actions`` arm deals as they are, and ``true-numbers`` deals at random
@@ -230,20 +237,26 @@ class Watching(SearchAgent):
         return out
 
 
-class EventBeliefSearch(Watching):
+class EventBeliefSearch(SearchAgent):
     """The ``search`` bot whose deals give each opponent each colour with the probability of a
-    network over its observation and the round's public events (``history_beliefs.EventBelief``),
-    read from the live game's event record (public: every seat saw them)."""
+    network over its observation and the round's public events (``history_beliefs.EventBelief``).
+    It holds the live game's event record alone (public: every seat saw them), set by
+    :meth:`listen`, never the state."""
 
     def __init__(self, rules, num_players, seed=None, options=None, *, net):
         super().__init__(rules, num_players, seed, options)
         self.net = net
+        self.heard: tuple[list, int] | None = None
+
+    def listen(self, events: list, seat: int) -> None:
+        """Read ``events`` (the engine's record, appended in place as the game goes on), where I sit at ``seat``."""
+        self.heard = (events, seat)
 
     def voids(self, v):
-        if self.game is None:
-            raise RuntimeError("EventBeliefSearch reads the events of the live game: call watch(state, seat) first")
-        s, me = self.game
-        return colour_evidence(v, self.deck, self.net(v.obs, s.events, me))
+        if self.heard is None:
+            raise RuntimeError("EventBeliefSearch reads the live game's events: call listen(events, seat) first")
+        events, me = self.heard
+        return colour_evidence(v, self.deck, self.net(v.obs, events, me))
 
 
 class TrueVoidSearch(Watching):
@@ -435,10 +448,10 @@ class ReplayedSearch(SearchAgent):
 
 
 def searcher(arm: str, rules, players: int, seed: int, options: dict, net: BeliefNet | None,
-             events_net=None) -> SearchAgent:
+             events_net: dict | None = None) -> SearchAgent:
     """The searching player of ``arm``."""
-    if arm == "events":
-        return EventBeliefSearch(rules, players, seed, options, net=events_net)
+    if arm in ("events", "summary"):
+        return EventBeliefSearch(rules, players, seed, options, net=events_net[arm])
     if arm in ("true-actions", "true-numbers"):
         return TrueKindSearch(rules, players, seed, options,
                               kinds=ACTION_KINDS if arm == "true-actions" else ~ACTION_KINDS)
@@ -454,10 +467,10 @@ def searcher(arm: str, rules, players: int, seed: int, options: dict, net: Belie
 
 
 _NET: BeliefNet | None = None  # the networks of this process (set by _init in workers)
-_EVENT_NET = None  # history_beliefs.EventBelief
+_EVENT_NET: dict | None = None  # arm ("events", "summary") -> its history_beliefs.EventBelief
 
 
-def _init(net: BeliefNet | None, events_net=None) -> None:
+def _init(net: BeliefNet | None, events_net: dict | None = None) -> None:
     global _NET, _EVENT_NET
     _NET, _EVENT_NET = net, events_net
 
@@ -480,11 +493,13 @@ def play(job: tuple[str, int, int, int, int]) -> tuple[int, dict[str, int]]:
     arm, players, simulations, seed, game."""
     arm, players, simulations, seed, game = job
     rules = make_rules("classic")
-    engine, encoder, s, me, seeds = seated_deal(rules, players, seed, game, record_events=arm == "events")
+    engine, encoder, s, me, seeds = seated_deal(rules, players, seed, game, record_events=arm in ("events", "summary"))
     options = {"simulations": simulations}
     bot = searcher(arm, rules, players, seeds[me], options, _NET, _EVENT_NET)
     if isinstance(bot, Watching):
         bot.watch(s, me)
+    if isinstance(bot, EventBeliefSearch):
+        bot.listen(s.events, me)
     replayed = isinstance(bot, ReplayedSearch)
     opponent = Recording if replayed else HeuristicAgent  # the same moves; Recording keeps the last
     agents = [bot if p == me else opponent(rules, players, seed=x) for p, x in enumerate(seeds)]
@@ -560,6 +575,8 @@ def main(argv: list[str] | None = None) -> dict:
     p.add_argument("--workers", type=int, default=1)
     p.add_argument("--brier-games", type=int, default=40, help="games of the deals' Brier scores (0: none)")
     p.add_argument("--brier-samples", type=int, default=30, help="deals per turn for those scores")
+    p.add_argument("--out", help="also write the results (every arm's game-by-game wins: pair arms of "
+                   "separate runs on the same --seed) to this new JSON file")
     p.add_argument("--arms", default="Beliefs,learned",
                    help=f"comma-separated, from {', '.join(ARMS)}; differences are taken against the first")
     args = p.parse_args(argv)
@@ -568,16 +585,20 @@ def main(argv: list[str] | None = None) -> dict:
             or args.brier_games < 0 or not 2 <= args.players <= 10:
         p.error("--fit-games, --epochs, --games, --simulations, --workers and --brier-samples must be >= 1, "
                 "--brier-games >= 0, --players in 2..10")
+    if args.out and os.path.lexists(args.out):
+        p.error(f"--out {args.out!r} exists: name a new file")
     if not arms or len(set(arms)) != len(arms) or not set(arms) <= set(ARMS):
         p.error(f"--arms {args.arms!r}: name distinct arms from {', '.join(ARMS)}")
     began = time.time()
     net, rows = fit(args.players, args.fit_games, args.fit_seed, args.epochs) \
         if "learned" in arms or args.brier_games else (None, 0)  # the network only where it is used
-    events_net = None
-    if "events" in arms:
-        from history_beliefs import EventBelief
+    events_net, event_rows = {}, 0
+    for arm in ("summary", "events"):
+        if arm in arms:
+            from history_beliefs import EventBelief
 
-        events_net, event_rows = EventBelief.fit(args.players, args.fit_games, args.fit_seed, args.epochs)
+            events_net[arm], event_rows = EventBelief.fit(args.players, args.fit_games, args.fit_seed, args.epochs,
+                                                          events=arm == "events")
     fitted = time.time() - began
     briers = deal_brier(net, args.players, args.brier_games, args.seed, args.brier_samples) if args.brier_games else {}
     jobs = [(arm, args.players, args.simulations, args.seed, g) for arm in arms for g in range(args.games)]
@@ -597,13 +618,14 @@ def main(argv: list[str] | None = None) -> dict:
         mean, lo, hi = mean_interval(np.subtract(per_arm[arm], per_arm[arms[0]]))
         differences[arm] = {"mean": mean, "ci95": [lo, hi]}
     out = {"players": args.players, "games": args.games, "seed": args.seed, "simulations": args.simulations,
-           "fit_games": args.fit_games, "fit_seed": args.fit_seed, "fit_rows": rows, "fit_s": fitted,
+           "fit_games": args.fit_games, "fit_seed": args.fit_seed, "fit_rows": rows, "event_fit_rows": event_rows, "fit_s": fitted,
            "arms": {arm: {"wins": sum(w), "win_rate": sum(w) / args.games,
                           "ci95": list(wilson_interval(sum(w), args.games))} for arm, w in per_arm.items()},
            "deal_brier": briers, "differences": differences, "wall_s": time.time() - began,
            "won": per_arm,  # per arm, game by game: to pair with arms of other runs
            "checks": {arm: dict(c) for arm, c in checks.items()}}
-    fitted_line = f"; network fitted on {rows} turns of {args.fit_games} games in {fitted:.0f} s" if net else ""
+    fitted_line = f"; networks ({', '.join(['learned'] * bool(net) + list(events_net))}) fitted on " \
+        f"{max(rows, event_rows)} turns of {args.fit_games} games in {fitted:.0f} s" if net or events_net else ""
     print(f"search vs {args.players - 1} heuristic (classic, {args.simulations} simulations, seed {args.seed}, "
           f"{args.games} games per arm){fitted_line}")
     print("| deals from | wins | win rate (95% Wilson) |\n|---|---:|---:|")
@@ -622,6 +644,9 @@ def main(argv: list[str] | None = None) -> dict:
               f"{c['agreed'] / read:.1%}, a new deal agreed for {c['dealt again'] / read:.1%}, "
               f"none in {ReplayedSearch.TRIES} tries for {c['not found'] / read:.1%}")
     print(f"par {1 / args.players:.1%}; {out['wall_s']:.0f} s")
+    if args.out:
+        with open(args.out, "x", encoding="utf-8") as f:
+            json.dump(out, f)
     return out
 
 

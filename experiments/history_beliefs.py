@@ -1,7 +1,7 @@
 """A policy over the event history, its premise measured: do the round's public events say
 more about the opponents' hands than the observation, with its HISTORY summary, does?
 
-    python experiments/history_beliefs.py --players 2 --games 4000 --seed 20261214
+    python experiments/history_beliefs.py --players 2 --games 16000 --epochs 10 --seed 20261214
 
 Issue 51's first lever is a policy that reads the public events of the round one by one (a
 recurrent network or attention), on the premise that "the hands are read card by card from
@@ -30,7 +30,8 @@ The two networks differ only in their input:
   relative to the observer, card, value), its last state joined to the trunk's before the head.
 
 Both are fitted on the same rows in the same order (batches of 64 rounds as one observer saw
-them; Adam, lr 1e-3, ``--epochs`` passes, the initial weights of the shared parts the same),
+them; Adam, lr 1e-3, ``--epochs`` passes, the trunk's initial weights the same; the head,
+wider with the GRU, is not),
 and scored on the held-out games (every fifth game). The gap between the two is what a policy
 over the events could read that today's policies cannot; the gap between the summary and 0 is
 what is hidden from both (``experiments/headroom.py`` measures what knowing the hands is worth
@@ -51,9 +52,11 @@ cards: summary + events      0.0801 (0.0792)           0.0836 (0.0825)
 
 (``--epochs 10 --seed 20261214``; 23 and 21 minutes on one core each.) The events read
 colours better (9% and 12% less Brier) and cards hardly at all (1.4% and 0.2% less error).
-What the sharper colours are worth to the ``search`` bot: ``belief_search.py``'s ``events``
-arm, +0.8 points (-2.1 to +3.6) over the summary network's colours in 800 paired 2-player
-games (docs/research-2p.md, "What the event history says about the hands").
+``--test-seed 20261216 --test-games 2000`` with ``--games 8000`` scores the networks that
+``belief_search.py``'s ``summary`` and ``events`` arms deal from on fresh games: colours
+0.1382 and 0.1233. What the sharper colours are worth to the 2-player ``search`` bot: -0.1
+points (-2.9 to +2.6), paired over 800 games (docs/research-2p.md, "What the event history
+says about the hands").
 
 Deterministic: the deals and bots come from ``(--seed, game)``, the networks from ``--seed``.
 """
@@ -85,7 +88,7 @@ from uno_env.game.rules import make_rules  # noqa: E402
 GRU_UNITS = 128
 EMBEDDING = 64
 ROUNDS_PER_BATCH = 64
-MAX_GAMES = 200_000
+MAX_GAMES = 40_000  # about 1M rows of 2-player turns, 1.5 GB of observation features
 
 # An event as four small integers (the token): kind; seat relative to the observer (0 = the
 # observer, NO_SEAT for none); card kind (NO_CARD for none); value code (VALUE_* ranges).
@@ -178,6 +181,15 @@ def collect(players: int, games: int, seed: int) -> dict:
             "sequences": sequences}
 
 
+def joined(first: dict, second: dict) -> dict:
+    """The rows of two collections as one (``second``'s sequence indices moved past ``first``'s,
+    its games after ``first``'s)."""
+    out = {k: np.concatenate([first[k], second[k]]) for k in first if k != "sequences"}
+    out["seq"][len(first["seq"]):] += len(first["sequences"])
+    out["game"][len(first["game"]):] += int(first["game"].max()) + 1
+    out["sequences"] = first["sequences"] + second["sequences"]
+    return out
+
 
 def fit(rows: dict, fitting: np.ndarray, target: np.ndarray, loss: str, events: bool, epochs: int, seed: int):
     """The network of the module docstring fitted to ``target`` on the rows ``fitting`` (a
@@ -205,7 +217,7 @@ def train(rows: dict, fitting: np.ndarray, target: np.ndarray, loss: str, events
     """The torch network of :func:`fit` (logits out)."""
     import torch
 
-    net = Net(rows["x"].shape[1], target.shape[1], events, seed)
+    net = build_net(rows["x"].shape[1], target.shape[1], events, seed)
     criterion = (torch.nn.functional.binary_cross_entropy_with_logits if loss == "bce"
                  else torch.nn.functional.mse_loss)
     opt = torch.optim.Adam(net.parameters(), 1e-3)
@@ -226,16 +238,17 @@ def train(rows: dict, fitting: np.ndarray, target: np.ndarray, loss: str, events
 
 
 class EventBelief:
-    """A fitted colours network with the GRU (:func:`train`, ``events=True``), as the search
-    reads it (``belief_search.py``'s ``events`` arm): called on a seat's observation, the
-    engine's public events so far and the seat, the chance that each opponent (row, 0 = the
-    player to its left) holds each colour. Pickles as its weights (for worker processes)."""
+    """A fitted colours network (:func:`train`), as the search reads it (``belief_search.py``'s
+    ``events`` arm, and with ``events=False`` its ``summary`` arm: the same trainer without the
+    GRU): called on a seat's observation, the engine's public events so far and the seat, the
+    chance that each opponent (row, 0 = the player to its left) holds each colour. Pickles as
+    its weights (for worker processes)."""
 
-    def __init__(self, state: dict, obs_size: int, players: int):
+    def __init__(self, state: dict, obs_size: int, players: int, events: bool = True):
         import torch
 
-        self.state, self.obs_size, self.players = state, obs_size, players
-        self.net = Net(obs_size, (players - 1) * C.NUM_COLORS, True, 0)
+        self.state, self.obs_size, self.players, self.events = state, obs_size, players, events
+        self.net = build_net(obs_size, (players - 1) * C.NUM_COLORS, events, 0)
         self.net.load_state_dict(state)
         self.net.eval()
         torch.set_num_threads(1)  # one process per core
@@ -243,19 +256,28 @@ class EventBelief:
         self.torch = torch
 
     @classmethod
-    def fit(cls, players: int, games: int, seed: int, epochs: int) -> tuple["EventBelief", int]:
+    def fit(cls, players: int, games: int, seed: int, epochs: int, events: bool = True) -> tuple["EventBelief", int]:
         """Fitted on every turn with a choice of ``games`` heuristic games from ``seed``; with
         the number of rows."""
+        import torch
+
+        torch.set_num_threads(1)  # as the study's fits
         rows = collect(players, games, seed)
-        net = train(rows, np.ones(len(rows["x"]), bool), rows["truth"], "bce", True, epochs, seed)
-        return cls({k: v.detach().clone() for k, v in net.state_dict().items()}, rows["x"].shape[1], players), len(rows["x"])
+        net = train(rows, np.ones(len(rows["x"]), bool), rows["truth"], "bce", events, epochs, seed)
+        state = {k: v.detach().clone() for k, v in net.state_dict().items()}
+        return cls(state, rows["x"].shape[1], players, events), len(rows["x"])
 
     def __reduce__(self):
-        return EventBelief, (self.state, self.obs_size, self.players)
+        return EventBelief, (self.state, self.obs_size, self.players, self.events)
 
-    def __call__(self, observation: np.ndarray, events: list, seat: int) -> np.ndarray:
+    def __call__(self, observation: np.ndarray, events: list | None, seat: int) -> np.ndarray:
         torch = self.torch
-        start = max(i for i, e in enumerate(events) if e.kind == E.DEALT)
+        if events is None:
+            raise ValueError("no public events to read: the engine must record them (Engine(..., record_events=True))")
+        deals = [i for i, e in enumerate(events) if e.kind == E.DEALT]
+        if not deals:
+            raise ValueError("no deal among the events: pass the engine's whole event record (state.events)")
+        start = deals[-1]
         tokens = np.asarray([token(e, seat, self.players) for e in events[start:]], np.int64).reshape(1, -1, 4)
         x = (observation[self.keep] * self.scale).astype(np.float32)[None]
         with torch.no_grad():
@@ -279,7 +301,7 @@ def inputs(rows: dict, batch_rows: np.ndarray, seqs: np.ndarray):
     import torch
 
     longest = max(1, max(len(rows["sequences"][q]) for q in seqs))
-    tokens = np.zeros((len(seqs), longest, 4), np.int64)
+    tokens = np.zeros((len(seqs), longest, 4), np.int64)  # padding after a sequence's end: never read (causal GRU)
     for i, q in enumerate(seqs):
         tokens[i, :len(rows["sequences"][q])] = rows["sequences"][q]
     position = np.full(len(rows["sequences"]), -1, np.int64)
@@ -289,7 +311,7 @@ def inputs(rows: dict, batch_rows: np.ndarray, seqs: np.ndarray):
             torch.as_tensor(rows["length"][batch_rows]))
 
 
-def Net(obs_size: int, out_size: int, events: bool, seed: int):
+def build_net(obs_size: int, out_size: int, events: bool, seed: int):
     """The summary trunk (two tanh layers) and head; with ``events``, the GRU over the tokens.
     The trunk's initial weights depend on ``seed`` alone (the same in both arms)."""
     import torch
@@ -298,14 +320,16 @@ def Net(obs_size: int, out_size: int, events: bool, seed: int):
     class EventNet(nn.Module):
         def __init__(self):
             super().__init__()
-            torch.manual_seed(seed)
-            self.trunk = nn.Sequential(nn.Linear(obs_size, HIDDEN), nn.Tanh(), nn.Linear(HIDDEN, HIDDEN), nn.Tanh())
-            torch.manual_seed(seed + 1)
-            self.head = nn.Linear(HIDDEN + (GRU_UNITS if events else 0), out_size)
-            if events:
-                self.embed = nn.ModuleList([nn.Embedding(E.NUM_EVENT_KINDS, EMBEDDING), nn.Embedding(NO_SEAT + 1, EMBEDDING),
-                                            nn.Embedding(NO_CARD + 1, EMBEDDING), nn.Embedding(NUM_VALUES, EMBEDDING)])
-                self.gru = nn.GRU(EMBEDDING, GRU_UNITS, batch_first=True)
+            with torch.random.fork_rng():  # seeded here, torch's global generator left as it was
+                torch.manual_seed(seed)
+                self.trunk = nn.Sequential(nn.Linear(obs_size, HIDDEN), nn.Tanh(), nn.Linear(HIDDEN, HIDDEN), nn.Tanh())
+                torch.manual_seed(seed + 1)
+                self.head = nn.Linear(HIDDEN + (GRU_UNITS if events else 0), out_size)
+                if events:
+                    self.embed = nn.ModuleList([
+                        nn.Embedding(E.NUM_EVENT_KINDS, EMBEDDING), nn.Embedding(NO_SEAT + 1, EMBEDDING),
+                        nn.Embedding(NO_CARD + 1, EMBEDDING), nn.Embedding(NUM_VALUES, EMBEDDING)])
+                    self.gru = nn.GRU(EMBEDDING, GRU_UNITS, batch_first=True)
 
         def forward(self, x, tokens, place, seen):
             h = self.trunk(x)
@@ -322,21 +346,34 @@ def Net(obs_size: int, out_size: int, events: bool, seed: int):
 def main(argv: list[str] | None = None) -> dict:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--num-players", "--players", dest="players", type=int, default=2)
-    p.add_argument("--games", type=int, default=4000)
-    p.add_argument("--epochs", type=int, default=12)
+    p.add_argument("--games", type=int, default=16000)
+    p.add_argument("--epochs", type=int, default=10)
     p.add_argument("--seed", type=int, default=20261214)
+    p.add_argument("--test-seed", type=int, default=None,
+                   help="fit on every game of --seed and score on --test-games games of this seed instead "
+                        "(the networks of belief_search.py's summary and events arms, scored on fresh games)")
+    p.add_argument("--test-games", type=int, default=2000)
     args = p.parse_args(argv)
-    if not HELD_OUT_EVERY <= args.games <= MAX_GAMES or not 1 <= args.epochs <= 1000 or not 2 <= args.players <= 10:
-        p.error(f"--games must be in {HELD_OUT_EVERY}..{MAX_GAMES}, --epochs in 1..1000, --players in 2..10")
+    if not HELD_OUT_EVERY <= args.games <= MAX_GAMES or not 1 <= args.epochs <= 1000 or not 2 <= args.players <= 10 \
+            or args.seed < 0 or (args.test_seed is not None and (args.test_seed < 0 or args.test_seed == args.seed
+                                                                 or not 1 <= args.test_games <= MAX_GAMES)):
+        p.error(f"--games must be in {HELD_OUT_EVERY}..{MAX_GAMES}, --epochs in 1..1000, --players in 2..10, "
+                f"--seed >= 0; --test-seed >= 0 and not --seed, --test-games in 1..{MAX_GAMES}")
     import torch
 
     torch.set_num_threads(1)
     began = time.time()
     rows = collect(args.players, args.games, args.seed)
+    if args.test_seed is None:
+        held = rows["game"] % HELD_OUT_EVERY == HELD_OUT_EVERY - 1
+    else:
+        fitting = len(rows["x"])
+        rows = joined(rows, collect(args.players, args.test_games, args.test_seed))
+        held = np.arange(len(rows["x"])) >= fitting
     collected = time.time() - began
-    held = rows["game"] % HELD_OUT_EVERY == HELD_OUT_EVERY - 1
     truth, counts, counter = rows["truth"], rows["counts"], rows["counter"]
     out = {"players": args.players, "games": args.games, "seed": args.seed, "epochs": args.epochs,
+           "test_seed": args.test_seed, "test_games": args.test_games if args.test_seed is not None else None,
            "rows": len(truth), "held_out_rows": int(held.sum()), "rounds_seen": len(rows["sequences"]),
            "mean_events": float(np.mean(rows["length"])), "base_rate": float(truth[~held].mean()),
            "brier": {"base rate": brier(np.full_like(truth[held], truth[~held].mean()), truth[held])},
@@ -350,8 +387,9 @@ def main(argv: list[str] | None = None) -> dict:
         out["count_mse"][name] = brier(counter[held] + correction(held), counts[held])
         out["fit_count_mse"][name] = brier(counter[~held] + correction(~held), counts[~held])
     out["wall_s"] = time.time() - began
+    scored = "held out" if args.test_seed is None else f"scored (of {args.test_games} games, seed {args.test_seed})"
     print(f"{args.players} players, {args.games} games (seed {args.seed}): {out['rows']} rows, "
-          f"{out['held_out_rows']} held out, {out['mean_events']:.1f} events of the round before a decision "
+          f"{out['held_out_rows']} {scored}, {out['mean_events']:.1f} events of the round before a decision "
           f"on average; base rate {out['base_rate']:.3f}")
     print("| predictor | colours: held-out Brier (fitting) | cards: held-out squared error (fitting) |\n|---|---:|---:|")
     print(f"| base rate / card counter | {out['brier']['base rate']:.4f} | {out['count_mse']['card counter']:.4f} |")

@@ -3,6 +3,7 @@ deals from it, both arms play the same deals, and a run depends on its seeds alo
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
@@ -71,13 +72,18 @@ def test_both_arms_play_the_same_deals_and_the_run_depends_on_its_seeds_not_the_
     assert one["differences"]["learned"]["mean"] == pytest.approx((wins["learned"] - wins["Beliefs"]) / 4)
 
 
-def test_the_events_arm_deals_from_the_event_network_at_two_players_and_replays_with_any_workers():
+def test_the_events_arms_deal_from_their_networks_at_two_players_and_replay_with_any_workers(tmp_path, capsys):
     argv = ["--players", "2", "--fit-games", "8", "--epochs", "1", "--games", "4", "--simulations", "4",
-            "--seed", "6", "--brier-games", "0", "--arms", "Beliefs,events"]
-    one = belief_search.main(argv)
+            "--seed", "6", "--brier-games", "0", "--arms", "Beliefs,summary,events"]
+    one = belief_search.main(argv + ["--out", str(tmp_path / "one.json")])
     two = belief_search.main(argv + ["--workers", "2"])
-    assert one["arms"] == two["arms"] and list(one["differences"]) == ["events"]
-    assert one["fit_rows"] == 0  # the summary network is not fitted for the events arm
+    assert one["arms"] == two["arms"] and list(one["differences"]) == ["summary", "events"]
+    assert one["fit_rows"] == 0 and one["event_fit_rows"] > 0  # belief_quality's network is not fitted
+    written = json.loads((tmp_path / "one.json").read_text())
+    assert written["won"] == one["won"] and len(written["won"]["events"]) == 4
+    # --out never replaces a file
+    assert "exists" in cli_error(belief_search.main, capsys, argv + ["--out", str(tmp_path / "one.json")])
+    assert json.loads((tmp_path / "one.json").read_text()) == written
     # the bot reads the live game's event record: a belief that no opponent holds any colour
     # leaves every coloured card out of its deals, as the learned arm's does
 
@@ -90,8 +96,10 @@ def test_the_events_arm_deals_from_the_event_network_at_two_players_and_replays_
     s = engine.new_state(np.random.default_rng(1))
     v = decode(ObservationEncoder(engine).encode(s, s.actor), A.legal_mask(engine.legal_actions(s)))
     bot = belief_search.EventBeliefSearch(engine.rules, 2, 0, net=Nothing())
-    bot.watch(s, s.actor)
     bot.observe(v)
+    with pytest.raises(RuntimeError, match="listen"):
+        bot.voids(v)
+    bot.listen(s.events, s.actor)  # the public record only: the bot holds no state
     assert all(e == [1.0] * 4 for e, _ in bot.voids(v))
 
 
@@ -167,12 +175,10 @@ def test_the_true_hand_arm_deals_every_opponent_its_hand_and_shuffles_only_the_d
         assert len(orders) > 1
 
 
-@pytest.mark.parametrize("oracle", [belief_search.TrueVoidSearch, belief_search.TrueHandSearch,
-                                    belief_search.EventBeliefSearch])
+@pytest.mark.parametrize("oracle", [belief_search.TrueVoidSearch, belief_search.TrueHandSearch])
 def test_an_oracle_arm_refuses_to_deal_before_it_watches_a_game(oracle):
     engine, s, v = _mid_game(0)
-    extra = {belief_search.TrueVoidSearch: {"faces": False}, belief_search.EventBeliefSearch: {"net": None}}
-    bot = oracle(engine.rules, 4, 0, **extra.get(oracle, {}))
+    bot = oracle(engine.rules, 4, 0, **({"faces": False} if oracle is belief_search.TrueVoidSearch else {}))
     with pytest.raises(RuntimeError, match="watch"):
         belief_search.determinise(bot, v)
 
