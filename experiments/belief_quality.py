@@ -79,6 +79,16 @@ def holds_colours(hands: np.ndarray, seats) -> np.ndarray:
     return colour_face_grid(hands[list(seats)]).any(axis=-1)
 
 
+def hand_targets(s, seats: list[int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """What a row asks of the hands of ``seats`` (the opponents, in order) in state ``s``:
+    whether each holds each colour, the cards of each kind it holds, and the card counter's
+    expected count (its hand size times the kind's share of the cards neither in my hand nor in
+    DISCARD: every other hand and the DRAW pile); each flat."""
+    unseen = s.hands[seats].sum(axis=0) + np.bincount(s.draw_pile, minlength=C.NUM_KINDS)
+    return (holds_colours(s.hands, seats).reshape(-1), s.hands[seats].reshape(-1),
+            np.outer([s.hand_size[q] for q in seats], unseen / unseen.sum()).reshape(-1))
+
+
 def collect(players: int, games: int, seed: int) -> dict[str, np.ndarray]:
     """Rows of every turn with a choice: ``x`` (obs_features), ``truth`` and ``beliefs`` (per
     opponent j = 1.. seats to the left, per colour: holds one / Beliefs' chance), ``game``;
@@ -101,12 +111,10 @@ def collect(players: int, games: int, seed: int) -> dict[str, np.ndarray]:
             if s.phase == TURN and len(v.legal) > 1 and bot.beliefs.void is not None:
                 x.append(v.obs[keep] * scale)
                 seats = [(p + j) % players for j in range(1, players)]
-                truth.append(holds_colours(s.hands, seats).reshape(-1))
+                for column, value in zip((truth, counts, counter), hand_targets(s, seats)):
+                    column.append(value)
                 beliefs.append([1.0 - q for j in range(1, players) for q in bot.beliefs.opponent(v, j).p_no])
                 game_of.append(g)
-                unseen = s.hands[seats].sum(axis=0) + np.bincount(s.draw_pile, minlength=C.NUM_KINDS)
-                counts.append(s.hands[seats].reshape(-1))
-                counter.append(np.outer([s.hand_size[q] for q in seats], unseen / unseen.sum()).reshape(-1))
             a = bot.decide(v)
             bot.beliefs.remember(v, a)
             engine.step(s, a)

@@ -128,6 +128,7 @@ from uno_env.game.observation import ObservationEncoder  # noqa: E402
 from uno_env.game.rules import Rules, make_rules  # noqa: E402
 from uno_env.tools.stats import mean_interval, wilson_interval  # noqa: E402
 
+EVENT_ARMS = ("summary", "events")  # the arms that deal from history_beliefs' networks
 ARMS = ("Beliefs", "learned", "summary", "events", "true-colours", "true-voids", "true-hands", "true-actions", "true-numbers",
         "replayed", "replayed-all")
 # the action cards and wilds (Draw Two, Reverse, Skip of each colour, every wild kind): the
@@ -450,7 +451,7 @@ class ReplayedSearch(SearchAgent):
 def searcher(arm: str, rules, players: int, seed: int, options: dict, net: BeliefNet | None,
              events_net: dict | None = None) -> SearchAgent:
     """The searching player of ``arm``."""
-    if arm in ("events", "summary"):
+    if arm in EVENT_ARMS:
         return EventBeliefSearch(rules, players, seed, options, net=events_net[arm])
     if arm in ("true-actions", "true-numbers"):
         return TrueKindSearch(rules, players, seed, options,
@@ -493,7 +494,7 @@ def play(job: tuple[str, int, int, int, int]) -> tuple[int, dict[str, int]]:
     arm, players, simulations, seed, game."""
     arm, players, simulations, seed, game = job
     rules = make_rules("classic")
-    engine, encoder, s, me, seeds = seated_deal(rules, players, seed, game, record_events=arm in ("events", "summary"))
+    engine, encoder, s, me, seeds = seated_deal(rules, players, seed, game, record_events=arm in EVENT_ARMS)
     options = {"simulations": simulations}
     bot = searcher(arm, rules, players, seeds[me], options, _NET, _EVENT_NET)
     if isinstance(bot, Watching):
@@ -593,12 +594,13 @@ def main(argv: list[str] | None = None) -> dict:
     net, rows = fit(args.players, args.fit_games, args.fit_seed, args.epochs) \
         if "learned" in arms or args.brier_games else (None, 0)  # the network only where it is used
     events_net, event_rows = {}, 0
-    for arm in ("summary", "events"):
-        if arm in arms:
-            from history_beliefs import EventBelief
+    if set(EVENT_ARMS) & set(arms):  # their networks fitted on one collection of the games
+        from history_beliefs import EventBelief, collect as collect_events
 
-            events_net[arm], event_rows = EventBelief.fit(args.players, args.fit_games, args.fit_seed, args.epochs,
-                                                          events=arm == "events")
+        collection = collect_events(args.players, args.fit_games, args.fit_seed)
+        event_rows = len(collection["x"])
+        events_net = {arm: EventBelief.fit(collection, args.players, args.epochs, args.fit_seed, events=arm == "events")
+                      for arm in EVENT_ARMS if arm in arms}
     fitted = time.time() - began
     briers = deal_brier(net, args.players, args.brier_games, args.seed, args.brier_samples) if args.brier_games else {}
     jobs = [(arm, args.players, args.simulations, args.seed, g) for arm in arms for g in range(args.games)]
@@ -624,8 +626,10 @@ def main(argv: list[str] | None = None) -> dict:
            "deal_brier": briers, "differences": differences, "wall_s": time.time() - began,
            "won": per_arm,  # per arm, game by game: to pair with arms of other runs
            "checks": {arm: dict(c) for arm, c in checks.items()}}
-    fitted_line = f"; networks ({', '.join(['learned'] * bool(net) + list(events_net))}) fitted on " \
-        f"{max(rows, event_rows)} turns of {args.fit_games} games in {fitted:.0f} s" if net or events_net else ""
+    networks = [f"{', '.join(names)} on {n} turns" for names, n in ((["learned"] * bool(net), rows),
+                                                                     (list(events_net), event_rows)) if names]
+    fitted_line = f"; networks fitted ({'; '.join(networks)}) of {args.fit_games} games in {fitted:.0f} s" \
+        if networks else ""
     print(f"search vs {args.players - 1} heuristic (classic, {args.simulations} simulations, seed {args.seed}, "
           f"{args.games} games per arm){fitted_line}")
     print("| deals from | wins | win rate (95% Wilson) |\n|---|---:|---:|")

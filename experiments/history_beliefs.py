@@ -74,7 +74,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import numpy as np  # noqa: E402
 
-from belief_quality import HELD_OUT_EVERY, HIDDEN, brier, holds_colours  # noqa: E402
+from belief_quality import HELD_OUT_EVERY, HIDDEN, brier, hand_targets  # noqa: E402
 from uno_env.agents.checkpoint import obs_features_layout  # noqa: E402
 from uno_env.agents.heuristic import HeuristicAgent  # noqa: E402
 from uno_env.agents.view import decode  # noqa: E402
@@ -153,10 +153,8 @@ def collect(players: int, games: int, seed: int) -> dict:
                 scanned = n
                 seats = [(p + j) % players for j in range(1, players)]
                 x.append(v.obs[keep] * scale)
-                truth.append(holds_colours(s.hands, seats).reshape(-1))
-                unseen = s.hands[seats].sum(axis=0) + np.bincount(s.draw_pile, minlength=C.NUM_KINDS)
-                counts.append(s.hands[seats].reshape(-1))
-                counter.append(np.outer([s.hand_size[q] for q in seats], unseen / unseen.sum()).reshape(-1))
+                for column, value in zip((truth, counts, counter), hand_targets(s, seats)):
+                    column.append(value)
                 game_of.append(g)
                 length.append(n - round_start)
                 seq.append(-1)
@@ -200,14 +198,12 @@ def fit(rows: dict, fitting: np.ndarray, target: np.ndarray, loss: str, events: 
     net = train(rows, fitting, target, loss, events, epochs, seed)
 
     def predict(mask: np.ndarray) -> np.ndarray:
-        by = rows_by_sequence(rows["seq"], mask)
-        chosen = np.flatnonzero([len(r) > 0 for r in by])
+        by, chosen = with_rows(rows["seq"], mask)
         answer = np.zeros((len(rows["x"]), target.shape[1]), np.float32)
         with torch.no_grad():
             for k in range(0, len(chosen), 256):
-                seqs = chosen[k:k + 256]
-                batch_rows = np.concatenate([by[q] for q in seqs])
-                out = net(*inputs(rows, batch_rows, seqs))
+                batch_rows, batch = inputs(rows, by, chosen[k:k + 256])
+                out = net(*batch)
                 answer[batch_rows] = (torch.sigmoid(out) if loss == "bce" else out).numpy()
         return answer[mask]
     return predict
@@ -221,16 +217,13 @@ def train(rows: dict, fitting: np.ndarray, target: np.ndarray, loss: str, events
     criterion = (torch.nn.functional.binary_cross_entropy_with_logits if loss == "bce"
                  else torch.nn.functional.mse_loss)
     opt = torch.optim.Adam(net.parameters(), 1e-3)
-    by_seq = rows_by_sequence(rows["seq"], fitting)
-    order = np.flatnonzero([len(r) > 0 for r in by_seq])
+    by, order = with_rows(rows["seq"], fitting)
     rng = np.random.default_rng(seed)
     for _ in range(epochs):
         rng.shuffle(order)
         for k in range(0, len(order), ROUNDS_PER_BATCH):
-            seqs = order[k:k + ROUNDS_PER_BATCH]
-            batch_rows = np.concatenate([by_seq[q] for q in seqs])
-            out = net(*inputs(rows, batch_rows, seqs))
-            error = criterion(out, torch.as_tensor(target[batch_rows]))
+            batch_rows, batch = inputs(rows, by, order[k:k + ROUNDS_PER_BATCH])
+            error = criterion(net(*batch), torch.as_tensor(target[batch_rows]))
             opt.zero_grad()
             error.backward()
             opt.step()
@@ -256,16 +249,14 @@ class EventBelief:
         self.torch = torch
 
     @classmethod
-    def fit(cls, players: int, games: int, seed: int, epochs: int, events: bool = True) -> tuple["EventBelief", int]:
-        """Fitted on every turn with a choice of ``games`` heuristic games from ``seed``; with
-        the number of rows."""
+    def fit(cls, rows: dict, players: int, epochs: int, seed: int, events: bool = True) -> "EventBelief":
+        """Fitted on every row of ``rows`` (:func:`collect` of ``players``-seat games)."""
         import torch
 
         torch.set_num_threads(1)  # as the study's fits
-        rows = collect(players, games, seed)
         net = train(rows, np.ones(len(rows["x"]), bool), rows["truth"], "bce", events, epochs, seed)
         state = {k: v.detach().clone() for k, v in net.state_dict().items()}
-        return cls(state, rows["x"].shape[1], players, events), len(rows["x"])
+        return cls(state, rows["x"].shape[1], players, events)
 
     def __reduce__(self):
         return EventBelief, (self.state, self.obs_size, self.players, self.events)
@@ -274,10 +265,9 @@ class EventBelief:
         torch = self.torch
         if events is None:
             raise ValueError("no public events to read: the engine must record them (Engine(..., record_events=True))")
-        deals = [i for i, e in enumerate(events) if e.kind == E.DEALT]
-        if not deals:
+        start = next((i for i in range(len(events) - 1, -1, -1) if events[i].kind == E.DEALT), None)
+        if start is None:
             raise ValueError("no deal among the events: pass the engine's whole event record (state.events)")
-        start = deals[-1]
         tokens = np.asarray([token(e, seat, self.players) for e in events[start:]], np.int64).reshape(1, -1, 4)
         x = (observation[self.keep] * self.scale).astype(np.float32)[None]
         with torch.no_grad():
@@ -294,12 +284,19 @@ def rows_by_sequence(seq: np.ndarray, mask: np.ndarray) -> list[np.ndarray]:
     return [order[bounds[q]:bounds[q + 1]] for q in range(int(seq.max()) + 1)]
 
 
-def inputs(rows: dict, batch_rows: np.ndarray, seqs: np.ndarray):
-    """The network's inputs for ``batch_rows`` of the sequences ``seqs``: observation features,
-    padded tokens (sequences x longest x 4), each row's sequence (its place in ``seqs``) and
-    how many of its events it saw."""
+def with_rows(seq: np.ndarray, mask: np.ndarray) -> tuple[list[np.ndarray], np.ndarray]:
+    """:func:`rows_by_sequence`, and the sequences that have rows among ``mask``."""
+    by = rows_by_sequence(seq, mask)
+    return by, np.flatnonzero([len(r) > 0 for r in by])
+
+
+def inputs(rows: dict, by: list[np.ndarray], seqs: np.ndarray):
+    """The rows of the sequences ``seqs`` (``by``: each sequence's rows) and the network's inputs
+    for them: observation features, padded tokens (sequences x longest x 4), each row's sequence
+    (its place in ``seqs``) and how many of its events it saw."""
     import torch
 
+    batch_rows = np.concatenate([by[q] for q in seqs])
     longest = max(1, max(len(rows["sequences"][q]) for q in seqs))
     tokens = np.zeros((len(seqs), longest, 4), np.int64)  # padding after a sequence's end: never read (causal GRU)
     for i, q in enumerate(seqs):
@@ -307,8 +304,8 @@ def inputs(rows: dict, batch_rows: np.ndarray, seqs: np.ndarray):
     position = np.full(len(rows["sequences"]), -1, np.int64)
     position[seqs] = np.arange(len(seqs))
     place = position[rows["seq"][batch_rows]]
-    return (torch.as_tensor(rows["x"][batch_rows]), torch.as_tensor(tokens), torch.as_tensor(place),
-            torch.as_tensor(rows["length"][batch_rows]))
+    return batch_rows, (torch.as_tensor(rows["x"][batch_rows]), torch.as_tensor(tokens), torch.as_tensor(place),
+                        torch.as_tensor(rows["length"][batch_rows]))
 
 
 def build_net(obs_size: int, out_size: int, events: bool, seed: int):

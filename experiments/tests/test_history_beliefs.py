@@ -60,10 +60,10 @@ def test_the_network_reads_no_event_after_the_decision():
     import torch
 
     rows = history_beliefs.collect(players=2, games=4, seed=5)
-    seqs = np.arange(len(rows["sequences"]))
-    batch = np.arange(len(rows["x"]))
+    by, seqs = history_beliefs.with_rows(rows["seq"], np.ones(len(rows["x"]), bool))
+    assert len(seqs) == len(rows["sequences"])
     net = history_beliefs.build_net(rows["x"].shape[1], 8, events=True, seed=0)
-    x, tokens, place, seen = history_beliefs.inputs(rows, batch, seqs)
+    batch, (x, tokens, place, seen) = history_beliefs.inputs(rows, by, seqs)
     with torch.no_grad():
         before = net(x, tokens, place, seen)
         for r in range(len(batch)):  # scramble every event from the decision on, row by row
@@ -92,8 +92,9 @@ def test_the_searchs_event_belief_answers_per_opponent_and_colour_and_pickles_as
     from uno_env.game.observation import ObservationEncoder
     from uno_env.game.rules import make_rules
 
-    belief, rows = history_beliefs.EventBelief.fit(players=3, games=10, seed=2, epochs=1)
-    assert rows > 30
+    rows = history_beliefs.collect(players=3, games=10, seed=2)
+    belief = history_beliefs.EventBelief.fit(rows, players=3, epochs=1, seed=2)
+    assert len(rows["x"]) > 30
     engine = Engine(make_rules("classic"), 3, record_events=True)
     s = engine.new_state(np.random.default_rng(0))
     for _ in range(12):
